@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# prepare-sources.sh CACHE_DIR DEPS_DIR REPO_DIR
+#
+# Unpacks the verified tarballs from CACHE_DIR into DEPS_DIR, applies
+# REPO_DIR/patches/*.patch to Ganesha and links every file of REPO_DIR/src
+# into Ganesha's src/ at the same relative path (the "overlay").
+#
+# A tree is unpacked again only when its tarball or (for Ganesha) the
+# patch set changed, so a rebuild with nothing changed touches nothing and
+# make sees no new timestamps. Overlay links are refreshed on every run
+# (cheap, and new files show up without a re-unpack).
+set -euo pipefail
+
+cache=${1:?cache dir}
+deps=${2:?deps dir}
+repo=${3:?repo dir}
+pins="$repo/cmake/sources.pins"
+mkdir -p "$deps"
+
+pin() { # PKG -> "version tarball sha256"
+	awk -v p="$1" '$1 == p { print $2, $3, $4 }' "$pins"
+}
+
+# unpack PKG STAMP_TEXT: (re)creates $deps/PKG-VERSION when its stamp differs
+unpack() {
+	local pkg=$1 want=$2 ver tarball sum dir
+	read -r ver tarball sum < <(pin "$pkg")
+	dir="$deps/$pkg-$ver"
+	if [ -f "$dir.stamp" ] && [ "$(cat "$dir.stamp")" = "$want" ]; then
+		return 0
+	fi
+	echo "prepare-sources: unpacking $tarball"
+	rm -rf "$dir" "$dir.stamp"
+	tar -C "$deps" -xzf "$cache/$tarball"
+	[ -d "$dir" ] || { echo "prepare-sources: $tarball did not give $dir" >&2; exit 1; }
+	if [ "$pkg" = nfs-ganesha ]; then
+		apply_patches "$dir"
+	fi
+	echo "$want" >"$dir.stamp"
+}
+
+apply_patches() {
+	local dir=$1 p
+	for p in "$repo"/patches/*.patch; do
+		[ -e "$p" ] || continue
+		echo "prepare-sources: applying $(basename "$p")"
+		patch -d "$dir" -p1 --forward --no-backup-if-mismatch -s <"$p" ||
+			{ echo "prepare-sources: $(basename "$p") does not apply" >&2; exit 1; }
+	done
+}
+
+overlay() {
+	local gsrc=$1 f rel target
+	(cd "$repo/src" && find . -type f ! -name '*~' -printf '%P\n') | while read -r rel; do
+		target="$gsrc/$rel"
+		if [ -e "$target" ] && [ ! -L "$target" ]; then
+			echo "prepare-sources: src/$rel would replace a Ganesha file;" \
+			     "change Ganesha files through patches/" >&2
+			exit 1
+		fi
+		mkdir -p "$(dirname "$target")"
+		ln -sfn "$repo/src/$rel" "$target"
+	done
+	# drop links whose file left our tree
+	find "$gsrc" -type l ! -exec test -e {} \; -delete
+}
+
+read -r _ _ ntirpc_sum < <(pin ntirpc)
+read -r gver _ ganesha_sum < <(pin nfs-ganesha)
+patch_sum=$({ find "$repo/patches" -name "*.patch" -type f 2>/dev/null || true; } | sort |
+	xargs -r cat | sha256sum | cut -d' ' -f1)
+
+unpack ntirpc "$ntirpc_sum"
+unpack nfs-ganesha "$ganesha_sum patches:$patch_sum"
+overlay "$deps/nfs-ganesha-$gver/src"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# install-deps.sh [--check]
+#
+# Installs the Debian packages the build, the tests and the wire checks
+# need, when any is missing. With --check it only lists the missing ones
+# and exits 1 if there are any.
+set -euo pipefail
+
+packages=(
+	build-essential cmake bison flex pkg-config git patch ca-certificates
+	debian-archive-keyring
+	liburcu-dev libcap-dev libblkid-dev uuid-dev libacl1-dev
+	libkrb5-dev libnsl-dev libsqlite3-dev
+	check
+	tshark xfsprogs iproute2 procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "${1:-}" = --check ]; then
+	echo "missing packages: ${missing[*]}"
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no, quietly.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	debconf-set-selections
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

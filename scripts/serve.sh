@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# serve.sh [-p PORT] [-d EXPORT_DIR] [-l LOG_LEVEL] [-P PSEUDO] [--no-build]
+#
+# Builds (if needed) and runs ganesha.nfsd in the foreground with one
+# FSAL_SPARSE export on 127.0.0.1. Ctrl-C stops it cleanly.
+#   -p PORT        TCP port (default 2049)
+#   -d EXPORT_DIR  directory to export (default /srv/nfs-sparse, created if
+#                  missing; a directory given with -d must exist)
+#   -l LEVEL       log level: NULL FATAL MAJ CRIT WARN EVENT INFO DEBUG
+#                  MID_DEBUG FULL_DEBUG (default EVENT)
+#   -P PSEUDO      NFSv4 pseudo path of the export (default /sparse)
+#   --no-build     use the existing build as it is
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/scripts/server-lib.sh"
+
+PORT=2049
+EXPORT_DIR=/srv/nfs-sparse
+PSEUDO=/sparse
+LOG_LEVEL=EVENT
+build=${SPARSE_BUILD_DIR:-$repo/build}
+do_build=1
+export_given=0
+
+usage() {
+	sed -n '5,15s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-p) PORT=${2:-}; shift 2 || usage ;;
+	-d) EXPORT_DIR=${2:-}; export_given=1; shift 2 || usage ;;
+	-l) LOG_LEVEL=${2:-}; shift 2 || usage ;;
+	-P) PSEUDO=${2:-}; shift 2 || usage ;;
+	--no-build) do_build=0; shift ;;
+	-h|--help) usage ;;
+	*) echo "serve: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+
+sparse_valid_port "$PORT" || { echo "serve: bad port '$PORT' (1-65535)" >&2; exit 2; }
+sparse_valid_log_level "$LOG_LEVEL" ||
+	{ echo "serve: bad log level '$LOG_LEVEL' (one of: $SPARSE_LOG_LEVELS)" >&2; exit 2; }
+[[ "$PSEUDO" == /* ]] || { echo "serve: pseudo path must start with /" >&2; exit 2; }
+if [ $export_given = 1 ]; then
+	[ -d "$EXPORT_DIR" ] || { echo "serve: export directory '$EXPORT_DIR' does not exist" >&2; exit 2; }
+else
+	mkdir -p "$EXPORT_DIR"
+fi
+EXPORT_DIR=$(cd "$EXPORT_DIR" && pwd)
+if sparse_port_in_use "$PORT"; then
+	echo "serve: port $PORT is already in use on this machine" >&2
+	exit 2
+fi
+
+[ $do_build = 1 ] && "$repo/scripts/build.sh" "$build"
+stage=$build/stage
+[ -x "$stage/bin/ganesha.nfsd" ] || { echo "serve: no server built in $build" >&2; exit 1; }
+
+run=$build/serve
+mkdir -p "$run/recovery"
+RECOVERY_DIR=$run/recovery
+PLUGINS_DIR=$stage/lib/ganesha
+conf=$run/ganesha.conf
+log=$run/ganesha.log
+sparse_write_conf "$conf"
+: >"$log"
+
+pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid")
+trap 'echo; echo "serve: stopping ganesha.nfsd ($pid)"; sparse_stop_server "$pid"; exit 0' INT TERM
+if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
+	echo "serve: ganesha.nfsd did not start; from $log:" >&2
+	sparse_log_errors "$log" >&2
+	sparse_stop_server "$pid" 2
+	exit 1
+fi
+echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT"
+echo "serve: config $conf, log $log; Ctrl-C stops it"
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 1 &
+	wait $! || true
+done
+echo "serve: ganesha.nfsd exited; last log lines:" >&2
+tail -n 10 "$log" >&2
+exit 1

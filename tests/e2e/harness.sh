@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# harness.sh [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep] -- PROGRAM [ARGS]
+#
+# Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
+# a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
+# with these variables set, then stops the server by PID:
+#   NFS42_HOST, NFS42_PORT   where the server listens
+#   NFS42_EXPORT             pseudo path of the export (/sparse)
+#   NFS42_BACKING            the export's backing directory on local disk
+#   NFS42_LOG                the server log
+#   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
+# The server log is kept (path printed) when PROGRAM fails; otherwise the
+# temporary directory is removed. No server is left running either way.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+. "$repo/scripts/server-lib.sh"
+
+FSAL_OPTS=""
+EXTRA_CONF=""
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
+	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "usage: harness.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
+stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-e2e.XXXXXX")
+mkdir -p "$work/export" "$work/recovery"
+PORT=$(sparse_free_port)
+EXPORT_DIR=$work/export
+PSEUDO=/sparse
+RECOVERY_DIR=$work/recovery
+PLUGINS_DIR=$stage/lib/ganesha
+LOG_LEVEL=${SPARSE_LOG_LEVEL:-EVENT}
+sparse_write_conf "$work/ganesha.conf"
+
+# The control script the test program calls; it shares this harness's
+# state through files in $work.
+cat >"$work/ctl" <<CTL
+#!/usr/bin/env bash
+set -euo pipefail
+. "$repo/scripts/server-lib.sh"
+LOG_LEVEL=$LOG_LEVEL
+start() {
+	local pid
+	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" "$work/server.pid")
+	if ! sparse_wait_ready "\$pid" $PORT "$work/ganesha.log" 60; then
+		echo "harness: ganesha.nfsd failed to start:" >&2
+		sparse_log_errors "$work/ganesha.log" >&2
+		sparse_stop_server "\$pid" 2
+		exit 1
+	fi
+}
+stop() { sparse_stop_server "\$(cat "$work/server.pid")"; }
+kill9() {
+	local pid
+	pid=\$(cat "$work/server.pid")
+	kill -KILL "\$pid" 2>/dev/null || true
+	while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
+}
+case "\${1:-}" in
+start) start ;;
+stop) stop ;;
+restart) stop; start ;;
+kill9) kill9 ;;
+*) echo "usage: \$0 start|stop|restart|kill9" >&2; exit 2 ;;
+esac
+CTL
+chmod +x "$work/ctl"
+
+cleanup() {
+	local rc=$?
+	if [ -f "$work/server.pid" ]; then
+		sparse_stop_server "$(cat "$work/server.pid")" 20 || true
+	fi
+	if [ $rc -ne 0 ] || [ $keep = 1 ]; then
+		echo "harness: kept $work (server log: $work/ganesha.log)" >&2
+		if [ $rc -ne 0 ]; then
+			echo "harness: last server log lines:" >&2
+			tail -n 20 "$work/ganesha.log" >&2 2>/dev/null || true
+		fi
+	else
+		rm -rf "$work"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+: >"$work/ganesha.log"
+"$work/ctl" start
+
+export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
+export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
+export NFS42_SERVER_CTL=$work/ctl
+set +e
+"$@"
+rc=$?
+set -e
+exit $rc
