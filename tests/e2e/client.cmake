@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# End-to-end suites of the nfs42c client library and CLI (tools/).
+foreach(t e2e_client_basic e2e_client_readdir e2e_client_transport
+          e2e_client_cli)
+  sparse_e2e_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+endforeach()

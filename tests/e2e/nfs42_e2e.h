@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/* Helpers for the end-to-end tests of the nfs42c client (see harness.sh). */
+#ifndef NFS42_E2E_H
+#define NFS42_E2E_H
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nfs42.h"
+
+static inline const char *e2e_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	ck_assert_msg(v && *v, "%s not set (run under harness.sh)", name);
+	return v;
+}
+
+/* Pseudo path of the export joined with rel ("" for the export root). */
+static inline char *e2e_path(const char *rel)
+{
+	char *p;
+
+	ck_assert_int_gt(asprintf(&p, "%s%s%s", e2e_env("NFS42_EXPORT"),
+				  *rel ? "/" : "", rel),
+			 0);
+	return p;
+}
+
+/* Backing-store path of rel. */
+static inline char *e2e_backing(const char *rel)
+{
+	char *p;
+
+	ck_assert_int_gt(asprintf(&p, "%s%s%s", e2e_env("NFS42_BACKING"),
+				  *rel ? "/" : "", rel),
+			 0);
+	return p;
+}
+
+static inline struct nfs42_client *e2e_client(void)
+{
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+	int rc;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	rc = nfs42_client_create(&o, &cl);
+	ck_assert_msg(rc == 0, "client: %s (%s)", nfs42_strerror(rc),
+		      cl ? nfs42_client_error(cl) : "");
+	return cl;
+}
+
+/* Write a local file in the backing store. */
+static inline void e2e_put_backing(const char *rel, const void *data,
+				   size_t len)
+{
+	char *p = e2e_backing(rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(p);
+}
+
+#define ck_nfs_ok(cl, expr)                                                 \
+	do {                                                                \
+		int _rc = (expr);                                           \
+		ck_assert_msg(_rc == 0, "%s: %s (%s)", #expr,               \
+			      nfs42_strerror(_rc), nfs42_client_error(cl)); \
+	} while (0)
+
+static inline int64_t e2e_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline int e2e_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
+#endif

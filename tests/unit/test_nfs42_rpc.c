@@ -1,0 +1,754 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Unit tests: record marking, RPC call/reply matching, backchannel
+ * (CB_NULL, CB_COMPOUND/CB_SEQUENCE, user hook), timeouts and broken
+ * servers, against a scripted fake server thread on loopback.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "nfs42_test_util.h"
+
+/* ----------------------------------------------------- record marking */
+
+static void write_frag(int fd, const void *p, uint32_t len, bool last)
+{
+	uint32_t mark = htonl(len | (last ? 0x80000000u : 0));
+
+	ck_assert_int_eq(write(fd, &mark, 4), 4);
+	if (len)
+		ck_assert_int_eq(write(fd, p, len), (ssize_t)len);
+}
+
+START_TEST(rm_reassembles_fragments)
+{
+	int sv[2];
+	uint8_t *buf;
+	size_t len;
+	bool partial;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	write_frag(sv[0], "abc", 3, false);
+	write_frag(sv[0], "", 0, false);
+	write_frag(sv[0], "defgh", 5, true);
+	write_frag(sv[0], "next", 4, true);
+	ck_assert_int_eq(nfs42_rm_recv(sv[1], 1000, 1024, &buf, &len, &partial),
+			 0);
+	ck_assert_uint_eq(len, 8);
+	ck_assert_mem_eq(buf, "abcdefgh", 8);
+	free(buf);
+	ck_assert_int_eq(nfs42_rm_recv(sv[1], 1000, 1024, &buf, &len, &partial),
+			 0);
+	ck_assert_uint_eq(len, 4);
+	free(buf);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(rm_limits_and_eof)
+{
+	int sv[2];
+	uint8_t *buf;
+	size_t len;
+	bool partial;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	/* nothing arrives: timeout, nothing consumed */
+	ck_assert_int_eq(nfs42_rm_recv(sv[1], 50, 1024, &buf, &len, &partial),
+			 -ETIMEDOUT);
+	ck_assert(!partial);
+	/* too large */
+	write_frag(sv[0], "0123456789", 10, true);
+	ck_assert_int_eq(nfs42_rm_recv(sv[1], 1000, 8, &buf, &len, &partial),
+			 -EMSGSIZE);
+	close(sv[0]);
+	close(sv[1]);
+	/* first fragment then EOF */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	write_frag(sv[0], "abc", 3, false);
+	close(sv[0]);
+	ck_assert_int_eq(nfs42_rm_recv(sv[1], 1000, 1024, &buf, &len, &partial),
+			 -ECONNRESET);
+	ck_assert(partial);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(rm_send_sets_last_fragment)
+{
+	uint8_t rec[8] = { 0, 0, 0, 0, 'w', 'x', 'y', 'z' };
+	uint8_t got[8];
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(nfs42_rm_send(sv[0], rec, sizeof(rec), 1000), 0);
+	ck_assert_int_eq(read(sv[1], got, 8), 8);
+	ck_assert_uint_eq(got[0], 0x80);
+	ck_assert_uint_eq(got[3], 4);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* ------------------------------------------------------- fake server */
+
+enum script {
+	S_CALLBACKS, /* CB_NULL + CB_COMPOUND before the reply */
+	S_BAD_HEADER, /* reply with an invalid reply_stat */
+	S_SILENT, /* never reply */
+	S_CLOSE, /* close the connection */
+	S_REVERSED, /* two calls, replies in reverse order */
+	S_DENIED, /* MSG_DENIED / AUTH_ERROR */
+	S_ACCEPT_ONLY, /* accept and close at once */
+	S_DELAY_ONCE, /* COMPOUND: NFS4ERR_DELAY, then NFS4_OK */
+};
+
+struct server {
+	int lfd;
+	uint16_t port;
+	enum script script;
+	pthread_t thr;
+	/* results seen by the server */
+	uint32_t cb_null_stat;
+	uint32_t cb_compound_status;
+	uint32_t cb_seq_status;
+	uint32_t cb_op2_status;
+	uint32_t cb_op2_body;
+	uint32_t auth_flavor, uid, gid;
+};
+
+static uint32_t xid_of(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
+}
+
+static void send_rec(int fd, struct nfs42_xdr *x)
+{
+	ck_assert_int_eq(nfs42_rm_send(fd, x->buf, x->len, 1000), 0);
+	nfs42_xdr_free(x);
+}
+
+static void reply_ok(int fd, uint32_t xid, bool two_fragments)
+{
+	struct nfs42_xdr x;
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, xid);
+	nfs42_xdr_put_u32(&x, RPC_REPLY);
+	nfs42_xdr_put_u32(&x, RPC_MSG_ACCEPTED);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, RPC_SUCCESS);
+	if (two_fragments) {
+		write_frag(fd, x.buf + 4, 8, false);
+		write_frag(fd, x.buf + 12, x.len - 12, true);
+		nfs42_xdr_free(&x);
+	} else {
+		send_rec(fd, &x);
+	}
+}
+
+/* COMPOUND4res with one PUTROOTFH result of the given status */
+static void reply_compound(int fd, uint32_t xid, uint32_t status)
+{
+	struct nfs42_xdr x;
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, xid);
+	nfs42_xdr_put_u32(&x, RPC_REPLY);
+	nfs42_xdr_put_u32(&x, RPC_MSG_ACCEPTED);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, RPC_SUCCESS);
+	nfs42_xdr_put_u32(&x, status);
+	nfs42_xdr_put_string(&x, "");
+	nfs42_xdr_put_u32(&x, 1);
+	nfs42_xdr_put_u32(&x, OP_PUTROOTFH);
+	nfs42_xdr_put_u32(&x, status);
+	send_rec(fd, &x);
+}
+
+static void cb_call_header(struct nfs42_xdr *x, uint32_t xid, uint32_t proc)
+{
+	nfs42_xdr_enc_init(x);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, xid);
+	nfs42_xdr_put_u32(x, RPC_CALL);
+	nfs42_xdr_put_u32(x, 2);
+	nfs42_xdr_put_u32(x, NFS42_CB_PROGRAM_DEFAULT);
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_u32(x, proc);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 0);
+}
+
+static const uint8_t SESSION[16] = "fake-session-id!";
+
+/* Read a reply record; position d after the accept_stat. */
+static uint8_t *read_reply(int fd, uint32_t xid, struct nfs42_xdr *d,
+			   uint32_t *stat)
+{
+	uint8_t *buf;
+	size_t len;
+	bool partial;
+	uint32_t v;
+
+	ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf, &len, &partial),
+			 0);
+	nfs42_xdr_dec_init(d, buf, len);
+	EXPECT_U32(d, xid);
+	EXPECT_U32(d, RPC_REPLY);
+	EXPECT_U32(d, RPC_MSG_ACCEPTED);
+	nfs42_xdr_get_u32(d, &v);
+	nfs42_xdr_skip_opaque(d);
+	nfs42_xdr_get_u32(d, stat);
+	return buf;
+}
+
+static void do_callbacks(struct server *s, int fd)
+{
+	struct nfs42_xdr x, d;
+	uint8_t *buf;
+	uint32_t n;
+
+	cb_call_header(&x, 0x5555, 0);
+	send_rec(fd, &x);
+	buf = read_reply(fd, 0x5555, &d, &s->cb_null_stat);
+	free(buf);
+
+	cb_call_header(&x, 0x6666, 1);
+	nfs42_xdr_put_string(&x, "cbtag");
+	nfs42_xdr_put_u32(&x, 1);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 2);
+	nfs42_xdr_put_u32(&x, OP_CB_SEQUENCE);
+	nfs42_xdr_put_fixed(&x, SESSION, 16);
+	nfs42_xdr_put_u32(&x, 1);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_bool(&x, false);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, OP_CB_OFFLOAD);
+	nfs42_xdr_put_u32(&x, 0xc0ffee); /* consumed by the test hook */
+	send_rec(fd, &x);
+	buf = read_reply(fd, 0x6666, &d, &n);
+	ck_assert_uint_eq(n, RPC_SUCCESS);
+	nfs42_xdr_get_u32(&d, &s->cb_compound_status);
+	EXPECT_STR(&d, "cbtag");
+	nfs42_xdr_get_u32(&d, &n);
+	ck_assert_uint_ge(n, 1);
+	EXPECT_U32(&d, OP_CB_SEQUENCE);
+	nfs42_xdr_get_u32(&d, &s->cb_seq_status);
+	if (s->cb_seq_status == 0) {
+		EXPECT_FIXED(&d, SESSION, 16);
+		EXPECT_U32(&d, 1);
+		EXPECT_U32(&d, 0);
+		nfs42_xdr_skip(&d, 8);
+	}
+	if (n == 2) {
+		EXPECT_U32(&d, OP_CB_OFFLOAD);
+		nfs42_xdr_get_u32(&d, &s->cb_op2_status);
+		if (s->cb_op2_status == 0)
+			nfs42_xdr_get_u32(&d, &s->cb_op2_body);
+	}
+	EXPECT_END(&d);
+	free(buf);
+}
+
+static void parse_cred(struct server *s, const uint8_t *buf, size_t len)
+{
+	struct nfs42_xdr d;
+	uint32_t v;
+
+	nfs42_xdr_dec_init(&d, buf, len);
+	nfs42_xdr_skip(&d, 24);
+	nfs42_xdr_get_u32(&d, &s->auth_flavor);
+	nfs42_xdr_get_u32(&d, &v);
+	if (s->auth_flavor == RPC_AUTH_SYS) {
+		nfs42_xdr_get_u32(&d, &v);
+		nfs42_xdr_skip_opaque(&d);
+		nfs42_xdr_get_u32(&d, &s->uid);
+		nfs42_xdr_get_u32(&d, &s->gid);
+	}
+}
+
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+	struct nfs42_xdr x;
+	uint8_t *buf, *buf2;
+	size_t len;
+	bool partial;
+	int fd = accept(s->lfd, NULL, NULL);
+
+	ck_assert_int_ge(fd, 0);
+	if (s->script == S_ACCEPT_ONLY) {
+		close(fd);
+		return NULL;
+	}
+	ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf, &len, &partial),
+			 0);
+	parse_cred(s, buf, len);
+	switch (s->script) {
+	case S_CALLBACKS:
+		do_callbacks(s, fd);
+		reply_ok(fd, xid_of(buf), true);
+		break;
+	case S_BAD_HEADER:
+		nfs42_xdr_enc_init(&x);
+		nfs42_xdr_put_u32(&x, 0);
+		nfs42_xdr_put_u32(&x, xid_of(buf));
+		nfs42_xdr_put_u32(&x, RPC_REPLY);
+		nfs42_xdr_put_u32(&x, 7);
+		send_rec(fd, &x);
+		break;
+	case S_DENIED:
+		nfs42_xdr_enc_init(&x);
+		nfs42_xdr_put_u32(&x, 0);
+		nfs42_xdr_put_u32(&x, xid_of(buf));
+		nfs42_xdr_put_u32(&x, RPC_REPLY);
+		nfs42_xdr_put_u32(&x, RPC_MSG_DENIED);
+		nfs42_xdr_put_u32(&x, 1);
+		nfs42_xdr_put_u32(&x, 1);
+		send_rec(fd, &x);
+		break;
+	case S_SILENT:
+		usleep(600000);
+		break;
+	case S_CLOSE:
+	case S_ACCEPT_ONLY:
+		break;
+	case S_DELAY_ONCE:
+		reply_compound(fd, xid_of(buf), NFS4ERR_DELAY);
+		ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf2, &len,
+					       &partial),
+				 0);
+		reply_compound(fd, xid_of(buf2), NFS4_OK);
+		free(buf2);
+		break;
+	case S_REVERSED:
+		ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf2, &len,
+					       &partial),
+				 0);
+		reply_ok(fd, xid_of(buf2), false);
+		reply_ok(fd, xid_of(buf), false);
+		free(buf2);
+		break;
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+static void server_start(struct server *s, enum script script)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+
+	memset(s, 0, sizeof(*s));
+	s->script = script;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(s->lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(s->lfd, 1), 0);
+	getsockname(s->lfd, (struct sockaddr *)&sin, &sl);
+	s->port = ntohs(sin.sin_port);
+	pthread_create(&s->thr, NULL, server_main, s);
+}
+
+static void server_stop(struct server *s)
+{
+	pthread_join(s->thr, NULL);
+	close(s->lfd);
+}
+
+static struct nfs42_client *connect_to(struct server *s, int timeout_ms)
+{
+	struct nfs42_client *cl;
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	o.port = s->port;
+	o.timeout_ms = timeout_ms;
+	o.uid = 1234;
+	o.gid = 5678;
+	ck_assert_int_eq(nfs42_connect(&o, &cl), 0);
+	return cl;
+}
+
+static uint32_t test_hook(struct nfs42_client *cl, void *arg, uint32_t op,
+			  struct nfs42_xdr *args, struct nfs42_xdr *res)
+{
+	uint32_t v;
+
+	(*(int *)arg)++;
+	if (op != OP_CB_OFFLOAD || !nfs42_xdr_get_u32(args, &v))
+		return NFS4ERR_NOTSUPP;
+	nfs42_xdr_put_u32(res, v + 1);
+	return NFS4_OK;
+}
+
+START_TEST(callbacks_served_while_waiting)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	int hook_calls = 0;
+
+	server_start(&s, S_CALLBACKS);
+	cl = connect_to(&s, 5000);
+	/* pretend a session exists so CB_SEQUENCE can match it */
+	memcpy(cl->sessionid, SESSION, 16);
+	cl->have_session = true;
+	cl->cb_nslots = 1;
+	nfs42_set_cb_handler(cl, test_hook, &hook_calls);
+	ck_assert_int_eq(nfs42_null(cl), 0);
+	server_stop(&s);
+	ck_assert_uint_eq(s.auth_flavor, RPC_AUTH_SYS);
+	ck_assert_uint_eq(s.uid, 1234);
+	ck_assert_uint_eq(s.gid, 5678);
+	ck_assert_uint_eq(s.cb_null_stat, RPC_SUCCESS);
+	ck_assert_uint_eq(s.cb_seq_status, NFS4_OK);
+	ck_assert_uint_eq(s.cb_op2_status, NFS4_OK);
+	ck_assert_uint_eq(s.cb_op2_body, 0xc0ffee + 1);
+	ck_assert_uint_eq(s.cb_compound_status, NFS4_OK);
+	ck_assert_int_eq(hook_calls, 1);
+	ck_assert_uint_eq(nfs42_cb_calls(cl), 2);
+	cl->have_session = false;
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(callbacks_default_notsupp)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_CALLBACKS);
+	cl = connect_to(&s, 5000);
+	memcpy(cl->sessionid, SESSION, 16);
+	cl->have_session = true;
+	cl->cb_nslots = 1;
+	ck_assert_int_eq(nfs42_null(cl), 0);
+	server_stop(&s);
+	ck_assert_uint_eq(s.cb_seq_status, NFS4_OK);
+	ck_assert_uint_eq(s.cb_op2_status, NFS4ERR_NOTSUPP);
+	ck_assert_uint_eq(s.cb_compound_status, NFS4ERR_NOTSUPP);
+	cl->have_session = false;
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(callbacks_bad_session)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_CALLBACKS);
+	cl = connect_to(&s, 5000);
+	ck_assert_int_eq(nfs42_null(cl), 0);
+	server_stop(&s);
+	ck_assert_uint_eq(s.cb_seq_status, NFS4ERR_BADSESSION);
+	ck_assert_uint_eq(s.cb_compound_status, NFS4ERR_BADSESSION);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+static struct nfs42_client *make_cb_client(void)
+{
+	struct nfs42_client *cl = calloc(1, sizeof(*cl));
+
+	pthread_mutex_init(&cl->lock, NULL);
+	cl->cb_program = NFS42_CB_PROGRAM_DEFAULT;
+	cl->have_session = true;
+	cl->cb_nslots = 2;
+	memcpy(cl->sessionid, SESSION, 16);
+	return cl;
+}
+
+static uint32_t cb_seq_status(struct nfs42_client *cl, uint32_t seq,
+			      uint32_t slot, uint32_t first_op)
+{
+	struct nfs42_xdr x, r, d;
+	uint32_t st, v;
+
+	cb_call_header(&x, 1, 1);
+	nfs42_xdr_put_string(&x, "");
+	nfs42_xdr_put_u32(&x, 2);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 1);
+	nfs42_xdr_put_u32(&x, first_op);
+	nfs42_xdr_put_fixed(&x, SESSION, 16);
+	nfs42_xdr_put_u32(&x, seq);
+	nfs42_xdr_put_u32(&x, slot);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_bool(&x, false);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_enc_init(&r);
+	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
+	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	nfs42_xdr_skip(&d, 24);
+	nfs42_xdr_get_u32(&d, &st);
+	nfs42_xdr_skip_opaque(&d);
+	nfs42_xdr_get_u32(&d, &v);
+	ck_assert_uint_eq(v, 1);
+	nfs42_xdr_get_u32(&d, &v);
+	nfs42_xdr_get_u32(&d, &v);
+	ck_assert_uint_eq(v, st);
+	ck_assert_int_eq(d.err, 0);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	return st;
+}
+
+START_TEST(cb_sequence_slot_rules)
+{
+	struct nfs42_client *cl = make_cb_client();
+
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, OP_CB_SEQUENCE), NFS4_OK);
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, OP_CB_SEQUENCE),
+			  NFS4ERR_RETRY_UNCACHED_REP);
+	ck_assert_uint_eq(cb_seq_status(cl, 3, 0, OP_CB_SEQUENCE),
+			  NFS4ERR_SEQ_MISORDERED);
+	ck_assert_uint_eq(cb_seq_status(cl, 2, 0, OP_CB_SEQUENCE), NFS4_OK);
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 1, OP_CB_SEQUENCE), NFS4_OK);
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 2, OP_CB_SEQUENCE),
+			  NFS4ERR_BADSLOT);
+	/* first op must be CB_SEQUENCE; unknown ops are illegal */
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, OP_CB_RECALL),
+			  NFS4ERR_OP_NOT_IN_SESSION);
+	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, 77), NFS4ERR_OP_ILLEGAL);
+	pthread_mutex_destroy(&cl->lock);
+	free(cl);
+}
+END_TEST
+
+START_TEST(cb_garbage_and_wrong_program)
+{
+	struct nfs42_client *cl = make_cb_client();
+	uint8_t junk[10] = { 0 };
+	struct nfs42_xdr x, r, d;
+	uint32_t v;
+
+	nfs42_xdr_enc_init(&r);
+	ck_assert_int_lt(nfs42_cb_process(cl, junk, sizeof(junk), &r), 0);
+	nfs42_xdr_free(&r);
+	/* truncated CB_COMPOUND args: BADXDR */
+	cb_call_header(&x, 9, 1);
+	nfs42_xdr_put_u32(&x, 100); /* tag length beyond the end */
+	nfs42_xdr_enc_init(&r);
+	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
+	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	nfs42_xdr_skip(&d, 24);
+	EXPECT_U32(&d, NFS4ERR_BADXDR);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	/* wrong program: PROG_UNAVAIL */
+	cl->cb_program = 42;
+	cb_call_header(&x, 9, 0);
+	nfs42_xdr_enc_init(&r);
+	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
+	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	nfs42_xdr_skip(&d, 20);
+	nfs42_xdr_get_u32(&d, &v);
+	ck_assert_uint_eq(v, RPC_PROG_UNAVAIL);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	pthread_mutex_destroy(&cl->lock);
+	free(cl);
+}
+END_TEST
+
+START_TEST(bad_reply_header)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_BAD_HEADER);
+	cl = connect_to(&s, 5000);
+	ck_assert_int_eq(nfs42_null(cl), -EBADMSG);
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(denied_reply)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_DENIED);
+	cl = connect_to(&s, 5000);
+	ck_assert_int_eq(nfs42_null(cl), -EACCES);
+	ck_assert(strstr(nfs42_client_error(cl), "auth error"));
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(reply_timeout)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	int64_t t0;
+
+	server_start(&s, S_SILENT);
+	cl = connect_to(&s, 200);
+	t0 = nfs42_now_ms();
+	ck_assert_int_eq(nfs42_null(cl), -ETIMEDOUT);
+	ck_assert_int_lt(nfs42_now_ms() - t0, 2000);
+	ck_assert(strstr(nfs42_client_error(cl), "no reply"));
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(server_closes)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	int rc;
+
+	server_start(&s, S_CLOSE);
+	cl = connect_to(&s, 5000);
+	rc = nfs42_null(cl);
+	ck_assert(rc == -ECONNRESET || rc == -EPIPE);
+	server_stop(&s);
+	/* the connection stays failed */
+	ck_assert_int_lt(nfs42_null(cl), 0);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+static void *null_thread(void *arg)
+{
+	return (void *)(intptr_t)nfs42_null(arg);
+}
+
+START_TEST(concurrent_calls_matched_by_xid)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	pthread_t t1, t2;
+	void *r1, *r2;
+
+	server_start(&s, S_REVERSED);
+	cl = connect_to(&s, 5000);
+	pthread_create(&t1, NULL, null_thread, cl);
+	pthread_create(&t2, NULL, null_thread, cl);
+	pthread_join(t1, &r1);
+	pthread_join(t2, &r2);
+	ck_assert_int_eq((intptr_t)r1, 0);
+	ck_assert_int_eq((intptr_t)r2, 0);
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+static int putrootfh_compound(struct nfs42_client *cl, bool retry)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	if (!retry)
+		nfs42_compound_no_retry(c);
+	nfs42_op_putrootfh(c);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+START_TEST(delay_is_retried)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_DELAY_ONCE);
+	cl = connect_to(&s, 5000);
+	ck_assert_int_eq(putrootfh_compound(cl, true), NFS4_OK);
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(delay_returned_without_retry)
+{
+	struct server s;
+	struct nfs42_client *cl;
+
+	server_start(&s, S_DELAY_ONCE);
+	cl = connect_to(&s, 5000);
+	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4ERR_DELAY);
+	/* let the server finish its script */
+	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4_OK);
+	server_stop(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(connect_refused_message)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	struct nfs42_opts o;
+	char want[64];
+
+	server_start(&s, S_ACCEPT_ONLY);
+	nfs42_opts_init(&o);
+	o.port = s.port;
+	/* accept the one connection the server thread waits for */
+	ck_assert_int_eq(nfs42_connect(&o, &cl), 0);
+	server_stop(&s); /* listener closed: port now refuses */
+	nfs42_client_free(cl);
+	ck_assert_int_eq(nfs42_connect(&o, &cl), -ECONNREFUSED);
+	snprintf(want, sizeof(want),
+		 "cannot connect to 127.0.0.1:%u: Connection refused", s.port);
+	ck_assert_str_eq(nfs42_client_error(cl), want);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nfs42_rpc");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, rm_reassembles_fragments);
+	tcase_add_test(tc, rm_limits_and_eof);
+	tcase_add_test(tc, rm_send_sets_last_fragment);
+	tcase_add_test(tc, callbacks_served_while_waiting);
+	tcase_add_test(tc, callbacks_default_notsupp);
+	tcase_add_test(tc, callbacks_bad_session);
+	tcase_add_test(tc, cb_sequence_slot_rules);
+	tcase_add_test(tc, cb_garbage_and_wrong_program);
+	tcase_add_test(tc, bad_reply_header);
+	tcase_add_test(tc, denied_reply);
+	tcase_add_test(tc, reply_timeout);
+	tcase_add_test(tc, server_closes);
+	tcase_add_test(tc, concurrent_calls_matched_by_xid);
+	tcase_add_test(tc, connect_refused_message);
+	tcase_add_test(tc, delay_is_retried);
+	tcase_add_test(tc, delay_returned_without_retry);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

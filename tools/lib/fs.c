@@ -1,0 +1,817 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/* Convenience layer: paths, whole-file I/O, namespace operations. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Ops per walk compound beyond PUTROOTFH/PUTFH + GETFH + GETATTR */
+static uint32_t walk_chunk(const struct nfs42_client *cl)
+{
+	uint32_t maxops = cl->maxops ? cl->maxops : NFS42_MAX_OPS_DEFAULT;
+
+	return maxops > 8 ? maxops - 4 : 4;
+}
+
+static bool is_dot(const char *s, size_t n)
+{
+	return n == 1 && s[0] == '.';
+}
+
+static bool is_dotdot(const char *s, size_t n)
+{
+	return n == 2 && s[0] == '.' && s[1] == '.';
+}
+
+/* Add a LOOKUP/LOOKUPP for component [s, s+n). */
+static void add_component(struct nfs42_compound *c, const char *s, size_t n)
+{
+	char name[1024];
+
+	if (is_dotdot(s, n)) {
+		nfs42_op_lookupp(c);
+		return;
+	}
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1; /* the server will answer NAMETOOLONG */
+	memcpy(name, s, n);
+	name[n] = '\0';
+	nfs42_op_lookup(c, name);
+}
+
+/* Next component of *p; returns its length (0 at the end). */
+static size_t next_component(const char **p, const char **start)
+{
+	const char *s = *p;
+	size_t n;
+
+	for (;;) {
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (!is_dot(s, n))
+			break;
+		s += n;
+	}
+	*start = s;
+	*p = s + n;
+	return n;
+}
+
+static int finish_walk(struct nfs42_compound *c, int fhidx, int attridx,
+		       struct nfs42_fh *fh, struct nfs42_attrs *attrs)
+{
+	const struct nfs42_res *r = nfs42_res(c, fhidx);
+
+	if (!r)
+		return -EBADMSG;
+	*fh = r->u.fh;
+	if (attrs && attridx >= 0) {
+		r = nfs42_res(c, attridx);
+		if (!r)
+			return -EBADMSG;
+		*attrs = *r->u.getattr;
+	}
+	return 0;
+}
+
+int nfs42_lookup_path(struct nfs42_client *cl, const char *path,
+		      struct nfs42_fh *fh, struct nfs42_attrs *attrs)
+{
+	struct nfs42_bitmap bm = nfs42_bm_stat();
+	struct nfs42_compound *c;
+	struct nfs42_fh cur, *out = fh ? fh : &cur;
+	const char *p = path, *s;
+	bool first = true;
+	uint32_t k;
+	size_t n;
+	int rc, fhidx, attridx;
+
+	if (!path || path[0] != '/')
+		return NFS4ERR_INVAL;
+	do {
+		c = nfs42_compound_new(cl);
+		if (!c)
+			return -ENOMEM;
+		if (first)
+			nfs42_op_putrootfh(c);
+		else
+			nfs42_op_putfh(c, out);
+		for (k = 0; k < walk_chunk(cl); k++) {
+			n = next_component(&p, &s);
+			if (!n)
+				break;
+			add_component(c, s, n);
+		}
+		n = next_component(&p, &s);
+		p = s; /* peek only */
+		fhidx = nfs42_op_getfh(c);
+		attridx = n || !attrs ? -1 : nfs42_op_getattr(c, &bm);
+		rc = nfs42_compound_run(c);
+		if (!rc)
+			rc = finish_walk(c, fhidx, attridx, out, attrs);
+		nfs42_compound_free(c);
+		first = false;
+	} while (!rc && n);
+	return rc;
+}
+
+int nfs42_stat(struct nfs42_client *cl, const char *path,
+	       struct nfs42_attrs *attrs)
+{
+	return nfs42_lookup_path(cl, path, NULL, attrs);
+}
+
+int nfs42_getattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		     const struct nfs42_bitmap *bm, struct nfs42_attrs *attrs)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, fh);
+	idx = nfs42_op_getattr(c, bm);
+	rc = nfs42_compound_run(c);
+	if (!rc)
+		*attrs = *nfs42_res(c, idx)->u.getattr;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_split_path(const char *path, char **parent, const char **name)
+{
+	size_t len = strlen(path);
+	const char *slash;
+	char *dup;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (path[0] != '/')
+		return NFS4ERR_INVAL;
+	dup = strndup(path, len);
+	if (!dup)
+		return -ENOMEM;
+	slash = strrchr(dup, '/');
+	if (!slash[1]) {
+		free(dup);
+		return NFS4ERR_INVAL; /* "/" has no parent */
+	}
+	*name = path + (slash - dup) + 1;
+	dup[slash == dup ? 1 : slash - dup] = '\0';
+	*parent = dup;
+	return 0;
+}
+
+/* Walk to the parent of path; *name points into path (may keep a trailing
+ * slash, which LOOKUP-free ops do not want: see clean_name). */
+static int walk_parent(struct nfs42_client *cl, const char *path,
+		       struct nfs42_fh *dir, char *name, size_t namesz)
+{
+	const char *last;
+	char *parent;
+	size_t n;
+	int rc;
+
+	rc = nfs42_split_path(path, &parent, &last);
+	if (rc)
+		return rc;
+	n = strcspn(last, "/");
+	if (n >= namesz) {
+		free(parent);
+		return NFS4ERR_NAMETOOLONG;
+	}
+	memcpy(name, last, n);
+	name[n] = '\0';
+	rc = nfs42_lookup_path(cl, parent, dir, NULL);
+	free(parent);
+	return rc;
+}
+
+/* ------------------------------------------------------------- readdir */
+
+static bool is_dot_entry(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+static uint32_t readdir_maxcount(const struct nfs42_client *cl)
+{
+	uint32_t max = cl->maxresp ? cl->maxresp - 512 : 32768;
+
+	return max > 65536 ? 65536 : max;
+}
+
+int nfs42_readdir_fh(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		     const struct nfs42_bitmap *bm, nfs42_readdir_fn fn,
+		     void *arg)
+{
+	uint8_t verf[NFS4_VERIFIER_SIZE] = { 0 };
+	const struct nfs42_res *r;
+	struct nfs42_compound *c;
+	uint64_t cookie = 0;
+	bool eof = false;
+	uint32_t i;
+	int rc = 0, idx;
+
+	while (!eof && !rc) {
+		c = nfs42_compound_new(cl);
+		if (!c)
+			return -ENOMEM;
+		nfs42_op_putfh(c, dir);
+		idx = nfs42_op_readdir(c, cookie, verf, readdir_maxcount(cl),
+				       readdir_maxcount(cl), bm);
+		rc = nfs42_compound_run(c);
+		r = nfs42_res(c, idx);
+		if (!rc && r) {
+			for (i = 0; i < r->u.readdir.n && !rc; i++) {
+				cookie = r->u.readdir.entries[i].cookie;
+				if (!is_dot_entry(r->u.readdir.entries[i].name))
+					rc = fn(arg, &r->u.readdir.entries[i]);
+			}
+			memcpy(verf, r->u.readdir.cookieverf, sizeof(verf));
+			eof = r->u.readdir.eof;
+			if (!eof && !r->u.readdir.n) {
+				nfs42_set_error(cl, "READDIR: no progress");
+				rc = -EIO;
+			}
+		}
+		nfs42_compound_free(c);
+	}
+	return rc;
+}
+
+int nfs42_readdir_path(struct nfs42_client *cl, const char *path,
+		       const struct nfs42_bitmap *bm, nfs42_readdir_fn fn,
+		       void *arg)
+{
+	struct nfs42_fh fh;
+	int rc = nfs42_lookup_path(cl, path, &fh, NULL);
+
+	return rc ? rc : nfs42_readdir_fh(cl, &fh, bm, fn, arg);
+}
+
+/* ------------------------------------------------------------ open/io */
+
+static void new_owner(struct nfs42_client *cl, struct nfs42_file *f)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&cl->lock);
+	n = ++cl->owner_seq;
+	pthread_mutex_unlock(&cl->lock);
+	snprintf(f->owner, sizeof(f->owner), "nfs42c-open-%llu",
+		 (unsigned long long)n);
+}
+
+static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		    struct nfs42_open_args *a, struct nfs42_file *f)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc, oidx, fhidx;
+
+	if (!c)
+		return -ENOMEM;
+	f->cl = cl;
+	f->share_access = a->share_access & OPEN4_SHARE_ACCESS_BOTH;
+	new_owner(cl, f);
+	a->owner = f->owner;
+	a->owner_len = strlen(f->owner);
+	nfs42_op_putfh(c, fh);
+	oidx = nfs42_op_open(c, a);
+	fhidx = nfs42_op_getfh(c);
+	rc = nfs42_compound_run(c);
+	if (!rc) {
+		f->stateid = nfs42_res(c, oidx)->u.open.stateid;
+		f->fh = nfs42_res(c, fhidx)->u.fh;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_open(struct nfs42_client *cl, const char *path, uint32_t share_access,
+	       int createmode, uint32_t mode, bool truncate,
+	       struct nfs42_file *f)
+{
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_sattr sa;
+	struct nfs42_fh dir;
+	char name[1024];
+	struct timespec ts;
+	int rc;
+
+	rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	if (rc)
+		return rc;
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, mode);
+	if (truncate && createmode != EXCLUSIVE4_1)
+		nfs42_sattr_size(&sa, 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	memcpy(a.verifier, &ts.tv_nsec, 4);
+	memcpy(a.verifier + 4, &ts.tv_sec, 4);
+	a.share_access = share_access;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.createmode = createmode;
+	a.attrs = &sa;
+	a.claim = CLAIM_NULL;
+	a.name = name;
+	rc = run_open(cl, &dir, &a, f);
+	if (!rc && truncate && createmode == NFS42_NOCREATE) {
+		nfs42_sattr_init(&sa);
+		nfs42_sattr_size(&sa, 0);
+		rc = nfs42_file_setattr(f, &sa);
+		if (rc)
+			nfs42_close(f);
+	}
+	return rc;
+}
+
+int nfs42_file_setattr(struct nfs42_file *f, const struct nfs42_sattr *sa)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &f->fh);
+	nfs42_op_setattr(c, &f->stateid, sa);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		  uint32_t share_access, struct nfs42_file *f)
+{
+	struct nfs42_open_args a = { 0 };
+
+	a.share_access = share_access;
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_FH;
+	return run_open(cl, fh, &a, f);
+}
+
+int nfs42_close(struct nfs42_file *f)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &f->fh);
+	nfs42_op_close(c, 0, &f->stateid);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_pread(struct nfs42_file *f, void *buf, uint32_t count,
+		uint64_t offset, uint32_t *nread, bool *eof)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	if (count > nfs42_io_size(f->cl))
+		count = nfs42_io_size(f->cl);
+	nfs42_op_putfh(c, &f->fh);
+	idx = nfs42_op_read(c, &f->stateid, offset, count);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc && r->u.read.len > count) {
+		nfs42_set_error(f->cl, "READ returned more than asked");
+		rc = -EBADMSG;
+	}
+	if (!rc) {
+		memcpy(buf, r->u.read.data, r->u.read.len);
+		*nread = r->u.read.len;
+		*eof = r->u.read.eof;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static int write_once(struct nfs42_file *f, const void *buf, uint32_t count,
+		      uint64_t offset, enum nfs42_stable_how stable,
+		      uint32_t *written)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &f->fh);
+	idx = nfs42_op_write(c, &f->stateid, offset, stable, buf, count);
+	rc = nfs42_compound_run(c);
+	if (!rc)
+		*written = nfs42_res(c, idx)->u.write.count;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_pwrite(struct nfs42_file *f, const void *buf, size_t count,
+		 uint64_t offset, enum nfs42_stable_how stable)
+{
+	const uint8_t *p = buf;
+	uint32_t chunk, done;
+	int rc;
+
+	while (count) {
+		chunk = count > nfs42_io_size(f->cl) ? nfs42_io_size(f->cl) :
+						       count;
+		rc = write_once(f, p, chunk, offset, stable, &done);
+		if (rc)
+			return rc;
+		if (!done || done > chunk) {
+			nfs42_set_error(f->cl, "WRITE made no progress");
+			return -EIO;
+		}
+		p += done;
+		offset += done;
+		count -= done;
+	}
+	return 0;
+}
+
+int nfs42_commit(struct nfs42_file *f)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &f->fh);
+	nfs42_op_commit(c, 0, 0);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
+	       uint64_t *result, bool *eof)
+{
+	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &f->fh);
+	idx = nfs42_op_seek(c, &f->stateid, offset, what);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc) {
+		*result = r->u.seek.offset;
+		*eof = r->u.seek.eof;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* ------------------------------------------------------ whole files */
+
+typedef int (*sink_fn)(void *arg, const void *data, size_t len);
+
+static int read_all_to(struct nfs42_client *cl, const char *path, sink_fn sink,
+		       void *arg, uint64_t *total)
+{
+	struct nfs42_file f;
+	uint32_t sz = nfs42_io_size(cl), n;
+	uint64_t off = 0;
+	bool eof = false;
+	void *buf;
+	int rc, rc2;
+
+	buf = malloc(sz);
+	if (!buf)
+		return -ENOMEM;
+	rc = nfs42_open(cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	while (!rc && !eof) {
+		rc = nfs42_pread(&f, buf, sz, off, &n, &eof);
+		if (!rc && n)
+			rc = sink(arg, buf, n);
+		if (!rc)
+			off += n;
+		if (!rc && !n && !eof) {
+			nfs42_set_error(cl, "READ returned 0 bytes, no eof");
+			rc = -EIO;
+		}
+	}
+	if (total)
+		*total = off;
+	free(buf);
+	rc2 = nfs42_close(&f);
+	return rc ? rc : rc2;
+}
+
+struct membuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int mem_sink(void *arg, const void *data, size_t len)
+{
+	struct membuf *m = arg;
+	uint8_t *np;
+	size_t cap;
+
+	if (m->len + len > m->cap) {
+		cap = m->cap ? m->cap : 65536;
+		while (cap < m->len + len)
+			cap *= 2;
+		np = realloc(m->p, cap);
+		if (!np)
+			return -ENOMEM;
+		m->p = np;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, data, len);
+	m->len += len;
+	return 0;
+}
+
+static int fd_sink(void *arg, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	int fd = *(int *)arg;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int nfs42_read_file(struct nfs42_client *cl, const char *path, void **buf,
+		    size_t *len)
+{
+	struct membuf m = { 0 };
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	rc = read_all_to(cl, path, mem_sink, &m, NULL);
+	if (rc) {
+		free(m.p);
+		return rc;
+	}
+	if (!m.p)
+		m.p = malloc(1);
+	*buf = m.p;
+	*len = m.len;
+	return m.p ? 0 : -ENOMEM;
+}
+
+int nfs42_read_file_fd(struct nfs42_client *cl, const char *path, int fd,
+		       uint64_t *total)
+{
+	return read_all_to(cl, path, fd_sink, &fd, total);
+}
+
+static int write_finish(struct nfs42_file *f, int rc)
+{
+	int rc2;
+
+	if (!rc)
+		rc = nfs42_commit(f);
+	rc2 = nfs42_close(f);
+	return rc ? rc : rc2;
+}
+
+int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
+		     size_t len, uint32_t mode)
+{
+	struct nfs42_file f;
+	int rc;
+
+	rc = nfs42_open(cl, path, OPEN4_SHARE_ACCESS_WRITE, UNCHECKED4, mode,
+			true, &f);
+	if (rc)
+		return rc;
+	return write_finish(&f, nfs42_pwrite(&f, buf, len, 0, UNSTABLE4));
+}
+
+int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
+			uint32_t mode)
+{
+	struct nfs42_file f;
+	uint32_t sz = nfs42_io_size(cl);
+	uint64_t off = 0;
+	ssize_t n;
+	void *buf;
+	int rc;
+
+	buf = malloc(sz);
+	if (!buf)
+		return -ENOMEM;
+	rc = nfs42_open(cl, path, OPEN4_SHARE_ACCESS_WRITE, UNCHECKED4, mode,
+			true, &f);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	for (;;) {
+		n = read(fd, buf, sz);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = -errno;
+		if (n <= 0)
+			break;
+		rc = nfs42_pwrite(&f, buf, n, off, UNSTABLE4);
+		if (rc)
+			break;
+		off += n;
+	}
+	free(buf);
+	return write_finish(&f, rc);
+}
+
+/* ------------------------------------------------------ namespace */
+
+static int create_obj(struct nfs42_client *cl, const char *path,
+		      struct nfs42_create_args *a)
+{
+	struct nfs42_compound *c;
+	struct nfs42_fh dir;
+	char name[1024];
+	int rc;
+
+	rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	a->name = name;
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_create(c, a);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_mkdir(struct nfs42_client *cl, const char *path, uint32_t mode)
+{
+	struct nfs42_create_args a = { .type = NF4DIR };
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, mode);
+	a.attrs = &sa;
+	return create_obj(cl, path, &a);
+}
+
+int nfs42_symlink(struct nfs42_client *cl, const char *target, const char *path)
+{
+	struct nfs42_create_args a = { .type = NF4LNK, .linkdata = target };
+
+	return create_obj(cl, path, &a);
+}
+
+int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
+		uint32_t mode, uint32_t major, uint32_t minor)
+{
+	struct nfs42_create_args a = { .type = type };
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, mode);
+	a.attrs = &sa;
+	a.specmajor = major;
+	a.specminor = minor;
+	return create_obj(cl, path, &a);
+}
+
+int nfs42_remove(struct nfs42_client *cl, const char *path)
+{
+	struct nfs42_compound *c;
+	struct nfs42_fh dir;
+	char name[1024];
+	int rc;
+
+	rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_remove(c, name);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_rename(struct nfs42_client *cl, const char *from, const char *to)
+{
+	struct nfs42_compound *c;
+	struct nfs42_fh sdir, ddir;
+	char sname[1024], dname[1024];
+	int rc;
+
+	rc = walk_parent(cl, from, &sdir, sname, sizeof(sname));
+	if (!rc)
+		rc = walk_parent(cl, to, &ddir, dname, sizeof(dname));
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &sdir);
+	nfs42_op_savefh(c);
+	nfs42_op_putfh(c, &ddir);
+	nfs42_op_rename(c, sname, dname);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_hardlink(struct nfs42_client *cl, const char *existing,
+		   const char *path)
+{
+	struct nfs42_compound *c;
+	struct nfs42_fh src, dir;
+	char name[1024];
+	int rc;
+
+	rc = nfs42_lookup_path(cl, existing, &src, NULL);
+	if (!rc)
+		rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &src);
+	nfs42_op_savefh(c);
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_link(c, name);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_readlink(struct nfs42_client *cl, const char *path, char *buf,
+		   size_t bufsz)
+{
+	struct nfs42_compound *c;
+	const struct nfs42_res *r;
+	struct nfs42_fh fh;
+	int rc, idx;
+
+	rc = nfs42_lookup_path(cl, path, &fh, NULL);
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &fh);
+	idx = nfs42_op_readlink(c);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc && r->u.readlink.len >= bufsz)
+		rc = -ENAMETOOLONG;
+	if (!rc)
+		memcpy(buf, r->u.readlink.link, r->u.readlink.len + 1);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_setattr_path(struct nfs42_client *cl, const char *path,
+		       const struct nfs42_sattr *sa)
+{
+	struct nfs42_compound *c;
+	struct nfs42_fh fh;
+	int rc;
+
+	rc = nfs42_lookup_path(cl, path, &fh, NULL);
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(cl);
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, &fh);
+	nfs42_op_setattr(c, NULL, sa);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}

@@ -1,0 +1,985 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * nfs42c: a small user-space NFSv4.1/4.2 client (RFC 5661, 7862, 7863).
+ *
+ * Error convention for every int-returning call:
+ *   0          success
+ *   > 0        an NFSv4 status (NFS4ERR_*), see nfs42_strerror()
+ *   < 0        a negative errno for local, transport or RPC-level failures
+ *              (-ECONNREFUSED, -ETIMEDOUT, -EBADMSG for a malformed reply,
+ *              -EPROTO for an RPC rejection...); nfs42_client_error() has a
+ *              human-readable message for the last one.
+ *
+ * A client is one TCP connection with one session.  It is thread-safe:
+ * several threads may run compounds at once (one session slot each); the
+ * thread waiting for a reply also serves backchannel calls.
+ */
+#ifndef NFS42_H
+#define NFS42_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nfs42_xdr.h"
+
+#define NFS42_PROGRAM 100003
+#define NFS42_VERSION 4
+#define NFS42_CB_PROGRAM_DEFAULT 0x40000000
+#define NFS4_FHSIZE 128
+#define NFS4_VERIFIER_SIZE 8
+#define NFS4_SESSIONID_SIZE 16
+#define NFS4_OTHER_SIZE 12
+#define NFS42_MAX_GIDS 16
+#define NFS42_OWNER_MAX 256
+
+/* Operation numbers (RFC 5661 / 7862) */
+enum nfs42_opnum {
+	OP_ACCESS = 3,
+	OP_CLOSE = 4,
+	OP_COMMIT = 5,
+	OP_CREATE = 6,
+	OP_DELEGPURGE = 7,
+	OP_DELEGRETURN = 8,
+	OP_GETATTR = 9,
+	OP_GETFH = 10,
+	OP_LINK = 11,
+	OP_LOCK = 12,
+	OP_LOCKT = 13,
+	OP_LOCKU = 14,
+	OP_LOOKUP = 15,
+	OP_LOOKUPP = 16,
+	OP_NVERIFY = 17,
+	OP_OPEN = 18,
+	OP_OPENATTR = 19,
+	OP_OPEN_CONFIRM = 20,
+	OP_OPEN_DOWNGRADE = 21,
+	OP_PUTFH = 22,
+	OP_PUTPUBFH = 23,
+	OP_PUTROOTFH = 24,
+	OP_READ = 25,
+	OP_READDIR = 26,
+	OP_READLINK = 27,
+	OP_REMOVE = 28,
+	OP_RENAME = 29,
+	OP_RENEW = 30,
+	OP_RESTOREFH = 31,
+	OP_SAVEFH = 32,
+	OP_SECINFO = 33,
+	OP_SETATTR = 34,
+	OP_SETCLIENTID = 35,
+	OP_SETCLIENTID_CONFIRM = 36,
+	OP_VERIFY = 37,
+	OP_WRITE = 38,
+	OP_RELEASE_LOCKOWNER = 39,
+	OP_BACKCHANNEL_CTL = 40,
+	OP_BIND_CONN_TO_SESSION = 41,
+	OP_EXCHANGE_ID = 42,
+	OP_CREATE_SESSION = 43,
+	OP_DESTROY_SESSION = 44,
+	OP_FREE_STATEID = 45,
+	OP_GET_DIR_DELEGATION = 46,
+	OP_GETDEVICEINFO = 47,
+	OP_GETDEVICELIST = 48,
+	OP_LAYOUTCOMMIT = 49,
+	OP_LAYOUTGET = 50,
+	OP_LAYOUTRETURN = 51,
+	OP_SECINFO_NO_NAME = 52,
+	OP_SEQUENCE = 53,
+	OP_SET_SSV = 54,
+	OP_TEST_STATEID = 55,
+	OP_WANT_DELEGATION = 56,
+	OP_DESTROY_CLIENTID = 57,
+	OP_RECLAIM_COMPLETE = 58,
+	OP_ALLOCATE = 59,
+	OP_COPY = 60,
+	OP_COPY_NOTIFY = 61,
+	OP_DEALLOCATE = 62,
+	OP_IO_ADVISE = 63,
+	OP_LAYOUTERROR = 64,
+	OP_LAYOUTSTATS = 65,
+	OP_OFFLOAD_CANCEL = 66,
+	OP_OFFLOAD_STATUS = 67,
+	OP_READ_PLUS = 68,
+	OP_SEEK = 69,
+	OP_WRITE_SAME = 70,
+	OP_CLONE = 71,
+	OP_GETXATTR = 72,
+	OP_SETXATTR = 73,
+	OP_LISTXATTRS = 74,
+	OP_REMOVEXATTR = 75,
+	OP_ILLEGAL = 10044,
+};
+
+/* Callback operation numbers */
+enum nfs42_cb_opnum {
+	OP_CB_GETATTR = 3,
+	OP_CB_RECALL = 4,
+	OP_CB_LAYOUTRECALL = 5,
+	OP_CB_NOTIFY = 6,
+	OP_CB_PUSH_DELEG = 7,
+	OP_CB_RECALL_ANY = 8,
+	OP_CB_RECALLABLE_OBJ_AVAIL = 9,
+	OP_CB_RECALL_SLOT = 10,
+	OP_CB_SEQUENCE = 11,
+	OP_CB_WANTS_CANCELLED = 12,
+	OP_CB_NOTIFY_LOCK = 13,
+	OP_CB_NOTIFY_DEVICEID = 14,
+	OP_CB_OFFLOAD = 15,
+	OP_CB_ILLEGAL = 10044,
+};
+
+/* Status values (nfsstat4) */
+enum nfs42_stat {
+	NFS4_OK = 0,
+	NFS4ERR_PERM = 1,
+	NFS4ERR_NOENT = 2,
+	NFS4ERR_IO = 5,
+	NFS4ERR_NXIO = 6,
+	NFS4ERR_ACCESS = 13,
+	NFS4ERR_EXIST = 17,
+	NFS4ERR_XDEV = 18,
+	NFS4ERR_NOTDIR = 20,
+	NFS4ERR_ISDIR = 21,
+	NFS4ERR_INVAL = 22,
+	NFS4ERR_FBIG = 27,
+	NFS4ERR_NOSPC = 28,
+	NFS4ERR_ROFS = 30,
+	NFS4ERR_MLINK = 31,
+	NFS4ERR_NAMETOOLONG = 63,
+	NFS4ERR_NOTEMPTY = 66,
+	NFS4ERR_DQUOT = 69,
+	NFS4ERR_STALE = 70,
+	NFS4ERR_BADHANDLE = 10001,
+	NFS4ERR_BAD_COOKIE = 10003,
+	NFS4ERR_NOTSUPP = 10004,
+	NFS4ERR_TOOSMALL = 10005,
+	NFS4ERR_SERVERFAULT = 10006,
+	NFS4ERR_BADTYPE = 10007,
+	NFS4ERR_DELAY = 10008,
+	NFS4ERR_SAME = 10009,
+	NFS4ERR_DENIED = 10010,
+	NFS4ERR_EXPIRED = 10011,
+	NFS4ERR_LOCKED = 10012,
+	NFS4ERR_GRACE = 10013,
+	NFS4ERR_FHEXPIRED = 10014,
+	NFS4ERR_SHARE_DENIED = 10015,
+	NFS4ERR_WRONGSEC = 10016,
+	NFS4ERR_CLID_INUSE = 10017,
+	NFS4ERR_RESOURCE = 10018,
+	NFS4ERR_MOVED = 10019,
+	NFS4ERR_NOFILEHANDLE = 10020,
+	NFS4ERR_MINOR_VERS_MISMATCH = 10021,
+	NFS4ERR_STALE_CLIENTID = 10022,
+	NFS4ERR_STALE_STATEID = 10023,
+	NFS4ERR_OLD_STATEID = 10024,
+	NFS4ERR_BAD_STATEID = 10025,
+	NFS4ERR_BAD_SEQID = 10026,
+	NFS4ERR_NOT_SAME = 10027,
+	NFS4ERR_LOCK_RANGE = 10028,
+	NFS4ERR_SYMLINK = 10029,
+	NFS4ERR_RESTOREFH = 10030,
+	NFS4ERR_LEASE_MOVED = 10031,
+	NFS4ERR_ATTRNOTSUPP = 10032,
+	NFS4ERR_NO_GRACE = 10033,
+	NFS4ERR_RECLAIM_BAD = 10034,
+	NFS4ERR_RECLAIM_CONFLICT = 10035,
+	NFS4ERR_BADXDR = 10036,
+	NFS4ERR_LOCKS_HELD = 10037,
+	NFS4ERR_OPENMODE = 10038,
+	NFS4ERR_BADOWNER = 10039,
+	NFS4ERR_BADCHAR = 10040,
+	NFS4ERR_BADNAME = 10041,
+	NFS4ERR_BAD_RANGE = 10042,
+	NFS4ERR_LOCK_NOTSUPP = 10043,
+	NFS4ERR_OP_ILLEGAL = 10044,
+	NFS4ERR_DEADLOCK = 10045,
+	NFS4ERR_FILE_OPEN = 10046,
+	NFS4ERR_ADMIN_REVOKED = 10047,
+	NFS4ERR_CB_PATH_DOWN = 10048,
+	NFS4ERR_BADIOMODE = 10049,
+	NFS4ERR_BADLAYOUT = 10050,
+	NFS4ERR_BAD_SESSION_DIGEST = 10051,
+	NFS4ERR_BADSESSION = 10052,
+	NFS4ERR_BADSLOT = 10053,
+	NFS4ERR_COMPLETE_ALREADY = 10054,
+	NFS4ERR_CONN_NOT_BOUND_TO_SESSION = 10055,
+	NFS4ERR_DELEG_ALREADY_WANTED = 10056,
+	NFS4ERR_BACK_CHAN_BUSY = 10057,
+	NFS4ERR_LAYOUTTRYLATER = 10058,
+	NFS4ERR_LAYOUTUNAVAILABLE = 10059,
+	NFS4ERR_NOMATCHING_LAYOUT = 10060,
+	NFS4ERR_RECALLCONFLICT = 10061,
+	NFS4ERR_UNKNOWN_LAYOUTTYPE = 10062,
+	NFS4ERR_SEQ_MISORDERED = 10063,
+	NFS4ERR_SEQUENCE_POS = 10064,
+	NFS4ERR_REQ_TOO_BIG = 10065,
+	NFS4ERR_REP_TOO_BIG = 10066,
+	NFS4ERR_REP_TOO_BIG_TO_CACHE = 10067,
+	NFS4ERR_RETRY_UNCACHED_REP = 10068,
+	NFS4ERR_UNSAFE_COMPOUND = 10069,
+	NFS4ERR_TOO_MANY_OPS = 10070,
+	NFS4ERR_OP_NOT_IN_SESSION = 10071,
+	NFS4ERR_HASH_ALG_UNSUPP = 10072,
+	NFS4ERR_CLIENTID_BUSY = 10074,
+	NFS4ERR_PNFS_IO_HOLE = 10075,
+	NFS4ERR_SEQ_FALSE_RETRY = 10076,
+	NFS4ERR_BAD_HIGH_SLOT = 10077,
+	NFS4ERR_DEADSESSION = 10078,
+	NFS4ERR_ENCR_ALG_UNSUPP = 10079,
+	NFS4ERR_PNFS_NO_LAYOUT = 10080,
+	NFS4ERR_NOT_ONLY_OP = 10081,
+	NFS4ERR_WRONG_CRED = 10082,
+	NFS4ERR_WRONG_TYPE = 10083,
+	NFS4ERR_DIRDELEG_UNAVAIL = 10084,
+	NFS4ERR_REJECT_DELEG = 10085,
+	NFS4ERR_RETURNCONFLICT = 10086,
+	NFS4ERR_DELEG_REVOKED = 10087,
+	NFS4ERR_PARTNER_NOTSUPP = 10088,
+	NFS4ERR_PARTNER_NO_AUTH = 10089,
+	NFS4ERR_UNION_NOTSUPP = 10090,
+	NFS4ERR_OFFLOAD_DENIED = 10091,
+	NFS4ERR_WRONG_LFS = 10092,
+	NFS4ERR_BADLABEL = 10093,
+	NFS4ERR_OFFLOAD_NO_REQS = 10094,
+	NFS4ERR_NOXATTR = 10095,
+	NFS4ERR_XATTR2BIG = 10096,
+};
+
+/* Name of an NFSv4 status ("NFS4ERR_NOENT"), or of a negative errno. */
+const char *nfs42_strerror(int status);
+/* Name of an operation ("READDIR"), or "OP_<n>" into a static buffer. */
+const char *nfs42_opname(uint32_t op);
+
+/* File types (nfs_ftype4) */
+enum nfs42_ftype {
+	NF4REG = 1,
+	NF4DIR = 2,
+	NF4BLK = 3,
+	NF4CHR = 4,
+	NF4LNK = 5,
+	NF4SOCK = 6,
+	NF4FIFO = 7,
+	NF4ATTRDIR = 8,
+	NF4NAMEDATTR = 9,
+};
+
+/* Attribute numbers (RFC 5661 section 5, RFC 7862) */
+enum nfs42_attr {
+	FATTR4_SUPPORTED_ATTRS = 0,
+	FATTR4_TYPE = 1,
+	FATTR4_FH_EXPIRE_TYPE = 2,
+	FATTR4_CHANGE = 3,
+	FATTR4_SIZE = 4,
+	FATTR4_LINK_SUPPORT = 5,
+	FATTR4_SYMLINK_SUPPORT = 6,
+	FATTR4_NAMED_ATTR = 7,
+	FATTR4_FSID = 8,
+	FATTR4_UNIQUE_HANDLES = 9,
+	FATTR4_LEASE_TIME = 10,
+	FATTR4_RDATTR_ERROR = 11,
+	FATTR4_ACL = 12,
+	FATTR4_ACLSUPPORT = 13,
+	FATTR4_ARCHIVE = 14,
+	FATTR4_CANSETTIME = 15,
+	FATTR4_CASE_INSENSITIVE = 16,
+	FATTR4_CASE_PRESERVING = 17,
+	FATTR4_CHOWN_RESTRICTED = 18,
+	FATTR4_FILEHANDLE = 19,
+	FATTR4_FILEID = 20,
+	FATTR4_FILES_AVAIL = 21,
+	FATTR4_FILES_FREE = 22,
+	FATTR4_FILES_TOTAL = 23,
+	FATTR4_FS_LOCATIONS = 24,
+	FATTR4_HIDDEN = 25,
+	FATTR4_HOMOGENEOUS = 26,
+	FATTR4_MAXFILESIZE = 27,
+	FATTR4_MAXLINK = 28,
+	FATTR4_MAXNAME = 29,
+	FATTR4_MAXREAD = 30,
+	FATTR4_MAXWRITE = 31,
+	FATTR4_MIMETYPE = 32,
+	FATTR4_MODE = 33,
+	FATTR4_NO_TRUNC = 34,
+	FATTR4_NUMLINKS = 35,
+	FATTR4_OWNER = 36,
+	FATTR4_OWNER_GROUP = 37,
+	FATTR4_QUOTA_AVAIL_HARD = 38,
+	FATTR4_QUOTA_AVAIL_SOFT = 39,
+	FATTR4_QUOTA_USED = 40,
+	FATTR4_RAWDEV = 41,
+	FATTR4_SPACE_AVAIL = 42,
+	FATTR4_SPACE_FREE = 43,
+	FATTR4_SPACE_TOTAL = 44,
+	FATTR4_SPACE_USED = 45,
+	FATTR4_SYSTEM = 46,
+	FATTR4_TIME_ACCESS = 47,
+	FATTR4_TIME_ACCESS_SET = 48,
+	FATTR4_TIME_BACKUP = 49,
+	FATTR4_TIME_CREATE = 50,
+	FATTR4_TIME_DELTA = 51,
+	FATTR4_TIME_METADATA = 52,
+	FATTR4_TIME_MODIFY = 53,
+	FATTR4_TIME_MODIFY_SET = 54,
+	FATTR4_MOUNTED_ON_FILEID = 55,
+	FATTR4_DIR_NOTIF_DELAY = 56,
+	FATTR4_DIRENT_NOTIF_DELAY = 57,
+	FATTR4_DACL = 58,
+	FATTR4_SACL = 59,
+	FATTR4_CHANGE_POLICY = 60,
+	FATTR4_FS_STATUS = 61,
+	FATTR4_FS_LAYOUT_TYPES = 62,
+	FATTR4_LAYOUT_HINT = 63,
+	FATTR4_LAYOUT_TYPES = 64,
+	FATTR4_LAYOUT_BLKSIZE = 65,
+	FATTR4_LAYOUT_ALIGNMENT = 66,
+	FATTR4_FS_LOCATIONS_INFO = 67,
+	FATTR4_MDSTHRESHOLD = 68,
+	FATTR4_RETENTION_GET = 69,
+	FATTR4_RETENTION_SET = 70,
+	FATTR4_RETENTEVT_GET = 71,
+	FATTR4_RETENTEVT_SET = 72,
+	FATTR4_RETENTION_HOLD = 73,
+	FATTR4_MODE_SET_MASKED = 74,
+	FATTR4_SUPPATTR_EXCLCREAT = 75,
+	FATTR4_FS_CHARSET_CAP = 76,
+	FATTR4_CLONE_BLKSIZE = 77,
+	FATTR4_SPACE_FREED = 78,
+	FATTR4_CHANGE_ATTR_TYPE = 79,
+	FATTR4_SEC_LABEL = 80,
+	FATTR4_XATTR_SUPPORT = 82,
+};
+
+/* Misc protocol constants */
+#define ACCESS4_READ 0x01
+#define ACCESS4_LOOKUP 0x02
+#define ACCESS4_MODIFY 0x04
+#define ACCESS4_EXTEND 0x08
+#define ACCESS4_DELETE 0x10
+#define ACCESS4_EXECUTE 0x20
+
+#define OPEN4_SHARE_ACCESS_READ 1
+#define OPEN4_SHARE_ACCESS_WRITE 2
+#define OPEN4_SHARE_ACCESS_BOTH 3
+#define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400
+#define OPEN4_SHARE_DENY_NONE 0
+#define OPEN4_SHARE_DENY_READ 1
+#define OPEN4_SHARE_DENY_WRITE 2
+#define OPEN4_SHARE_DENY_BOTH 3
+#define OPEN4_RESULT_CONFIRM 0x2
+#define OPEN4_RESULT_LOCKTYPE_POSIX 0x4
+
+enum nfs42_createmode {
+	UNCHECKED4 = 0,
+	GUARDED4 = 1,
+	EXCLUSIVE4 = 2,
+	EXCLUSIVE4_1 = 3,
+	NFS42_NOCREATE = -1, /* our marker: OPEN4_NOCREATE */
+};
+
+enum nfs42_claim {
+	CLAIM_NULL = 0,
+	CLAIM_PREVIOUS = 1,
+	CLAIM_DELEGATE_CUR = 2,
+	CLAIM_DELEGATE_PREV = 3,
+	CLAIM_FH = 4,
+	CLAIM_DELEG_CUR_FH = 5,
+	CLAIM_DELEG_PREV_FH = 6,
+};
+
+enum nfs42_stable_how { UNSTABLE4 = 0, DATA_SYNC4 = 1, FILE_SYNC4 = 2 };
+
+enum nfs42_lock_type {
+	READ_LT = 1,
+	WRITE_LT = 2,
+	READW_LT = 3,
+	WRITEW_LT = 4,
+};
+
+enum nfs42_content { NFS4_CONTENT_DATA = 0, NFS4_CONTENT_HOLE = 1 };
+
+enum nfs42_time_how { SET_TO_SERVER_TIME4 = 0, SET_TO_CLIENT_TIME4 = 1 };
+
+#define NFS42_LENGTH_EOF UINT64_MAX
+
+/* Basic types */
+struct nfs42_fh {
+	uint32_t len;
+	uint8_t data[NFS4_FHSIZE];
+};
+
+struct nfs42_stateid {
+	uint32_t seqid;
+	uint8_t other[NFS4_OTHER_SIZE];
+};
+
+struct nfs42_time {
+	int64_t seconds;
+	uint32_t nseconds;
+};
+
+#define NFS42_BITMAP_WORDS 4
+struct nfs42_bitmap {
+	uint32_t n; /* number of words used */
+	uint32_t w[NFS42_BITMAP_WORDS];
+};
+
+struct nfs42_cinfo {
+	bool atomic;
+	uint64_t before;
+	uint64_t after;
+};
+
+void nfs42_bm_clear(struct nfs42_bitmap *bm);
+void nfs42_bm_set(struct nfs42_bitmap *bm, unsigned int bit);
+bool nfs42_bm_isset(const struct nfs42_bitmap *bm, unsigned int bit);
+/* Bitmap from a list of attribute numbers terminated by -1. */
+struct nfs42_bitmap nfs42_bm_make(int first, ...);
+/* The attributes stat-like callers usually want. */
+struct nfs42_bitmap nfs42_bm_stat(void);
+
+/* Decoded fattr4.  mask tells which fields were present in the reply. */
+struct nfs42_attrs {
+	struct nfs42_bitmap mask;
+	struct nfs42_bitmap supported_attrs;
+	struct nfs42_bitmap suppattr_exclcreat;
+	uint32_t type;
+	uint32_t fh_expire_type;
+	uint64_t change;
+	uint64_t size;
+	bool link_support, symlink_support, named_attr, unique_handles;
+	bool archive, cansettime, case_insensitive, case_preserving;
+	bool chown_restricted, hidden, homogeneous, no_trunc, system;
+	bool xattr_support;
+	struct {
+		uint64_t major, minor;
+	} fsid;
+	uint32_t lease_time;
+	uint32_t rdattr_error;
+	uint32_t aclsupport;
+	uint32_t nacl; /* number of ACL entries (entries not kept) */
+	struct nfs42_fh filehandle;
+	uint64_t fileid;
+	uint64_t files_avail, files_free, files_total;
+	uint64_t maxfilesize, maxread, maxwrite;
+	uint32_t maxlink, maxname;
+	uint32_t mode;
+	uint32_t numlinks;
+	char owner[NFS42_OWNER_MAX];
+	char owner_group[NFS42_OWNER_MAX];
+	uint64_t quota_avail_hard, quota_avail_soft, quota_used;
+	struct {
+		uint32_t major, minor;
+	} rawdev;
+	uint64_t space_avail, space_free, space_total, space_used;
+	struct nfs42_time time_access, time_backup, time_create, time_delta;
+	struct nfs42_time time_metadata, time_modify;
+	uint64_t mounted_on_fileid;
+	uint32_t layout_blksize, layout_alignment;
+	uint32_t fs_charset_cap;
+	uint32_t clone_blksize;
+	uint64_t space_freed;
+	uint32_t change_attr_type;
+};
+
+/* Attributes to set (SETATTR, CREATE, OPEN with create). */
+struct nfs42_sattr {
+	struct nfs42_bitmap mask; /* FATTR4_SIZE, MODE, OWNER, OWNER_GROUP,
+				   * TIME_ACCESS_SET, TIME_MODIFY_SET */
+	uint64_t size;
+	uint32_t mode;
+	const char *owner;
+	const char *owner_group;
+	enum nfs42_time_how atime_how, mtime_how;
+	struct nfs42_time atime, mtime;
+};
+
+void nfs42_sattr_init(struct nfs42_sattr *sa);
+void nfs42_sattr_size(struct nfs42_sattr *sa, uint64_t size);
+void nfs42_sattr_mode(struct nfs42_sattr *sa, uint32_t mode);
+void nfs42_sattr_owner(struct nfs42_sattr *sa, const char *owner);
+void nfs42_sattr_group(struct nfs42_sattr *sa, const char *group);
+/* t == NULL: SET_TO_SERVER_TIME4 */
+void nfs42_sattr_atime(struct nfs42_sattr *sa, const struct nfs42_time *t);
+void nfs42_sattr_mtime(struct nfs42_sattr *sa, const struct nfs42_time *t);
+
+/* fattr4 codec (also used by the unit tests) */
+int nfs42_fattr_decode(struct nfs42_xdr *x, struct nfs42_attrs *a);
+void nfs42_fattr_encode(struct nfs42_xdr *x, const struct nfs42_sattr *sa);
+void nfs42_bitmap_encode(struct nfs42_xdr *x, const struct nfs42_bitmap *bm);
+bool nfs42_bitmap_decode(struct nfs42_xdr *x, struct nfs42_bitmap *bm);
+/* Owner string ("0", "1000", "root@domain") to a numeric id. */
+int nfs42_owner_to_id(const char *owner, bool group, uint32_t *id);
+/* POSIX mode_t (S_IFxxx | perms) from type + mode attributes. */
+mode_t nfs42_attrs_st_mode(const struct nfs42_attrs *a);
+
+/* ---------------------------------------------------------------- client */
+
+struct nfs42_client;
+
+enum nfs42_auth { NFS42_AUTH_NONE = 0, NFS42_AUTH_SYS = 1 };
+
+struct nfs42_opts {
+	const char *host; /* default 127.0.0.1 */
+	uint16_t port; /* default 2049 */
+	enum nfs42_auth auth; /* default AUTH_SYS */
+	uint32_t uid, gid; /* default: our own euid/egid */
+	uint32_t ngids;
+	uint32_t gids[NFS42_MAX_GIDS];
+	const char *machinename; /* default: "nfs42c" */
+	int connect_timeout_ms; /* default 30000 */
+	int timeout_ms; /* reply timeout, default 30000 */
+	const char *owner_id; /* EXCHANGE_ID co_ownerid; default unique */
+	uint32_t cb_program; /* default NFS42_CB_PROGRAM_DEFAULT */
+	uint32_t slots; /* fore channel slots wanted, default 16 */
+	uint32_t minorversion; /* default 2 */
+	bool no_back_channel; /* do not ask for a back channel */
+};
+
+/* Fill defaults; then nfs42_opts_from_env() picks NFS42_HOST/NFS42_PORT. */
+void nfs42_opts_init(struct nfs42_opts *o);
+void nfs42_opts_from_env(struct nfs42_opts *o);
+
+/* Connect only (TCP); no session.  Enough for nfs42_null(). */
+int nfs42_connect(const struct nfs42_opts *o, struct nfs42_client **out);
+/* Connect + EXCHANGE_ID + CREATE_SESSION + RECLAIM_COMPLETE. */
+int nfs42_client_create(const struct nfs42_opts *o, struct nfs42_client **out);
+/* EXCHANGE_ID + CREATE_SESSION (+ RECLAIM_COMPLETE) on a connected client */
+int nfs42_session_create(struct nfs42_client *cl);
+/* DESTROY_SESSION + DESTROY_CLIENTID. */
+int nfs42_session_destroy(struct nfs42_client *cl);
+/* Destroy the session if one exists, close, free.  NULL is fine. */
+void nfs42_client_free(struct nfs42_client *cl);
+/* NULL procedure */
+int nfs42_null(struct nfs42_client *cl);
+
+const char *nfs42_client_error(const struct nfs42_client *cl);
+void nfs42_set_cred(struct nfs42_client *cl, uint32_t uid, uint32_t gid,
+		    uint32_t ngids, const uint32_t *gids);
+void nfs42_set_auth(struct nfs42_client *cl, enum nfs42_auth auth);
+void nfs42_set_timeout(struct nfs42_client *cl, int timeout_ms);
+uint64_t nfs42_clientid(const struct nfs42_client *cl);
+const uint8_t *nfs42_sessionid(const struct nfs42_client *cl);
+bool nfs42_has_session(const struct nfs42_client *cl);
+uint32_t nfs42_max_request(const struct nfs42_client *cl);
+uint32_t nfs42_max_response(const struct nfs42_client *cl);
+uint32_t nfs42_slot_count(const struct nfs42_client *cl);
+/* Largest READ/WRITE payload that fits in the session's limits. */
+uint32_t nfs42_io_size(const struct nfs42_client *cl);
+/* Counters: backchannel calls served so far. */
+uint64_t nfs42_cb_calls(const struct nfs42_client *cl);
+
+/*
+ * Backchannel hook: called for each CB_COMPOUND operation after a valid
+ * CB_SEQUENCE.  It must consume the operation's arguments from args and
+ * encode the result body (without opnum/status) into res, and return the
+ * operation's status.  Returning NFS4ERR_NOTSUPP without consuming args is
+ * fine (processing stops there).  Runs on whichever thread reads the
+ * connection; it must not issue compounds on the same client.
+ */
+typedef uint32_t (*nfs42_cb_fn)(struct nfs42_client *cl, void *arg,
+				uint32_t opnum, struct nfs42_xdr *args,
+				struct nfs42_xdr *res);
+void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
+/*
+ * Serve the connection (backchannel calls) for up to timeout_ms.  Returns
+ * the number of callback RPCs served (>= 1 as soon as one was), 0 on
+ * timeout, < 0 on transport failure.
+ */
+int nfs42_poll(struct nfs42_client *cl, int timeout_ms);
+
+/* ------------------------------------------------------------- compound */
+
+struct nfs42_compound;
+
+struct nfs42_dirent {
+	uint64_t cookie;
+	char *name;
+	struct nfs42_attrs attrs;
+};
+
+struct nfs42_lock_denied {
+	uint64_t offset, length;
+	uint32_t locktype;
+	uint64_t clientid;
+	uint32_t owner_len;
+	uint8_t owner[1024];
+};
+
+struct nfs42_rp_seg {
+	uint32_t type; /* NFS4_CONTENT_DATA / NFS4_CONTENT_HOLE */
+	uint64_t offset;
+	uint64_t length;
+	const uint8_t *data; /* DATA: points into the reply */
+};
+
+/* Result of one operation.  Pointers stay valid until the compound is freed
+ * or run again. */
+struct nfs42_res {
+	uint32_t op;
+	uint32_t status;
+	union {
+		struct {
+			uint32_t supported, access;
+		} access;
+		struct nfs42_stateid stateid; /* CLOSE, LOCKU, OPEN_DOWNGRADE */
+		struct {
+			uint8_t verf[NFS4_VERIFIER_SIZE];
+		} commit;
+		struct {
+			struct nfs42_cinfo cinfo;
+			struct nfs42_bitmap attrset;
+		} create;
+		struct nfs42_attrs *getattr;
+		struct nfs42_fh fh; /* GETFH */
+		struct nfs42_cinfo cinfo; /* LINK, REMOVE */
+		struct {
+			struct nfs42_stateid stateid; /* NFS4_OK */
+			struct nfs42_lock_denied *denied; /* NFS4ERR_DENIED */
+		} lock; /* LOCK, LOCKT */
+		struct {
+			struct nfs42_stateid stateid;
+			struct nfs42_cinfo cinfo;
+			uint32_t rflags;
+			struct nfs42_bitmap attrset;
+			uint32_t deleg_type;
+			struct nfs42_stateid deleg_stateid;
+			bool deleg_recall;
+			uint32_t why_no_deleg;
+		} open;
+		struct {
+			bool eof;
+			uint32_t len;
+			const uint8_t *data;
+		} read;
+		struct {
+			uint8_t cookieverf[NFS4_VERIFIER_SIZE];
+			bool eof;
+			uint32_t n;
+			struct nfs42_dirent *entries;
+		} readdir;
+		struct {
+			char *link;
+			uint32_t len;
+		} readlink;
+		struct {
+			struct nfs42_cinfo source, target;
+		} rename;
+		struct nfs42_bitmap setattr; /* attrsset, also on error */
+		struct {
+			uint32_t count;
+			uint32_t committed;
+			uint8_t verf[NFS4_VERIFIER_SIZE];
+		} write;
+		struct {
+			bool eof;
+			uint64_t offset;
+		} seek;
+		struct {
+			uint8_t sessionid[NFS4_SESSIONID_SIZE];
+			uint32_t seqid, slot, highest_slot, target_highest_slot;
+			uint32_t status_flags;
+		} sequence;
+		struct {
+			uint64_t clientid;
+			uint32_t seqid;
+			uint32_t flags;
+			uint32_t spa_how;
+			uint64_t minor_id;
+			char major_id[1024];
+			char scope[1024];
+		} exchange_id;
+		struct {
+			uint8_t sessionid[NFS4_SESSIONID_SIZE];
+			uint32_t seqid, flags;
+			uint32_t fore_maxreq, fore_maxresp, fore_maxresp_cached;
+			uint32_t fore_maxops, fore_maxreqs;
+			uint32_t back_maxreq, back_maxresp, back_maxops;
+			uint32_t back_maxreqs;
+		} create_session;
+		struct {
+			bool has_callback_id;
+			struct nfs42_stateid callback_id;
+			uint64_t count;
+			uint32_t committed;
+			uint8_t verf[NFS4_VERIFIER_SIZE];
+			bool consecutive, synchronous;
+		} copy; /* also NFS4ERR_OFFLOAD_NO_REQS (requirements only) */
+		struct {
+			uint64_t count;
+			bool has_complete;
+			uint32_t complete;
+		} offload_status;
+		struct {
+			bool eof;
+			uint32_t n;
+			struct nfs42_rp_seg *segs;
+		} read_plus;
+		struct {
+			const uint8_t *data; /* rest of the reply */
+			uint32_t len;
+		} raw; /* unknown op: body not decoded */
+	} u;
+};
+
+/* A compound bound to a client; cl may be NULL to only encode/decode. */
+struct nfs42_compound *nfs42_compound_new(struct nfs42_client *cl);
+void nfs42_compound_free(struct nfs42_compound *c);
+void nfs42_compound_set_tag(struct nfs42_compound *c, const char *tag);
+void nfs42_compound_set_minorversion(struct nfs42_compound *c, uint32_t mv);
+/* Do not prepend SEQUENCE (EXCHANGE_ID, CREATE_SESSION, raw tests...). */
+void nfs42_compound_no_sequence(struct nfs42_compound *c);
+/* Return NFS4ERR_DELAY instead of retrying (default: retry up to ~15 s). */
+void nfs42_compound_no_retry(struct nfs42_compound *c);
+/* Add an extra request to the SEQUENCE: cachethis. */
+void nfs42_compound_cachethis(struct nfs42_compound *c, bool cachethis);
+
+/*
+ * Run: encode, send, wait, decode.  Returns the compound status
+ * (0 / NFS4ERR_*) or < 0.  Results of the ops that were executed are
+ * available afterwards.  A compound can be run again.
+ */
+int nfs42_compound_run(struct nfs42_compound *c);
+/* Number of user ops added; number of user op results in the reply. */
+unsigned int nfs42_compound_nops(const struct nfs42_compound *c);
+unsigned int nfs42_compound_nres(const struct nfs42_compound *c);
+/* Result of user op idx (as returned by the op helper); NULL if the op was
+ * not executed. */
+const struct nfs42_res *nfs42_res(const struct nfs42_compound *c, int idx);
+/* Status of op idx, or -1 if not executed. */
+int nfs42_res_status(const struct nfs42_compound *c, int idx);
+/* Result of the automatic SEQUENCE (NULL if none). */
+const struct nfs42_res *nfs42_compound_seq_res(const struct nfs42_compound *c);
+/* Index of the op that failed (last result), or -1. */
+int nfs42_compound_failed_op(const struct nfs42_compound *c);
+/* Opnum of op idx as requested. */
+uint32_t nfs42_compound_opnum(const struct nfs42_compound *c, int idx);
+
+/* Encode the COMPOUND4args (tag, minorversion, ops) without SEQUENCE. */
+int nfs42_compound_encode(struct nfs42_compound *c, struct nfs42_xdr *out);
+/* Decode a COMPOUND4res from buf (copied).  Returns the compound status or
+ * < 0 (-EBADMSG) for malformed input. */
+int nfs42_compound_decode(struct nfs42_compound *c, const void *buf,
+			  size_t len);
+
+/*
+ * Operation helpers.  Each appends one operation and returns its index
+ * (>= 0), or -1 if encoding failed (the error is reported by _run).
+ */
+int nfs42_op_putrootfh(struct nfs42_compound *c);
+int nfs42_op_putfh(struct nfs42_compound *c, const struct nfs42_fh *fh);
+int nfs42_op_lookup(struct nfs42_compound *c, const char *name);
+int nfs42_op_lookupp(struct nfs42_compound *c);
+int nfs42_op_getfh(struct nfs42_compound *c);
+int nfs42_op_getattr(struct nfs42_compound *c, const struct nfs42_bitmap *bm);
+int nfs42_op_access(struct nfs42_compound *c, uint32_t access);
+int nfs42_op_readdir(struct nfs42_compound *c, uint64_t cookie,
+		     const uint8_t *cookieverf, uint32_t dircount,
+		     uint32_t maxcount, const struct nfs42_bitmap *bm);
+
+struct nfs42_open_args {
+	uint32_t seqid; /* ignored by 4.1 servers; 0 */
+	uint32_t share_access;
+	uint32_t share_deny;
+	uint64_t owner_clientid; /* 0: the client's clientid */
+	const void *owner;
+	uint32_t owner_len;
+	int createmode; /* enum nfs42_createmode or NFS42_NOCREATE */
+	const struct nfs42_sattr *attrs; /* UNCHECKED4/GUARDED4/EXCLUSIVE4_1 */
+	uint8_t verifier[NFS4_VERIFIER_SIZE]; /* EXCLUSIVE4(_1) */
+	uint32_t claim; /* CLAIM_NULL or CLAIM_FH */
+	const char *name; /* CLAIM_NULL */
+};
+int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a);
+int nfs42_op_open_downgrade(struct nfs42_compound *c,
+			    const struct nfs42_stateid *sid, uint32_t seqid,
+			    uint32_t share_access, uint32_t share_deny);
+int nfs42_op_close(struct nfs42_compound *c, uint32_t seqid,
+		   const struct nfs42_stateid *sid);
+int nfs42_op_read(struct nfs42_compound *c, const struct nfs42_stateid *sid,
+		  uint64_t offset, uint32_t count);
+int nfs42_op_write(struct nfs42_compound *c, const struct nfs42_stateid *sid,
+		   uint64_t offset, enum nfs42_stable_how stable,
+		   const void *data, uint32_t len);
+int nfs42_op_commit(struct nfs42_compound *c, uint64_t offset, uint32_t count);
+
+struct nfs42_create_args {
+	uint32_t type; /* NF4DIR, NF4LNK, NF4BLK, NF4CHR, NF4SOCK, NF4FIFO */
+	const char *name;
+	const char *linkdata; /* NF4LNK */
+	uint32_t specmajor, specminor; /* NF4BLK, NF4CHR */
+	const struct nfs42_sattr *attrs; /* may be NULL */
+};
+int nfs42_op_create(struct nfs42_compound *c,
+		    const struct nfs42_create_args *a);
+int nfs42_op_remove(struct nfs42_compound *c, const char *name);
+int nfs42_op_rename(struct nfs42_compound *c, const char *oldname,
+		    const char *newname);
+int nfs42_op_link(struct nfs42_compound *c, const char *newname);
+int nfs42_op_readlink(struct nfs42_compound *c);
+int nfs42_op_setattr(struct nfs42_compound *c, const struct nfs42_stateid *sid,
+		     const struct nfs42_sattr *sa);
+int nfs42_op_savefh(struct nfs42_compound *c);
+int nfs42_op_restorefh(struct nfs42_compound *c);
+
+struct nfs42_lock_owner {
+	uint64_t clientid; /* 0: the client's clientid */
+	const void *owner;
+	uint32_t owner_len;
+};
+/* LOCK with a new lock owner (open_to_lock_owner4). */
+int nfs42_op_lock_new(struct nfs42_compound *c, uint32_t locktype, bool reclaim,
+		      uint64_t offset, uint64_t length, uint32_t open_seqid,
+		      const struct nfs42_stateid *open_sid, uint32_t lock_seqid,
+		      const struct nfs42_lock_owner *lo);
+/* LOCK with an existing lock stateid (exist_lock_owner4). */
+int nfs42_op_lock_existing(struct nfs42_compound *c, uint32_t locktype,
+			   bool reclaim, uint64_t offset, uint64_t length,
+			   const struct nfs42_stateid *lock_sid,
+			   uint32_t lock_seqid);
+int nfs42_op_lockt(struct nfs42_compound *c, uint32_t locktype, uint64_t offset,
+		   uint64_t length, const struct nfs42_lock_owner *lo);
+int nfs42_op_locku(struct nfs42_compound *c, uint32_t locktype, uint32_t seqid,
+		   const struct nfs42_stateid *lock_sid, uint64_t offset,
+		   uint64_t length);
+
+/* NFSv4.2 */
+int nfs42_op_seek(struct nfs42_compound *c, const struct nfs42_stateid *sid,
+		  uint64_t offset, enum nfs42_content what);
+int nfs42_op_allocate(struct nfs42_compound *c, const struct nfs42_stateid *sid,
+		      uint64_t offset, uint64_t length);
+int nfs42_op_deallocate(struct nfs42_compound *c,
+			const struct nfs42_stateid *sid, uint64_t offset,
+			uint64_t length);
+int nfs42_op_read_plus(struct nfs42_compound *c,
+		       const struct nfs42_stateid *sid, uint64_t offset,
+		       uint32_t count);
+/* COPY intra-server (empty ca_source_server). */
+int nfs42_op_copy(struct nfs42_compound *c, const struct nfs42_stateid *src,
+		  const struct nfs42_stateid *dst, uint64_t src_offset,
+		  uint64_t dst_offset, uint64_t count, bool consecutive,
+		  bool synchronous);
+int nfs42_op_clone(struct nfs42_compound *c, const struct nfs42_stateid *src,
+		   const struct nfs42_stateid *dst, uint64_t src_offset,
+		   uint64_t dst_offset, uint64_t count);
+int nfs42_op_offload_status(struct nfs42_compound *c,
+			    const struct nfs42_stateid *sid);
+int nfs42_op_offload_cancel(struct nfs42_compound *c,
+			    const struct nfs42_stateid *sid);
+
+/* Session ops (used internally; usable by tests with no_sequence). */
+int nfs42_op_sequence(struct nfs42_compound *c, const uint8_t *sessionid,
+		      uint32_t seqid, uint32_t slot, uint32_t highest_slot,
+		      bool cachethis);
+int nfs42_op_exchange_id(struct nfs42_compound *c, const uint8_t *verifier,
+			 const void *owner, uint32_t owner_len, uint32_t flags);
+struct nfs42_chan_attrs {
+	uint32_t headerpadsize, maxreq, maxresp, maxresp_cached, maxops;
+	uint32_t maxreqs;
+};
+int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
+			    uint32_t seqid, uint32_t flags,
+			    const struct nfs42_chan_attrs *fore,
+			    const struct nfs42_chan_attrs *back,
+			    uint32_t cb_program, uint32_t cb_uid,
+			    uint32_t cb_gid, const char *machinename);
+int nfs42_op_destroy_session(struct nfs42_compound *c,
+			     const uint8_t *sessionid);
+int nfs42_op_destroy_clientid(struct nfs42_compound *c, uint64_t clientid);
+int nfs42_op_reclaim_complete(struct nfs42_compound *c, bool one_fs);
+
+/*
+ * Escape hatch: put `len` pre-encoded bytes as one operation (they must
+ * start with the opnum, unless they are meant to be garbage).  `opnum` is
+ * only recorded for nfs42_compound_opnum(); the reply is decoded by the
+ * opnum found in the reply.
+ */
+int nfs42_op_raw(struct nfs42_compound *c, uint32_t opnum, const void *bytes,
+		 size_t len);
+
+#define CREATE_SESSION4_FLAG_PERSIST 0x1
+#define CREATE_SESSION4_FLAG_CONN_BACK_CHAN 0x2
+#define CREATE_SESSION4_FLAG_CONN_RDMA 0x4
+
+/* ---------------------------------------------------- convenience layer */
+
+/* Walk PATH from the root (PUTROOTFH + LOOKUP...).  fh and/or attrs may be
+ * NULL; attrs are fetched with nfs42_bm_stat(). */
+int nfs42_lookup_path(struct nfs42_client *cl, const char *path,
+		      struct nfs42_fh *fh, struct nfs42_attrs *attrs);
+int nfs42_stat(struct nfs42_client *cl, const char *path,
+	       struct nfs42_attrs *attrs);
+int nfs42_getattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		     const struct nfs42_bitmap *bm, struct nfs42_attrs *attrs);
+
+/* Split "/a/b/c" into the parent "/a/b" and "c" (caller frees *parent). */
+int nfs42_split_path(const char *path, char **parent, const char **name);
+
+/* READDIR loop: calls fn for each entry (not "." / ".."); fn returns
+ * nonzero to stop (that value is returned). */
+typedef int (*nfs42_readdir_fn)(void *arg, const struct nfs42_dirent *e);
+int nfs42_readdir_fh(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		     const struct nfs42_bitmap *bm, nfs42_readdir_fn fn,
+		     void *arg);
+int nfs42_readdir_path(struct nfs42_client *cl, const char *path,
+		       const struct nfs42_bitmap *bm, nfs42_readdir_fn fn,
+		       void *arg);
+
+/* An open file (open owner is per open). */
+struct nfs42_file {
+	struct nfs42_client *cl;
+	struct nfs42_fh fh;
+	struct nfs42_stateid stateid;
+	uint32_t share_access;
+	char owner[48];
+};
+
+/* Open path; createmode NFS42_NOCREATE, UNCHECKED4, GUARDED4, EXCLUSIVE4_1;
+ * mode used when creating; truncate sets size 0 when creating. */
+int nfs42_open(struct nfs42_client *cl, const char *path, uint32_t share_access,
+	       int createmode, uint32_t mode, bool truncate,
+	       struct nfs42_file *f);
+/* Open by file handle (CLAIM_FH). */
+int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		  uint32_t share_access, struct nfs42_file *f);
+int nfs42_close(struct nfs42_file *f);
+/* SETATTR with the open stateid (e.g. truncate). */
+int nfs42_file_setattr(struct nfs42_file *f, const struct nfs42_sattr *sa);
+/* One READ (at most nfs42_io_size bytes). */
+int nfs42_pread(struct nfs42_file *f, void *buf, uint32_t count,
+		uint64_t offset, uint32_t *nread, bool *eof);
+/* Write all bytes (several WRITEs if needed). */
+int nfs42_pwrite(struct nfs42_file *f, const void *buf, size_t count,
+		 uint64_t offset, enum nfs42_stable_how stable);
+int nfs42_commit(struct nfs42_file *f);
+int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
+	       uint64_t *result, bool *eof);
+
+/* Whole-file helpers */
+int nfs42_read_file(struct nfs42_client *cl, const char *path, void **buf,
+		    size_t *len);
+int nfs42_read_file_fd(struct nfs42_client *cl, const char *path, int fd,
+		       uint64_t *total);
+int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
+		     size_t len, uint32_t mode);
+int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
+			uint32_t mode);
+
+/* Namespace helpers */
+int nfs42_mkdir(struct nfs42_client *cl, const char *path, uint32_t mode);
+int nfs42_remove(struct nfs42_client *cl, const char *path);
+int nfs42_rename(struct nfs42_client *cl, const char *from, const char *to);
+int nfs42_symlink(struct nfs42_client *cl, const char *target,
+		  const char *path);
+int nfs42_hardlink(struct nfs42_client *cl, const char *existing,
+		   const char *path);
+int nfs42_readlink(struct nfs42_client *cl, const char *path, char *buf,
+		   size_t bufsz);
+int nfs42_setattr_path(struct nfs42_client *cl, const char *path,
+		       const struct nfs42_sattr *sa);
+int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
+		uint32_t mode, uint32_t major, uint32_t minor);
+
+#endif /* NFS42_H */

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/* Internals of the nfs42c library, shared by its files and unit tests. */
+#ifndef NFS42_INTERNAL_H
+#define NFS42_INTERNAL_H
+
+#include <pthread.h>
+
+#include "nfs42.h"
+
+#define NFS42_MAX_RECORD (64u << 20) /* largest reply record we accept */
+#define NFS42_MAX_SLOTS 64
+#define NFS42_CB_SLOTS 4
+#define NFS42_MAX_OPS_DEFAULT 16
+
+#define RPC_CALL 0
+#define RPC_REPLY 1
+#define RPC_MSG_ACCEPTED 0
+#define RPC_MSG_DENIED 1
+#define RPC_SUCCESS 0
+#define RPC_PROG_UNAVAIL 1
+#define RPC_PROG_MISMATCH 2
+#define RPC_PROC_UNAVAIL 3
+#define RPC_GARBAGE_ARGS 4
+#define RPC_SYSTEM_ERR 5
+#define RPC_AUTH_NONE 0
+#define RPC_AUTH_SYS 1
+
+struct nfs42_pending {
+	uint32_t xid;
+	bool done;
+	uint8_t *buf;
+	size_t len;
+	struct nfs42_pending *next;
+};
+
+struct nfs42_slot {
+	uint32_t seqid; /* last seqid used successfully */
+	bool busy;
+	bool poisoned; /* reply lost: state unknown, never reuse */
+};
+
+struct nfs42_client {
+	int fd;
+	char peer[300];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_mutex_t send_lock;
+	bool reader_busy;
+	int dead_err; /* connection unusable when != 0 */
+	struct nfs42_pending *pending;
+	uint32_t next_xid;
+
+	/* credentials (under lock) */
+	enum nfs42_auth auth;
+	uint32_t uid, gid, ngids;
+	uint32_t gids[NFS42_MAX_GIDS];
+	char machinename[256];
+	int connect_timeout_ms;
+	int timeout_ms;
+	char errmsg[512];
+
+	/* session */
+	char owner_id[256];
+	uint8_t verifier[NFS4_VERIFIER_SIZE];
+	uint32_t minorversion;
+	uint32_t slots_wanted;
+	bool want_back_channel;
+	bool have_clientid;
+	bool have_session;
+	uint64_t clientid;
+	uint32_t cs_seqid;
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	struct nfs42_slot slots[NFS42_MAX_SLOTS];
+	uint32_t nslots;
+	pthread_cond_t slot_cond;
+	uint32_t maxreq, maxresp, maxops;
+	uint64_t owner_seq;
+
+	/* backchannel */
+	uint32_t cb_program;
+	nfs42_cb_fn cb_fn;
+	void *cb_arg;
+	uint32_t cb_nslots;
+	uint32_t cb_seqid[NFS42_CB_SLOTS];
+	uint64_t cb_calls;
+};
+
+struct nfs42_arena {
+	struct nfs42_arena *next;
+	max_align_t data[];
+};
+
+struct nfs42_compound {
+	struct nfs42_client *cl;
+	char tag[64];
+	uint32_t minorversion;
+	bool no_seq, no_retry, cachethis;
+	struct nfs42_xdr ops; /* encoded user ops */
+	uint32_t *opnums;
+	unsigned int nops, capops;
+	int enc_err;
+
+	/* results (index 0 may be the automatic SEQUENCE) */
+	bool seq_sent;
+	struct nfs42_res *res;
+	unsigned int nres;
+	uint8_t *reply;
+	struct nfs42_arena *arena;
+};
+
+/* errors */
+void nfs42_set_error(struct nfs42_client *cl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* record marking */
+int nfs42_rm_send(int fd, const void *buf, size_t len, int timeout_ms);
+int nfs42_rm_recv(int fd, int timeout_ms, size_t maxlen, uint8_t **buf,
+		  size_t *len, bool *partial);
+
+/* RPC */
+void nfs42_rpc_encode_call(struct nfs42_client *cl, struct nfs42_xdr *x,
+			   uint32_t xid, uint32_t proc);
+uint32_t nfs42_next_xid(struct nfs42_client *cl);
+/* Send x (starting with a 4-byte record mark slot) and wait for the reply
+ * with the same xid.  On success *reply is malloc'ed and *body points to
+ * the procedure results inside it. */
+int nfs42_rpc_call(struct nfs42_client *cl, struct nfs42_xdr *x, uint32_t xid,
+		   uint8_t **reply, size_t *len, size_t *body);
+/* Check an RPC reply header; sets *body to the results offset. */
+int nfs42_rpc_check_reply(struct nfs42_client *cl, const uint8_t *buf,
+			  size_t len, uint32_t xid, size_t *body);
+
+/* backchannel: process one CALL record, fill the reply record (with a
+ * record mark slot).  Returns 0, or < 0 if nothing should be sent. */
+int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
+		     struct nfs42_xdr *reply);
+
+/* compound internals */
+void *nfs42_arena_alloc(struct nfs42_compound *c, size_t size);
+int nfs42_decode_res(struct nfs42_compound *c, struct nfs42_xdr *x,
+		     struct nfs42_res *r);
+void nfs42_encode_stateid(struct nfs42_xdr *x, const struct nfs42_stateid *s);
+bool nfs42_decode_stateid(struct nfs42_xdr *x, struct nfs42_stateid *s);
+
+/* session slots */
+int nfs42_slot_get(struct nfs42_client *cl, uint32_t *slot, uint32_t *seqid,
+		   uint32_t *highest);
+void nfs42_slot_put(struct nfs42_client *cl, uint32_t slot, bool consumed,
+		    bool poison);
+
+int64_t nfs42_now_ms(void);
+
+#endif /* NFS42_INTERNAL_H */
