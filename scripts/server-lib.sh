@@ -79,10 +79,11 @@ CONF
 }
 
 # sparse_start_server STAGE CONF LOG PIDFILE: start ganesha.nfsd in the
-# background; echoes its PID.
+# background in its own session (so that a test runner killing its own
+# process group does not take the server with it); echoes its PID.
 sparse_start_server() {
 	local stage=$1 conf=$2 log=$3 pidfile=$4
-	"$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
+	setsid "$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
 		-N "NIV_${LOG_LEVEL:-EVENT}" </dev/null >>"$log.stdout" 2>&1 &
 	echo $! >"$pidfile"
 	echo $!

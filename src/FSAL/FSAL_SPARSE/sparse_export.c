@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE exports: the FSAL config block, creation and release of an
+ * export, and the export operations vector.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+#include "fsal.h"
+#include "fsal_convert.h"
+#include "FSAL/fsal_commonlib.h"
+#include "FSAL/fsal_config.h"
+#include "nfs_exports.h"
+#include "export_mgr.h"
+#include "sparse_int.h"
+
+/* ---- config ------------------------------------------------------------ */
+
+/*
+ * Parsed straight into struct sparse_export.  Range errors are reported by
+ * Ganesha's parser; sparse_export_commit() adds the checks a range cannot
+ * express.
+ */
+static struct config_item sparse_export_items[] = {
+	CONF_ITEM_NOOP("name"),
+	CONF_ITEM_UI64("Min_Hole_Size", SPARSE_MIN_HOLE_MIN,
+		       SPARSE_MIN_HOLE_MAX, SPARSE_MIN_HOLE_DEFAULT,
+		       sparse_export, min_hole_size),
+	CONF_ITEM_UI32("Test_Metadata_Latency_Ms", 0, SPARSE_MD_LATENCY_MAX_MS,
+		       0, sparse_export, md_latency_ms),
+	CONFIG_EOL
+};
+
+static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
+				struct config_error_type *err_type)
+{
+	struct sparse_export *cfg = self_struct;
+
+	if (cfg->min_hole_size % 512 != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: Min_Hole_Size = %" PRIu64
+			" rejected: must be a multiple of 512 bytes",
+			cfg->min_hole_size);
+		err_type->invalid = true;
+		return 1;
+	}
+	if (cfg->md_latency_ms != 0)
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: Test_Metadata_Latency_Ms = %" PRIu32
+			" is a TEST-ONLY setting: every metadata call sleeps",
+			cfg->md_latency_ms);
+	return 0;
+}
+
+static struct config_block sparse_export_block = {
+	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.sparse-export%d",
+	.blk_desc.name = "FSAL",
+	.blk_desc.type = CONFIG_BLOCK,
+	.blk_desc.u.blk.init = noop_conf_init,
+	.blk_desc.u.blk.params = sparse_export_items,
+	.blk_desc.u.blk.commit = sparse_export_commit,
+};
+
+uint64_t sparse_export_min_hole(struct fsal_export *exp)
+{
+	return atomic_fetch_uint64_t(&sparse_exp(exp)->min_hole_size);
+}
+
+/* ---- export operations ------------------------------------------------- */
+
+static void sparse_release_export(struct fsal_export *exp_hdl)
+{
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+
+	LogDebug(COMPONENT_FSAL, "Releasing FSAL_SPARSE export %s",
+		 exp->root_path);
+
+	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
+	free_export_ops(exp_hdl);
+
+	if (exp->root_fd >= 0)
+		close(exp->root_fd);
+	gsh_free(exp->root_path);
+	gsh_free(exp);
+}
+
+static fsal_status_t sparse_get_dynamic_info(struct fsal_export *exp_hdl,
+					     struct fsal_obj_handle *obj_hdl,
+					     fsal_dynamicfsinfo_t *infop)
+{
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+	struct statvfs sv;
+
+	sparse_md_delay();
+	if (fstatvfs(exp->root_fd, &sv) != 0)
+		return posix2fsal_status(errno);
+
+	infop->total_bytes = sv.f_frsize * sv.f_blocks;
+	infop->free_bytes = sv.f_frsize * sv.f_bfree;
+	infop->avail_bytes = sv.f_frsize * sv.f_bavail;
+	infop->total_files = sv.f_files;
+	infop->free_files = sv.f_ffree;
+	infop->avail_files = sv.f_favail;
+	infop->maxread = exp_hdl->fsal->fs_info.maxread;
+	infop->maxwrite = exp_hdl->fsal->fs_info.maxwrite;
+	infop->time_delta.tv_sec = 0;
+	infop->time_delta.tv_nsec = 1; /* nanosecond timestamps */
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static void sparse_free_state(struct state_t *state)
+{
+	struct sparse_state_fd *sst =
+		container_of(state, struct sparse_state_fd, state);
+
+	destroy_fsal_fd(&sst->sfd.fsal_fd);
+	gsh_free(sst);
+}
+
+struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
+				   enum state_type state_type,
+				   struct state_t *related_state)
+{
+	struct sparse_state_fd *sst = gsh_calloc(1, sizeof(*sst));
+
+	init_state(&sst->state, sparse_free_state, state_type, related_state);
+	init_fsal_fd(&sst->sfd.fsal_fd, FSAL_FD_STATE, op_ctx->fsal_export);
+	sst->sfd.fd = -1;
+	return &sst->state;
+}
+
+/* Called by the fd LRU to find the object owning a global descriptor. */
+static void sparse_get_fsal_obj_hdl(struct fsal_export *exp_hdl,
+				    struct fsal_fd *fd,
+				    struct fsal_obj_handle **handle)
+{
+	struct sparse_handle *hdl =
+		container_of(fd, struct sparse_handle, gfd.fsal_fd);
+
+	*handle = &hdl->obj_handle;
+}
+
+static void sparse_export_ops_init(struct export_ops *ops)
+{
+	ops->release = sparse_release_export;
+	ops->lookup_path = sparse_lookup_path;
+	ops->wire_to_host = sparse_wire_to_host;
+	ops->create_handle = sparse_create_handle;
+	ops->get_fs_dynamic_info = sparse_get_dynamic_info;
+	ops->alloc_state = sparse_alloc_state;
+	ops->get_fsal_obj_hdl = sparse_get_fsal_obj_hdl;
+}
+
+/* ---- create / update --------------------------------------------------- */
+
+/* Open the exported directory and remember what identifies it. */
+static int sparse_open_export_root(struct sparse_export *exp, const char *path)
+{
+	struct stat st;
+
+	exp->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (exp->root_fd < 0) {
+		int err = errno;
+
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: cannot open export path %s: %s", path,
+			strerror(err));
+		return err;
+	}
+	if (fstat(exp->root_fd, &st) != 0)
+		return errno;
+
+	exp->root_dev = st.st_dev;
+	exp->fsid.major = major(st.st_dev);
+	exp->fsid.minor = minor(st.st_dev);
+	return 0;
+}
+
+/* Make sure the kernel gives us handles here (needs CAP_DAC_READ_SEARCH to
+ * open them again, and a filesystem that supports export handles).
+ */
+static int sparse_probe_handles(struct sparse_export *exp)
+{
+	struct sparse_fh fh;
+	int fd, rc;
+
+	rc = sparse_fh_from_name(exp->root_fd, "", AT_EMPTY_PATH, &fh);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: filesystem gives no usable file handles: %s",
+			exp->root_path, strerror(rc));
+		return rc;
+	}
+	fd = sparse_open_fh(exp, &fh, O_PATH);
+	if (fd < 0) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: open_by_handle_at failed: %s (needs CAP_DAC_READ_SEARCH)",
+			exp->root_path, strerror(-fd));
+		return -fd;
+	}
+	close(fd);
+	return 0;
+}
+
+fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
+				   void *parse_node,
+				   struct config_error_type *err_type,
+				   const struct fsal_up_vector *up_ops)
+{
+	struct sparse_export *exp = gsh_calloc(1, sizeof(*exp));
+	int rc;
+
+	exp->root_fd = -1;
+	fsal_export_init(&exp->export);
+	sparse_export_ops_init(&exp->export.exp_ops);
+
+	if (load_config_from_node(parse_node, &sparse_export_block, exp, true,
+				  err_type) != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: %u..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
+			CTX_FULLPATH(op_ctx), SPARSE_MIN_HOLE_MIN,
+			(unsigned long long)SPARSE_MIN_HOLE_MAX,
+			SPARSE_MD_LATENCY_MAX_MS);
+		rc = EINVAL;
+		goto err_free;
+	}
+
+	exp->root_path = gsh_strdup(CTX_FULLPATH(op_ctx));
+	rc = sparse_open_export_root(exp, exp->root_path);
+	if (rc != 0)
+		goto err_free;
+	rc = sparse_probe_handles(exp);
+	if (rc != 0)
+		goto err_free;
+
+	rc = fsal_attach_export(fsal_hdl, &exp->export.exports);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL, "FSAL_SPARSE: could not attach export");
+		goto err_free;
+	}
+	exp->export.fsal = fsal_hdl;
+	exp->export.up_ops = up_ops;
+	op_ctx->fsal_export = &exp->export;
+
+	LogInfo(COMPONENT_FSAL,
+		"FSAL_SPARSE export %s: Min_Hole_Size=%" PRIu64
+		" Test_Metadata_Latency_Ms=%" PRIu32,
+		exp->root_path, exp->min_hole_size, exp->md_latency_ms);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+
+err_free:
+	if (exp->root_fd >= 0)
+		close(exp->root_fd);
+	free_export_ops(&exp->export);
+	gsh_free(exp->root_path);
+	gsh_free(exp);
+	return posix2fsal_status(rc);
+}
+
+fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
+				   void *parse_node,
+				   struct config_error_type *err_type,
+				   struct fsal_export *original,
+				   struct fsal_module *updated_super)
+{
+	struct sparse_export *orig = sparse_exp(original);
+	struct sparse_export cfg;
+	fsal_status_t status;
+
+	status = update_export(fsal_hdl, parse_node, err_type, original,
+			       updated_super);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (load_config_from_node(parse_node, &sparse_export_block, &cfg, true,
+				  err_type) != 0)
+		return posix2fsal_status(EINVAL);
+
+	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
+	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
+	LogEvent(COMPONENT_FSAL,
+		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
+		 " Test_Metadata_Latency_Ms=%" PRIu32,
+		 orig->root_path, cfg.min_hole_size, cfg.md_latency_ms);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}

@@ -1,0 +1,981 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE file I/O: open/reopen/close, read/write, commit, byte-range
+ * locks, SEEK, ALLOCATE/DEALLOCATE and setattr.
+ *
+ * Descriptors follow Ganesha's fsal_fd model: a regular file has one
+ * global descriptor (stateless I/O) and every open/lock state has its own.
+ * Every use of one is bracketed by fsal_start_io()/fsal_complete_io(),
+ * which (with the fd's work_mutex) guarantees it is not closed or
+ * reopened under the I/O; when the global one cannot be used a temporary
+ * descriptor is opened for the call.  Share reservations are counted in
+ * sparse_handle.share under obj_handle.obj_lock, using Ganesha's helpers.
+ * I/O without a state takes a temporary share for its duration and gives
+ * it back afterwards.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <linux/falloc.h>
+
+#include "fsal.h"
+#include "fsal_convert.h"
+#include "FSAL/fsal_commonlib.h"
+#include "FSAL/access_check.h"
+#include "sparse_int.h"
+
+static inline struct sparse_fd *sparse_fd_of(struct fsal_fd *fsal_fd)
+{
+	return container_of(fsal_fd, struct sparse_fd, fsal_fd);
+}
+
+static inline struct sparse_fd *sparse_state_fd(struct state_t *state)
+{
+	return &container_of(state, struct sparse_state_fd, state)->sfd;
+}
+
+/* Declare a temporary descriptor for one call. */
+#define SPARSE_TMP_FD(name) \
+	struct sparse_fd name = { .fsal_fd = FSAL_FD_INIT, .fd = -1 }
+
+/* ---- open / close primitives ------------------------------------------- */
+
+static int sparse_posix_flags(fsal_openflags_t openflags)
+{
+	int flags = 0;
+
+	fsal2posix_openflags(openflags, &flags);
+	return flags;
+}
+
+/*
+ * Open a regular file from its handle.  Ganesha checks open permission on
+ * an existing file only after the FSAL opened it, which is too late for
+ * O_TRUNC: a truncating open is therefore redone through /proc with the
+ * caller's credentials, so the kernel refuses it without write permission.
+ * Returns an fd or -errno.
+ */
+static int sparse_open_file(struct sparse_handle *hdl, int flags)
+{
+	struct sparse_export *exp = sparse_op_export();
+	char proc_path[64];
+	int pfd, fd, err = 0;
+
+	if ((flags & O_TRUNC) == 0)
+		return sparse_open_fh(exp, &hdl->fh, flags);
+
+	pfd = sparse_open_fh(exp, &hdl->fh, O_PATH);
+	if (pfd < 0)
+		return pfd;
+	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", pfd);
+	fsal_set_credentials(&op_ctx->creds);
+	fd = open(proc_path, flags | O_CLOEXEC);
+	if (fd < 0)
+		err = errno;
+	fsal_restore_ganesha_credentials();
+	close(pfd);
+	return fd < 0 ? -err : fd;
+}
+
+/* Ganesha's callback: (re)open fsal_fd on the file in a new mode. */
+static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
+					fsal_openflags_t openflags,
+					struct fsal_fd *fsal_fd)
+{
+	struct sparse_fd *sfd = sparse_fd_of(fsal_fd);
+	int fd;
+
+	fd = sparse_open_file(sparse_hdl(obj_hdl),
+			      sparse_posix_flags(openflags));
+	if (fd < 0) {
+		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
+			 strerror(-fd));
+		return posix2fsal_status(-fd);
+	}
+	if (sfd->fd >= 0)
+		close(sfd->fd);
+	sfd->fd = fd;
+	fsal_fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* Ganesha's callback: close fsal_fd. */
+static fsal_status_t sparse_close_func(struct fsal_obj_handle *obj_hdl,
+				       struct fsal_fd *fsal_fd)
+{
+	struct sparse_fd *sfd = sparse_fd_of(fsal_fd);
+	int rc = 0;
+
+	if (sfd->fd < 0 || fsal_fd->openflags == FSAL_O_CLOSED)
+		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+
+	if (close(sfd->fd) != 0)
+		rc = errno;
+	sfd->fd = -1;
+	fsal_fd->openflags = FSAL_O_CLOSED;
+	return posix2fsal_status(rc);
+}
+
+fsal_status_t sparse_close_global(struct sparse_handle *hdl)
+{
+	return close_fsal_fd(&hdl->obj_handle, &hdl->gfd.fsal_fd, false);
+}
+
+/* Legacy close of the global descriptor. */
+static fsal_status_t sparse_close(struct fsal_obj_handle *obj_hdl)
+{
+	fsal_status_t status = sparse_close_global(sparse_hdl(obj_hdl));
+
+	if (FSAL_IS_ERROR(status))
+		return status;
+	/* The fd LRU already did the open-fd accounting. */
+	return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+}
+
+/* ---- I/O bracketing ---------------------------------------------------- */
+
+/*
+ * Get a descriptor usable for `openflags` on a regular file: the state's,
+ * the global one, or the temporary tmp.  Without a state (and unless
+ * openflags is FSAL_O_ANY) a temporary share is taken; sparse_end_io()
+ * gives it back.
+ */
+static fsal_status_t sparse_begin_io(struct fsal_obj_handle *obj_hdl,
+				     struct state_t *state,
+				     fsal_openflags_t openflags, bool bypass,
+				     bool for_locks, struct sparse_fd *tmp,
+				     struct sparse_fd **out)
+{
+	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+	struct fsal_fd *out_fd = NULL;
+	fsal_status_t status;
+
+	status = fsal_start_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
+			       &tmp->fsal_fd, state, openflags, for_locks,
+			       NULL, bypass,
+			       openflags == FSAL_O_ANY ? NULL : &hdl->share);
+	if (FSAL_IS_ERROR(status)) {
+		LogDebug(COMPONENT_FSAL, "fsal_start_io: %s",
+			 fsal_err_txt(status));
+		return status;
+	}
+	*out = sparse_fd_of(out_fd);
+	return status;
+}
+
+static void sparse_end_io(struct fsal_obj_handle *obj_hdl,
+			  struct state_t *state, fsal_openflags_t openflags,
+			  struct sparse_fd *used)
+{
+	fsal_status_t status = fsal_complete_io(obj_hdl, &used->fsal_fd);
+
+	if (FSAL_IS_ERROR(status))
+		LogDebug(COMPONENT_FSAL, "fsal_complete_io: %s",
+			 fsal_err_txt(status));
+
+	if (state == NULL && openflags != FSAL_O_ANY)
+		update_share_counters_locked(obj_hdl,
+					     &sparse_hdl(obj_hdl)->share,
+					     openflags, FSAL_O_CLOSED);
+}
+
+/* ---- open2 and friends ------------------------------------------------- */
+
+static void sparse_fill_attrs_from_fd(int fd, struct fsal_attrlist *attrs,
+				      fsal_status_t *status)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		*status = posix2fsal_status(errno);
+		return;
+	}
+	sparse_stat_to_attrs(sparse_op_export(), &st, attrs);
+}
+
+/* After opening an existing file for an exclusive create replay, check
+ * that the stored verifier is ours.
+ */
+static fsal_status_t sparse_check_verifier_fd(int fd, fsal_verifier_t verifier)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (!check_verifier_stat(&st, verifier, false))
+		return fsalstat(ERR_FSAL_EXIST, EEXIST);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/*
+ * Open (or change the mode of) the state's or the global descriptor of an
+ * existing object.  The fd's work is started first so no I/O uses it while
+ * it is reopened; then, for a state, obj_lock is taken (write) to check and
+ * update the share counters.  This is the only place where a work_mutex
+ * wait precedes obj_lock, so the order cannot invert.
+ */
+static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
+					   struct state_t *state,
+					   fsal_openflags_t openflags,
+					   enum fsal_create_mode createmode,
+					   fsal_verifier_t verifier,
+					   struct fsal_attrlist *attrs_out)
+{
+	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+	struct sparse_fd *sfd = state ? sparse_state_fd(state) : &hdl->gfd;
+	struct fsal_fd *fsal_fd = &sfd->fsal_fd;
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	bool truncate = (openflags & FSAL_O_TRUNC) != 0;
+	fsal_openflags_t old_flags;
+	bool fresh;
+
+	fsal_start_fd_work_no_reclaim(fsal_fd);
+	old_flags = fsal_fd->openflags;
+
+	if (state != NULL) {
+		PTHREAD_RWLOCK_wrlock(&obj_hdl->obj_lock);
+		status = check_share_conflict(&hdl->share, openflags, false);
+		if (FSAL_IS_ERROR(status))
+			goto done;
+	}
+
+	/* Same mode, nothing to create or truncate: keep the descriptor. */
+	if (FSAL_O_NFS_FLAGS(openflags) == FSAL_O_NFS_FLAGS(old_flags) &&
+	    !truncate && createmode == FSAL_NO_CREATE)
+		goto done;
+
+	fresh = old_flags == FSAL_O_CLOSED && sfd->fd < 0;
+	status = sparse_reopen_func(obj_hdl, openflags, fsal_fd);
+	if (FSAL_IS_ERROR(status))
+		goto done;
+	if (fresh)
+		insert_fd_lru(fsal_fd);
+	else
+		bump_fd_lru(fsal_fd);
+
+	if (createmode >= FSAL_EXCLUSIVE && createmode != FSAL_EXCLUSIVE_9P)
+		status = sparse_check_verifier_fd(sfd->fd, verifier);
+	if (!FSAL_IS_ERROR(status) && attrs_out != NULL &&
+	    (truncate || createmode >= FSAL_EXCLUSIVE))
+		sparse_fill_attrs_from_fd(sfd->fd, attrs_out, &status);
+
+	if (FSAL_IS_ERROR(status)) {
+		if (fresh)
+			remove_fd_lru(fsal_fd);
+		(void)sparse_close_func(obj_hdl, fsal_fd);
+	}
+done:
+	if (state != NULL) {
+		if (!FSAL_IS_ERROR(status))
+			update_share_counters(&hdl->share, old_flags,
+					      openflags);
+		PTHREAD_RWLOCK_unlock(&obj_hdl->obj_lock);
+	}
+	fsal_complete_fd_work(fsal_fd);
+	return status;
+}
+
+/* Refuse to open anything but a regular file by name. */
+static fsal_status_t sparse_check_openable(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (S_ISDIR(st->st_mode))
+		return fsalstat(ERR_FSAL_ISDIR, 0);
+	return fsalstat(ERR_FSAL_SYMLINK, 0);
+}
+
+/*
+ * Open an existing dirfd/name.  It is first pinned with O_PATH (no
+ * symlink following, no device or FIFO side effects), checked to be a
+ * regular file, then reopened through /proc in the wanted mode.  With
+ * O_TRUNC the reopen runs with the caller's credentials so the kernel
+ * checks write permission before truncating; otherwise Ganesha checks
+ * permission after we return (*perm_by_caller = true).
+ */
+static int sparse_open_existing(int dirfd, const char *name, int flags,
+				bool *perm_by_caller, fsal_status_t *status)
+{
+	char proc_path[64];
+	struct stat st;
+	int pfd, fd = -1;
+
+	pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		*status = posix2fsal_status(errno);
+		return -1;
+	}
+	if (fstat(pfd, &st) != 0) {
+		*status = posix2fsal_status(errno);
+		goto out;
+	}
+	*status = sparse_check_openable(&st);
+	if (FSAL_IS_ERROR(*status))
+		goto out;
+
+	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", pfd);
+	flags &= ~(O_CREAT | O_EXCL);
+	*perm_by_caller = (flags & O_TRUNC) == 0;
+	if (!*perm_by_caller)
+		fsal_set_credentials(&op_ctx->creds);
+	fd = open(proc_path, flags | O_CLOEXEC);
+	if (fd < 0)
+		*status = posix2fsal_status(errno);
+	if (!*perm_by_caller)
+		fsal_restore_ganesha_credentials();
+out:
+	close(pfd);
+	return fd;
+}
+
+/* Create dirfd/name exclusively, as the caller. */
+static int sparse_create_file(int dirfd, const char *name, int flags,
+			      mode_t mode)
+{
+	int fd, err;
+
+	fsal_set_credentials(&op_ctx->creds);
+	fd = openat(dirfd, name,
+		    flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	err = errno;
+	fsal_restore_ganesha_credentials();
+	errno = err;
+	return fd;
+}
+
+/*
+ * Give a freshly opened fd to the new handle: into the state, or as the
+ * global descriptor.  Nobody else can see the new handle yet, so no work
+ * accounting is needed.
+ */
+static struct sparse_fd *sparse_adopt_fd(struct sparse_handle *hdl,
+					 struct state_t *state, int fd,
+					 fsal_openflags_t openflags)
+{
+	struct sparse_fd *sfd = state ? sparse_state_fd(state) : &hdl->gfd;
+
+	if (state == NULL)
+		insert_fd_lru(&sfd->fsal_fd);
+	sfd->fd = fd;
+	sfd->fsal_fd.openflags = FSAL_O_NFS_FLAGS(openflags);
+	return sfd;
+}
+
+/* Set what the create could not: owner, times (verifier), size... */
+static fsal_status_t sparse_apply_create_attrs(struct sparse_handle *hdl,
+					       struct state_t *state,
+					       struct fsal_attrlist *attrib_set,
+					       struct fsal_attrlist *attrs_out)
+{
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+
+	if (attrib_set->valid_mask != 0)
+		status = sparse_setattr2(&hdl->obj_handle, false, state,
+					 attrib_set);
+	if (!FSAL_IS_ERROR(status) && attrs_out != NULL)
+		status = sparse_getattrs(&hdl->obj_handle, attrs_out);
+	return status;
+}
+
+static fsal_status_t sparse_open2(struct fsal_obj_handle *obj_hdl,
+				  struct state_t *state,
+				  fsal_openflags_t openflags,
+				  enum fsal_create_mode createmode,
+				  const char *name,
+				  struct fsal_attrlist *attrib_set,
+				  fsal_verifier_t verifier,
+				  struct fsal_obj_handle **new_obj,
+				  struct fsal_attrlist *attrs_out,
+				  bool *caller_perm_check,
+				  struct fsal_attrlist *parent_pre_attrs_out,
+				  struct fsal_attrlist *parent_post_attrs_out)
+{
+	struct sparse_export *exp = sparse_op_export();
+	int flags = sparse_posix_flags(openflags);
+	struct sparse_handle *hdl = NULL;
+	struct sparse_fd *sfd = NULL;
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	bool created = false, perm_by_caller = true;
+	struct sparse_fh fh;
+	struct stat st;
+	int dirfd, fd = -1;
+	mode_t mode = 0;
+
+	if (createmode >= FSAL_EXCLUSIVE)
+		set_common_verifier(attrib_set, verifier, false);
+
+	if (name == NULL) {
+		status = sparse_open_by_handle(obj_hdl, state, openflags,
+					       createmode, verifier, attrs_out);
+		*caller_perm_check = !FSAL_IS_ERROR(status);
+		return status;
+	}
+
+	if (createmode != FSAL_NO_CREATE) {
+		mode = fsal2unix_mode(attrib_set->mode) &
+		       ~exp->export.exp_ops.fs_umask(&exp->export);
+		FSAL_UNSET_MASK(attrib_set->valid_mask, ATTR_MODE);
+	}
+
+	dirfd = sparse_open_fh(exp, &sparse_hdl(obj_hdl)->fh, O_PATH);
+	if (dirfd < 0)
+		return posix2fsal_status(-dirfd);
+
+	sparse_md_delay();
+	if (createmode != FSAL_NO_CREATE) {
+		fd = sparse_create_file(dirfd, name, flags, mode);
+		created = fd >= 0;
+		if (fd < 0 &&
+		    (errno != EEXIST || createmode != FSAL_UNCHECKED)) {
+			status = posix2fsal_status(errno);
+			goto out;
+		}
+	}
+	if (fd < 0) {
+		fd = sparse_open_existing(dirfd, name, flags, &perm_by_caller,
+					  &status);
+		if (fd < 0)
+			goto out;
+	}
+	*caller_perm_check = !created && perm_by_caller;
+
+	if (fstat(fd, &st) != 0) {
+		status = posix2fsal_status(errno);
+		goto out;
+	}
+	status = sparse_check_openable(&st);
+	if (FSAL_IS_ERROR(status))
+		goto out;
+	if (sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh) != 0) {
+		status = posix2fsal_status(errno);
+		goto out;
+	}
+
+	hdl = sparse_alloc_handle(exp, &fh, &st);
+	sfd = sparse_adopt_fd(hdl, state, fd, openflags);
+	fd = -1;
+
+	if (created)
+		status = sparse_apply_create_attrs(hdl, state, attrib_set,
+						   attrs_out);
+	else if (attrs_out != NULL)
+		sparse_stat_to_attrs(exp, &st, attrs_out);
+	if (FSAL_IS_ERROR(status))
+		goto out;
+
+	if (state != NULL)
+		update_share_counters_locked(&hdl->obj_handle, &hdl->share,
+					     FSAL_O_CLOSED, openflags);
+	*new_obj = &hdl->obj_handle;
+	close(dirfd);
+	return status;
+
+out:
+	if (fd >= 0)
+		close(fd);
+	if (sfd != NULL && state != NULL)
+		(void)sparse_close_func(&hdl->obj_handle, &sfd->fsal_fd);
+	if (hdl != NULL)
+		hdl->obj_handle.obj_ops->release(&hdl->obj_handle);
+	if (created)
+		unlinkat(dirfd, name, 0);
+	close(dirfd);
+	return status;
+}
+
+static fsal_openflags_t sparse_status2(struct fsal_obj_handle *obj_hdl,
+				       struct state_t *state)
+{
+	return sparse_state_fd(state)->fsal_fd.openflags;
+}
+
+static fsal_status_t sparse_reopen2(struct fsal_obj_handle *obj_hdl,
+				    struct state_t *state,
+				    fsal_openflags_t openflags)
+{
+	return sparse_open_by_handle(obj_hdl, state, openflags,
+				     FSAL_NO_CREATE, NULL, NULL);
+}
+
+static fsal_status_t sparse_close2(struct fsal_obj_handle *obj_hdl,
+				   struct state_t *state)
+{
+	struct sparse_fd *sfd = sparse_state_fd(state);
+
+	if (state->state_type == STATE_TYPE_SHARE ||
+	    state->state_type == STATE_TYPE_NLM_SHARE ||
+	    state->state_type == STATE_TYPE_9P_FID)
+		update_share_counters_locked(obj_hdl,
+					     &sparse_hdl(obj_hdl)->share,
+					     sfd->fsal_fd.openflags,
+					     FSAL_O_CLOSED);
+	return close_fsal_fd(obj_hdl, &sfd->fsal_fd, false);
+}
+
+static fsal_status_t sparse_merge(struct fsal_obj_handle *orig_hdl,
+				  struct fsal_obj_handle *dupe_hdl)
+{
+	if (orig_hdl->type != REGULAR_FILE || dupe_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+
+	/* May wait for I/O; can fail with ERR_FSAL_SHARE_DENIED. */
+	return merge_share(orig_hdl, &sparse_hdl(orig_hdl)->share,
+			   &sparse_hdl(dupe_hdl)->share);
+}
+
+/* ---- read / write / commit --------------------------------------------- */
+
+/* True when offset is at or past the end of the file behind fd. */
+static bool sparse_at_eof(int fd, uint64_t offset)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && offset >= (uint64_t)st.st_size;
+}
+
+static void sparse_read2(struct fsal_obj_handle *obj_hdl, bool bypass,
+			 fsal_async_cb done_cb, struct fsal_io_arg *read_arg,
+			 void *caller_arg)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	ssize_t n;
+
+	if (read_arg->info != NULL) {
+		/* READ_PLUS goes through the sparse map, not through here. */
+		done_cb(obj_hdl, fsalstat(ERR_FSAL_NOTSUPP, 0), read_arg,
+			caller_arg);
+		return;
+	}
+
+	status = sparse_begin_io(obj_hdl, read_arg->state, FSAL_O_READ,
+				 bypass, false, &tmp, &sfd);
+	if (FSAL_IS_ERROR(status)) {
+		done_cb(obj_hdl, status, read_arg, caller_arg);
+		return;
+	}
+
+	n = preadv(sfd->fd, read_arg->iov, read_arg->iov_count,
+		   read_arg->offset);
+	if (n < 0) {
+		status = posix2fsal_status(errno);
+	} else {
+		read_arg->io_amount = n;
+		read_arg->end_of_file =
+			n == 0 || ((size_t)n < read_arg->io_request &&
+				   sparse_at_eof(sfd->fd, read_arg->offset + n));
+	}
+
+	sparse_end_io(obj_hdl, read_arg->state, FSAL_O_READ, sfd);
+	done_cb(obj_hdl, status, read_arg, caller_arg);
+}
+
+static void sparse_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
+			  fsal_async_cb done_cb, struct fsal_io_arg *write_arg,
+			  void *caller_arg)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	ssize_t n;
+
+	status = sparse_begin_io(obj_hdl, write_arg->state, FSAL_O_WRITE,
+				 bypass, false, &tmp, &sfd);
+	if (FSAL_IS_ERROR(status)) {
+		done_cb(obj_hdl, status, write_arg, caller_arg);
+		return;
+	}
+
+	/* As the caller: the kernel then clears setuid bits and charges
+	 * quota like for a local writer.
+	 */
+	fsal_set_credentials(&op_ctx->creds);
+	n = pwritev(sfd->fd, write_arg->iov, write_arg->iov_count,
+		    write_arg->offset);
+	if (n < 0)
+		status = posix2fsal_status(errno);
+	fsal_restore_ganesha_credentials();
+
+	if (n >= 0) {
+		write_arg->io_amount = n;
+		/* FILE_SYNC/DATA_SYNC: data and metadata on disk now. */
+		if (write_arg->fsal_stable && fsync(sfd->fd) != 0) {
+			status = posix2fsal_status(errno);
+			write_arg->fsal_stable = false;
+		}
+	}
+
+	sparse_end_io(obj_hdl, write_arg->state, FSAL_O_WRITE, sfd);
+	done_cb(obj_hdl, status, write_arg, caller_arg);
+}
+
+static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
+				    off_t offset, size_t len)
+{
+	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+	SPARSE_TMP_FD(tmp);
+	struct fsal_fd *out_fd;
+	fsal_status_t status;
+
+	/* Any descriptor will do and no share reservation is involved. */
+	status = fsal_start_global_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
+				      &tmp.fsal_fd, FSAL_O_ANY, false, NULL);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	if (fsync(sparse_fd_of(out_fd)->fd) != 0)
+		status = posix2fsal_status(errno);
+
+	(void)fsal_complete_io(obj_hdl, out_fd);
+	return status;
+}
+
+/* ---- SEEK / ALLOCATE / DEALLOCATE -------------------------------------- */
+
+/*
+ * RFC 7862 15.11: offset at or beyond EOF is NFS4ERR_NXIO.  Looking for
+ * data where only holes remain is not an error: eof is set and the
+ * returned offset is the file size.  A hole is always found (EOF is one);
+ * eof tells whether it is the one at end of file.
+ */
+static fsal_status_t sparse_seek_fd(int fd, struct io_info *info)
+{
+	uint64_t offset = info->io_content.hole.di_offset;
+	struct stat st;
+	off_t found;
+	int whence;
+
+	if (info->io_content.what == NFS4_CONTENT_DATA)
+		whence = SEEK_DATA;
+	else if (info->io_content.what == NFS4_CONTENT_HOLE)
+		whence = SEEK_HOLE;
+	else
+		return fsalstat(ERR_FSAL_UNION_NOTSUPP, 0);
+
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (offset >= (uint64_t)st.st_size)
+		return fsalstat(ERR_FSAL_NXIO, ENXIO);
+
+	found = lseek(fd, (off_t)offset, whence);
+	if (found < 0 && errno == ENXIO) {
+		/* No data after offset (or the file shrank meanwhile). */
+		info->io_eof = TRUE;
+		info->io_content.hole.di_offset = st.st_size;
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	}
+	if (found < 0)
+		return posix2fsal_status(errno);
+
+	info->io_content.hole.di_offset = found;
+	info->io_eof = (uint64_t)found >= (uint64_t)st.st_size;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t sparse_seek2(struct fsal_obj_handle *obj_hdl,
+				  struct state_t *state, struct io_info *info)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+
+	status = sparse_begin_io(obj_hdl, state, FSAL_O_ANY, true, false, &tmp,
+				 &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	status = sparse_seek_fd(sfd->fd, info);
+	sparse_end_io(obj_hdl, state, FSAL_O_ANY, sfd);
+	return status;
+}
+
+static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
+				      struct state_t *state, uint64_t offset,
+				      uint64_t length, bool allocate)
+{
+	/* ALLOCATE follows fallocate(2) mode 0 (may grow the file);
+	 * DEALLOCATE punches a hole and never changes the size.
+	 */
+	int mode = allocate ? 0 : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	int rc = 0;
+
+	if ((int64_t)offset < 0 || (int64_t)length <= 0 ||
+	    offset + length < offset || (int64_t)(offset + length) < 0)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+
+	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, false, false,
+				 &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	fsal_set_credentials(&op_ctx->creds);
+	if (fallocate(sfd->fd, mode, (off_t)offset, (off_t)length) != 0)
+		rc = errno;
+	fsal_restore_ganesha_credentials();
+	if (rc != 0)
+		LogDebug(COMPONENT_FSAL, "fallocate(%d, %" PRIu64 ", %" PRIu64
+			 "): %s", mode, offset, length, strerror(rc));
+
+	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
+	return posix2fsal_status(rc);
+}
+
+/* ---- byte-range locks (OFD: one lock owner per open file description) -- */
+
+static fsal_status_t sparse_lock_args(fsal_lock_op_t lock_op,
+				      const fsal_lock_param_t *req,
+				      struct flock *fl, int *cmd,
+				      fsal_openflags_t *openflags)
+{
+	memset(fl, 0, sizeof(*fl));
+	if (req->lock_type == FSAL_LOCK_R)
+		fl->l_type = F_RDLCK;
+	else if (req->lock_type == FSAL_LOCK_W)
+		fl->l_type = F_WRLCK;
+	else
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+
+	switch (lock_op) {
+	case FSAL_OP_LOCKT:
+		*cmd = F_OFD_GETLK;
+		*openflags = FSAL_O_ANY;
+		break;
+	case FSAL_OP_LOCK:
+		*cmd = F_OFD_SETLK;
+		*openflags = req->lock_type == FSAL_LOCK_R ? FSAL_O_READ :
+							     FSAL_O_WRITE;
+		break;
+	case FSAL_OP_UNLOCK:
+		*cmd = F_OFD_SETLK;
+		*openflags = FSAL_O_ANY;
+		fl->l_type = F_UNLCK;
+		break;
+	default:
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	}
+
+	fl->l_whence = SEEK_SET;
+	fl->l_start = (off_t)req->lock_start;
+	fl->l_len = (off_t)req->lock_length; /* 0 = to EOF and beyond */
+	if (fl->l_start < 0 || fl->l_len < 0)
+		return fsalstat(ERR_FSAL_BAD_RANGE, ERANGE);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static void sparse_report_conflict(const struct flock *fl,
+				   fsal_lock_param_t *conflict)
+{
+	if (conflict == NULL)
+		return;
+	if (fl->l_type == F_UNLCK) {
+		conflict->lock_type = FSAL_NO_LOCK;
+		conflict->lock_start = 0;
+		conflict->lock_length = 0;
+		return;
+	}
+	conflict->lock_type = fl->l_type == F_RDLCK ? FSAL_LOCK_R : FSAL_LOCK_W;
+	conflict->lock_start = fl->l_start;
+	conflict->lock_length = fl->l_len;
+}
+
+static fsal_status_t sparse_lock_op2(struct fsal_obj_handle *obj_hdl,
+				     struct state_t *state, void *owner,
+				     fsal_lock_op_t lock_op,
+				     fsal_lock_param_t *request_lock,
+				     fsal_lock_param_t *conflicting_lock)
+{
+	fsal_openflags_t openflags;
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	struct flock fl;
+	int cmd;
+
+	status = sparse_lock_args(lock_op, request_lock, &fl, &cmd,
+				  &openflags);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	if (lock_op != FSAL_OP_LOCKT && state == NULL) {
+		LogCrit(COMPONENT_FSAL, "lock/unlock without a state");
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	}
+
+	/* Locks need the state's own descriptor (for_locks), since OFD
+	 * locks belong to the open file description.  A test may use any.
+	 */
+	status = sparse_begin_io(obj_hdl, state, openflags,
+				 lock_op == FSAL_OP_LOCKT, true, &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	if (fcntl(sfd->fd, cmd, &fl) == 0) {
+		if (lock_op != FSAL_OP_LOCKT)
+			fl.l_type = F_UNLCK; /* granted: nobody in the way */
+		sparse_report_conflict(&fl, conflicting_lock);
+		/* SAL takes "conflict" from the status, not from the lock. */
+		if (fl.l_type != F_UNLCK)
+			status = fsalstat(ERR_FSAL_DELAY, EAGAIN);
+	} else {
+		int err = errno;
+
+		status = posix2fsal_status(err);
+		LogDebug(COMPONENT_FSAL, "fcntl(lock): %s", strerror(err));
+		/* Find out who is in the way for LOCK4denied. */
+		if ((err == EAGAIN || err == EACCES) &&
+		    conflicting_lock != NULL) {
+			struct flock probe = fl;
+
+			if (fcntl(sfd->fd, F_OFD_GETLK, &probe) == 0)
+				sparse_report_conflict(&probe,
+						       conflicting_lock);
+		}
+	}
+
+	sparse_end_io(obj_hdl, state, openflags, sfd);
+	return status;
+}
+
+/* ---- setattr ----------------------------------------------------------- */
+
+static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
+				     bool bypass, struct state_t *state,
+				     uint64_t size)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+
+	if (obj_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	if ((off_t)size < 0)
+		return fsalstat(ERR_FSAL_FBIG, EFBIG);
+
+	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, bypass, false,
+				 &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	/* Growing leaves a hole; shrinking frees the tail. */
+	if (ftruncate(sfd->fd, (off_t)size) != 0)
+		status = posix2fsal_status(errno);
+
+	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
+	return status;
+}
+
+static void sparse_set_time(struct timespec *ts, attrmask_t mask,
+			    attrmask_t server_bit, attrmask_t client_bit,
+			    const struct timespec *client_time)
+{
+	ts->tv_sec = 0;
+	if (mask & server_bit)
+		ts->tv_nsec = UTIME_NOW;
+	else if (mask & client_bit)
+		*ts = *client_time;
+	else
+		ts->tv_nsec = UTIME_OMIT;
+}
+
+/* mode, owner/group and times through an O_PATH descriptor. */
+static int sparse_set_meta(int fd, object_file_type_t type,
+			   const struct fsal_attrlist *set)
+{
+	attrmask_t mask = set->valid_mask;
+	char proc_path[64];
+
+	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+
+	/* chmod on a symlink would follow it; Linux has no symlink modes. */
+	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&
+	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
+		return errno;
+
+	if (mask & (ATTR_OWNER | ATTR_GROUP)) {
+		uid_t uid = (mask & ATTR_OWNER) ? (uid_t)set->owner : (uid_t)-1;
+		gid_t gid = (mask & ATTR_GROUP) ? (gid_t)set->group : (gid_t)-1;
+
+		if (fchownat(fd, "", uid, gid,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+			return errno;
+	}
+
+	if ((mask & ATTRS_SET_TIME) && type != SYMBOLIC_LINK) {
+		struct timespec ts[2];
+
+		sparse_set_time(&ts[0], mask, ATTR_ATIME_SERVER, ATTR_ATIME,
+				&set->atime);
+		sparse_set_time(&ts[1], mask, ATTR_MTIME_SERVER, ATTR_MTIME,
+				&set->mtime);
+		if (utimensat(AT_FDCWD, proc_path, ts, 0) != 0)
+			return errno;
+	}
+	return 0;
+}
+
+fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
+			      struct state_t *state,
+			      struct fsal_attrlist *attrib_set)
+{
+	attrmask_t meta = ATTR_MODE | ATTR_OWNER | ATTR_GROUP | ATTRS_SET_TIME;
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	int fd, rc;
+
+	if (FSAL_TEST_MASK(attrib_set->valid_mask, ATTR_MODE))
+		attrib_set->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(
+			op_ctx->fsal_export);
+
+	sparse_md_delay();
+	if (FSAL_TEST_MASK(attrib_set->valid_mask, ATTR_SIZE)) {
+		status = sparse_truncate(obj_hdl, bypass, state,
+					 attrib_set->filesize);
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
+
+	if ((attrib_set->valid_mask & meta) == 0)
+		return status;
+
+	fd = sparse_open_fh(sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
+			    O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return posix2fsal_status(-fd);
+	rc = sparse_set_meta(fd, obj_hdl->type, attrib_set);
+	close(fd);
+	if (rc != 0)
+		LogDebug(COMPONENT_FSAL, "setattr: %s", strerror(rc));
+	return posix2fsal_status(rc);
+}
+
+/* ---- ops vector -------------------------------------------------------- */
+
+void sparse_file_ops_init(struct fsal_obj_ops *ops)
+{
+	ops->merge = sparse_merge;
+	ops->open2 = sparse_open2;
+	ops->status2 = sparse_status2;
+	ops->reopen2 = sparse_reopen2;
+	ops->read2 = sparse_read2;
+	ops->write2 = sparse_write2;
+	ops->commit2 = sparse_commit2;
+	ops->seek2 = sparse_seek2;
+	ops->fallocate = sparse_fallocate;
+	ops->lock_op2 = sparse_lock_op2;
+	ops->setattr2 = sparse_setattr2;
+	ops->close = sparse_close;
+	ops->close2 = sparse_close2;
+	ops->close_func = sparse_close_func;
+	ops->reopen_func = sparse_reopen_func;
+}

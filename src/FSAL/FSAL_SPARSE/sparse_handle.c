@@ -1,0 +1,912 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE object handles and namespace operations.
+ *
+ * Every call opens what it needs from the persistent handle (O_PATH for the
+ * parent directory of a namespace change), runs *at() system calls against
+ * that descriptor and closes it.  Nothing here holds a lock around a system
+ * call, so operations in the same directory run in parallel.
+ */
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "fsal.h"
+#include "fsal_convert.h"
+#include "FSAL/fsal_commonlib.h"
+#include "FSAL/access_check.h"
+#include "sparse_int.h"
+
+/* Room for any kernel file handle. */
+union sparse_kfh {
+	struct file_handle fh;
+	char space[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
+/* ---- handle encoding --------------------------------------------------- */
+
+static void sparse_fh_encode(const struct file_handle *kfh,
+			     struct sparse_fh *fh)
+{
+	uint32_t type = (uint32_t)kfh->handle_type;
+
+	fh->bytes[0] = SPARSE_FH_VERSION;
+	fh->bytes[1] = (uint8_t)kfh->handle_bytes;
+	fh->bytes[2] = type & 0xff;
+	fh->bytes[3] = (type >> 8) & 0xff;
+	fh->bytes[4] = (type >> 16) & 0xff;
+	fh->bytes[5] = (type >> 24) & 0xff;
+	memcpy(fh->bytes + SPARSE_FH_HDR_LEN, kfh->f_handle,
+	       kfh->handle_bytes);
+	fh->len = SPARSE_FH_HDR_LEN + kfh->handle_bytes;
+}
+
+/* Check the framing of a handle received from outside. */
+static bool sparse_fh_well_formed(const void *addr, size_t len)
+{
+	const uint8_t *b = addr;
+
+	return len >= SPARSE_FH_HDR_LEN && len <= SPARSE_FH_MAX_LEN &&
+	       b[0] == SPARSE_FH_VERSION &&
+	       (size_t)b[1] + SPARSE_FH_HDR_LEN == len;
+}
+
+static void sparse_fh_decode(const struct sparse_fh *fh, union sparse_kfh *k)
+{
+	const uint8_t *b = fh->bytes;
+
+	k->fh.handle_bytes = b[1];
+	k->fh.handle_type = (int)((uint32_t)b[2] | (uint32_t)b[3] << 8 |
+				  (uint32_t)b[4] << 16 | (uint32_t)b[5] << 24);
+	memcpy(k->fh.f_handle, b + SPARSE_FH_HDR_LEN, b[1]);
+}
+
+/* Handle of dirfd/name (name "" with AT_EMPTY_PATH: dirfd itself).
+ * Returns 0 or an errno.
+ */
+int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
+			struct sparse_fh *fh)
+{
+	union sparse_kfh k;
+	int mnt_id;
+
+	k.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, at_flags) != 0)
+		return errno;
+	if (k.fh.handle_bytes > SPARSE_FH_MAX_KERNEL) {
+		LogCrit(COMPONENT_FSAL,
+			"kernel handle of %u bytes does not fit FSAL_SPARSE's %d",
+			k.fh.handle_bytes, SPARSE_FH_MAX_KERNEL);
+		return EOVERFLOW;
+	}
+	sparse_fh_encode(&k.fh, fh);
+	return 0;
+}
+
+/* Open an object from its handle.  Returns an fd or -errno; a handle whose
+ * object is gone gives -ESTALE.
+ */
+int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
+		   int flags)
+{
+	union sparse_kfh k;
+	int fd;
+
+	sparse_fh_decode(fh, &k);
+	fd = open_by_handle_at(exp->root_fd, &k.fh, flags | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT)
+		return -ESTALE;
+	return -errno;
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+static uint64_t sparse_ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+}
+
+/*
+ * Fill attrs from a stat.  The change attribute is ctime in nanoseconds
+ * (or mtime when a client pushed mtime ahead of ctime): the kernel bumps
+ * ctime, with fine-grained timestamps, on every data and metadata change.
+ */
+void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
+			  struct fsal_attrlist *attrs)
+{
+	uint64_t ctime_ns = sparse_ts_ns(&st->st_ctim);
+	uint64_t mtime_ns = sparse_ts_ns(&st->st_mtim);
+
+	attrs->valid_mask |= ATTRS_POSIX;
+	attrs->supported = ATTRS_POSIX;
+	attrs->type = posix2fsal_type(st->st_mode);
+	attrs->filesize = st->st_size;
+	attrs->fsid = exp->fsid;
+	attrs->fileid = st->st_ino;
+	attrs->mode = unix2fsal_mode(st->st_mode);
+	attrs->numlinks = st->st_nlink;
+	attrs->owner = st->st_uid;
+	attrs->group = st->st_gid;
+	attrs->atime = st->st_atim;
+	attrs->mtime = st->st_mtim;
+	attrs->ctime = st->st_ctim;
+	attrs->change = ctime_ns > mtime_ns ? ctime_ns : mtime_ns;
+	attrs->spaceused = (uint64_t)st->st_blocks * 512;
+	attrs->rawdev.major = major(st->st_rdev);
+	attrs->rawdev.minor = minor(st->st_rdev);
+}
+
+/* Report an attribute fetch error the way the caller asked for. */
+static void sparse_attrs_error(struct fsal_attrlist *attrs)
+{
+	if (attrs != NULL && (attrs->request_mask & ATTR_RDATTR_ERR))
+		attrs->valid_mask = ATTR_RDATTR_ERR;
+}
+
+fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st)
+{
+	int fd, rc = 0;
+
+	fd = sparse_open_fh(sparse_op_export(), &hdl->fh, O_PATH);
+	if (fd < 0)
+		return posix2fsal_status(-fd);
+
+	sparse_md_delay();
+	if (fstat(fd, st) != 0)
+		rc = errno;
+	close(fd);
+	return posix2fsal_status(rc);
+}
+
+fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
+			      struct fsal_attrlist *attrs)
+{
+	struct stat st;
+	fsal_status_t status;
+
+	status = sparse_fstat_obj(sparse_hdl(obj_hdl), &st);
+	if (FSAL_IS_ERROR(status)) {
+		LogDebug(COMPONENT_FSAL, "getattrs failed: %s",
+			 fsal_err_txt(status));
+		sparse_attrs_error(attrs);
+		return status;
+	}
+	sparse_stat_to_attrs(sparse_op_export(), &st, attrs);
+	return status;
+}
+
+/* ---- handle life cycle ------------------------------------------------- */
+
+struct sparse_handle *sparse_alloc_handle(struct sparse_export *exp,
+					  const struct sparse_fh *fh,
+					  const struct stat *st)
+{
+	struct sparse_handle *hdl = gsh_calloc(1, sizeof(*hdl));
+	object_file_type_t type = posix2fsal_type(st->st_mode);
+
+	hdl->fh = *fh;
+	/* Not on the FSAL-wide handle list: that list has a global lock and
+	 * MDCACHE already owns every handle's life cycle.
+	 */
+	fsal_obj_handle_init(&hdl->obj_handle, &exp->export, type, false);
+	hdl->obj_handle.fsid = exp->fsid;
+	hdl->obj_handle.fileid = st->st_ino;
+	hdl->obj_handle.obj_ops = &SparseModule.handle_ops;
+	hdl->gfd.fd = -1;
+	if (type == REGULAR_FILE)
+		init_fsal_fd(&hdl->gfd.fsal_fd, FSAL_FD_GLOBAL, &exp->export);
+	return hdl;
+}
+
+static void sparse_release(struct fsal_obj_handle *obj_hdl)
+{
+	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+
+	if (obj_hdl->type == REGULAR_FILE) {
+		fsal_status_t st = sparse_close_global(hdl);
+
+		if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_NOT_OPENED)
+			LogCrit(COMPONENT_FSAL,
+				"closing global fd of %p failed: %s", hdl,
+				fsal_err_txt(st));
+		destroy_fsal_fd(&hdl->gfd.fsal_fd);
+	}
+	fsal_obj_handle_fini(obj_hdl, false);
+	gsh_free(hdl);
+}
+
+static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
+					   fsal_digesttype_t output_type,
+					   struct gsh_buffdesc *fh_desc)
+{
+	const struct sparse_handle *hdl =
+		container_of(obj, struct sparse_handle, obj_handle);
+
+	switch (output_type) {
+	case FSAL_DIGEST_NFSV3:
+	case FSAL_DIGEST_NFSV4:
+		if (fh_desc->len < hdl->fh.len) {
+			LogMajor(COMPONENT_FSAL,
+				 "handle buffer too small: need %u, have %zu",
+				 hdl->fh.len, fh_desc->len);
+			return fsalstat(ERR_FSAL_TOOSMALL, 0);
+		}
+		memcpy(fh_desc->addr, hdl->fh.bytes, hdl->fh.len);
+		fh_desc->len = hdl->fh.len;
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	default:
+		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+	}
+}
+
+static void sparse_handle_to_key(struct fsal_obj_handle *obj_hdl,
+				 struct gsh_buffdesc *fh_desc)
+{
+	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+
+	fh_desc->addr = hdl->fh.bytes;
+	fh_desc->len = hdl->fh.len;
+}
+
+/* ---- lookup ------------------------------------------------------------ */
+
+/*
+ * Build a handle for dirfd/name.  The object is opened O_PATH first so the
+ * handle and the attributes describe the same inode even if the name is
+ * being replaced concurrently.
+ */
+static fsal_status_t sparse_lookup_at(struct sparse_export *exp, int dirfd,
+				      const char *name,
+				      struct sparse_handle **out,
+				      struct fsal_attrlist *attrs_out)
+{
+	struct sparse_fh fh;
+	struct stat st;
+	int fd, rc = 0;
+
+	sparse_md_delay();
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return posix2fsal_status(errno);
+
+	if (fstat(fd, &st) != 0) {
+		rc = errno;
+		goto out;
+	}
+	if (st.st_dev != exp->root_dev) {
+		LogDebug(COMPONENT_FSAL,
+			 "%s is on another filesystem, not served", name);
+		rc = EXDEV;
+		goto out;
+	}
+	rc = sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh);
+	if (rc != 0)
+		goto out;
+
+	*out = sparse_alloc_handle(exp, &fh, &st);
+	if (attrs_out != NULL)
+		sparse_stat_to_attrs(exp, &st, attrs_out);
+out:
+	close(fd);
+	return posix2fsal_status(rc);
+}
+
+/* Open the O_PATH descriptor of a directory handle. */
+static fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl,
+				     int flags, int *fd)
+{
+	if (dir_hdl->type != DIRECTORY)
+		return fsalstat(ERR_FSAL_NOTDIR, 0);
+
+	*fd = sparse_open_fh(sparse_op_export(), &sparse_hdl(dir_hdl)->fh,
+			     flags);
+	if (*fd < 0)
+		return posix2fsal_status(-*fd);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
+				   const char *path,
+				   struct fsal_obj_handle **handle,
+				   struct fsal_attrlist *attrs_out)
+{
+	struct sparse_handle *hdl = NULL;
+	fsal_status_t status;
+	int dirfd;
+
+	*handle = NULL;
+	status = sparse_open_dir(parent, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	status = sparse_lookup_at(sparse_op_export(), dirfd, path, &hdl,
+				  attrs_out);
+	close(dirfd);
+	if (!FSAL_IS_ERROR(status))
+		*handle = &hdl->obj_handle;
+	return status;
+}
+
+/* ---- readdir ----------------------------------------------------------- */
+
+#define SPARSE_DIRBUF_SIZE 8192
+
+static bool sparse_is_dot_or_dotdot(const char *name)
+{
+	return name[0] == '.' &&
+	       (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* Hand one entry to the caller.  *stop is set when the caller wants no
+ * more.  Entries that vanished or live on another filesystem are skipped.
+ */
+static fsal_status_t sparse_emit_dirent(int dirfd, const struct dirent64 *de,
+					fsal_readdir_cb cb, void *dir_state,
+					attrmask_t attrmask, bool *stop)
+{
+	struct sparse_handle *hdl = NULL;
+	struct fsal_attrlist attrs;
+	enum fsal_dir_result rc;
+	fsal_status_t status;
+
+	fsal_prepare_attrs(&attrs, attrmask);
+	status = sparse_lookup_at(sparse_op_export(), dirfd, de->d_name, &hdl,
+				  &attrs);
+	if (FSAL_IS_ERROR(status)) {
+		fsal_release_attrs(&attrs);
+		if (status.major == ERR_FSAL_NOENT ||
+		    status.major == ERR_FSAL_XDEV) {
+			LogDebug(COMPONENT_FSAL, "readdir skips %s: %s",
+				 de->d_name, fsal_err_txt(status));
+			return fsalstat(ERR_FSAL_NO_ERROR, 0);
+		}
+		return status;
+	}
+
+	/* d_off is the position just after this entry: seeking there later
+	 * resumes with the next entry, which is what the cookie means.
+	 */
+	rc = cb(de->d_name, &hdl->obj_handle, &attrs, dir_state,
+		(fsal_cookie_t)de->d_off);
+	fsal_release_attrs(&attrs);
+	*stop = rc >= DIR_READAHEAD;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
+				    fsal_cookie_t *whence, void *dir_state,
+				    fsal_readdir_cb cb, attrmask_t attrmask,
+				    bool *eof)
+{
+	char *buf = NULL;
+	fsal_status_t status;
+	bool stop = false;
+	ssize_t nread;
+	int dirfd;
+
+	*eof = false;
+	status = sparse_open_dir(dir_hdl, O_RDONLY | O_DIRECTORY, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	if (whence != NULL && *whence != 0 &&
+	    lseek(dirfd, (off_t)*whence, SEEK_SET) < 0) {
+		status = posix2fsal_status(errno);
+		goto out;
+	}
+
+	buf = gsh_malloc(SPARSE_DIRBUF_SIZE);
+	while (!stop) {
+		size_t pos;
+
+		sparse_md_delay();
+		nread = getdents64(dirfd, buf, SPARSE_DIRBUF_SIZE);
+		if (nread < 0) {
+			status = posix2fsal_status(errno);
+			goto out;
+		}
+		if (nread == 0) {
+			*eof = true;
+			break;
+		}
+		for (pos = 0; pos < (size_t)nread && !stop;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + pos);
+
+			pos += de->d_reclen;
+			if (sparse_is_dot_or_dotdot(de->d_name))
+				continue;
+			status = sparse_emit_dirent(dirfd, de, cb, dir_state,
+						    attrmask, &stop);
+			if (FSAL_IS_ERROR(status))
+				goto out;
+		}
+	}
+	status = fsalstat(ERR_FSAL_NO_ERROR, 0);
+out:
+	gsh_free(buf);
+	close(dirfd);
+	return status;
+}
+
+/* ---- creation helpers -------------------------------------------------- */
+
+/* Run namespace-changing syscalls as the caller so the kernel applies its
+ * permission checks and new objects get the caller's ownership.
+ */
+static void sparse_become_caller(void)
+{
+	fsal_set_credentials(&op_ctx->creds);
+}
+
+static void sparse_become_server(void)
+{
+	fsal_restore_ganesha_credentials();
+}
+
+static mode_t sparse_create_mode(struct fsal_attrlist *attrib)
+{
+	return fsal2unix_mode(attrib->mode) &
+	       ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+}
+
+/*
+ * Common tail of mkdir/mknod/symlink: get the new object's handle, apply
+ * the attributes the create call could not (the mode was already used),
+ * and fetch the attributes asked for.  On failure the new name is removed.
+ */
+static fsal_status_t sparse_finish_create(int dirfd, const char *name,
+					  bool is_dir,
+					  struct fsal_attrlist *attrib,
+					  struct fsal_obj_handle **handle,
+					  struct fsal_attrlist *attrs_out)
+{
+	struct sparse_handle *hdl = NULL;
+	fsal_status_t status;
+
+	status = sparse_lookup_at(sparse_op_export(), dirfd, name, &hdl,
+				  attrs_out);
+	if (FSAL_IS_ERROR(status))
+		goto undo;
+	*handle = &hdl->obj_handle;
+
+	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
+	if (attrib->valid_mask == 0)
+		return status;
+
+	status = sparse_setattr2(*handle, false, NULL, attrib);
+	if (!FSAL_IS_ERROR(status) && attrs_out != NULL)
+		status = sparse_getattrs(*handle, attrs_out);
+	if (!FSAL_IS_ERROR(status))
+		return status;
+
+	(*handle)->obj_ops->release(*handle);
+	*handle = NULL;
+undo:
+	unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
+	return status;
+}
+
+static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
+				  const char *name,
+				  struct fsal_attrlist *attrib,
+				  struct fsal_obj_handle **handle,
+				  struct fsal_attrlist *attrs_out,
+				  struct fsal_attrlist *parent_pre_attrs_out,
+				  struct fsal_attrlist *parent_post_attrs_out)
+{
+	fsal_status_t status;
+	int dirfd, rc;
+
+	*handle = NULL;
+	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = mkdirat(dirfd, name, sparse_create_mode(attrib));
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+
+	if (rc != 0)
+		status = posix2fsal_status(rc);
+	else
+		status = sparse_finish_create(dirfd, name, true, attrib,
+					      handle, attrs_out);
+	close(dirfd);
+	return status;
+}
+
+static fsal_status_t sparse_mknode(struct fsal_obj_handle *dir_hdl,
+				   const char *name,
+				   object_file_type_t nodetype,
+				   struct fsal_attrlist *attrib,
+				   struct fsal_obj_handle **handle,
+				   struct fsal_attrlist *attrs_out,
+				   struct fsal_attrlist *parent_pre_attrs_out,
+				   struct fsal_attrlist *parent_post_attrs_out)
+{
+	mode_t mode = sparse_create_mode(attrib);
+	fsal_status_t status;
+	dev_t dev = 0;
+	int dirfd, rc;
+
+	*handle = NULL;
+	switch (nodetype) {
+	case BLOCK_FILE:
+		mode |= S_IFBLK;
+		dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
+		break;
+	case CHARACTER_FILE:
+		mode |= S_IFCHR;
+		dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
+		break;
+	case FIFO_FILE:
+		mode |= S_IFIFO;
+		break;
+	case SOCKET_FILE:
+		mode |= S_IFSOCK;
+		break;
+	default:
+		LogDebug(COMPONENT_FSAL, "mknode of bad type %d", nodetype);
+		return fsalstat(ERR_FSAL_BADTYPE, 0);
+	}
+	/* rawdev is consumed by mknodat, not by a later setattr */
+	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_RAWDEV);
+
+	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = mknodat(dirfd, name, mode, dev);
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+
+	if (rc != 0)
+		status = posix2fsal_status(rc);
+	else
+		status = sparse_finish_create(dirfd, name, false, attrib,
+					      handle, attrs_out);
+	close(dirfd);
+	return status;
+}
+
+static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
+				    const char *name, const char *link_path,
+				    struct fsal_attrlist *attrib,
+				    struct fsal_obj_handle **handle,
+				    struct fsal_attrlist *attrs_out,
+				    struct fsal_attrlist *parent_pre_attrs_out,
+				    struct fsal_attrlist *parent_post_attrs_out)
+{
+	fsal_status_t status;
+	int dirfd, rc;
+
+	*handle = NULL;
+	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = symlinkat(link_path, dirfd, name);
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+
+	if (rc != 0) {
+		status = posix2fsal_status(rc);
+	} else {
+		/* Symlink permissions are meaningless on Linux. */
+		FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
+		status = sparse_finish_create(dirfd, name, false, attrib,
+					      handle, attrs_out);
+	}
+	close(dirfd);
+	return status;
+}
+
+static fsal_status_t sparse_readlink(struct fsal_obj_handle *obj_hdl,
+				     struct gsh_buffdesc *link_content,
+				     bool refresh)
+{
+	struct stat st;
+	size_t size;
+	ssize_t len;
+	char *buf;
+	int fd, rc = 0;
+
+	if (obj_hdl->type != SYMBOLIC_LINK)
+		return fsalstat(ERR_FSAL_INVAL, 0);
+
+	fd = sparse_open_fh(sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
+			    O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return posix2fsal_status(-fd);
+
+	sparse_md_delay();
+	if (fstat(fd, &st) != 0) {
+		rc = errno;
+		goto out;
+	}
+	/* st_size can be stale or 0 (procfs-like fs): grow until it fits. */
+	for (size = st.st_size + 1 > 64 ? st.st_size + 1 : 64;; size *= 2) {
+		buf = gsh_malloc(size);
+		len = readlinkat(fd, "", buf, size);
+		if (len < 0) {
+			rc = errno;
+			gsh_free(buf);
+			goto out;
+		}
+		if ((size_t)len < size) {
+			buf[len] = '\0';
+			link_content->addr = buf;
+			link_content->len = len + 1;
+			goto out;
+		}
+		gsh_free(buf);
+	}
+out:
+	close(fd);
+	return posix2fsal_status(rc);
+}
+
+/* ---- link / unlink / rename -------------------------------------------- */
+
+static void sparse_proc_fd_path(int fd, char *path, size_t size)
+{
+	(void)snprintf(path, size, "/proc/self/fd/%d", fd);
+}
+
+static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
+				 struct fsal_obj_handle *destdir_hdl,
+				 const char *name,
+				 struct fsal_attrlist *destdir_pre_attrs_out,
+				 struct fsal_attrlist *destdir_post_attrs_out)
+{
+	char proc_path[64];
+	fsal_status_t status;
+	int objfd, dirfd, rc;
+
+	if (obj_hdl->type == DIRECTORY)
+		return fsalstat(ERR_FSAL_ISDIR, 0);
+
+	objfd = sparse_open_fh(sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
+			       O_PATH | O_NOFOLLOW);
+	if (objfd < 0)
+		return posix2fsal_status(-objfd);
+
+	status = sparse_open_dir(destdir_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status)) {
+		close(objfd);
+		return status;
+	}
+
+	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which the caller's
+	 * credentials drop; following the /proc magic link does not.
+	 */
+	sparse_proc_fd_path(objfd, proc_path, sizeof(proc_path));
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = linkat(AT_FDCWD, proc_path, dirfd, name, AT_SYMLINK_FOLLOW);
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+
+	close(dirfd);
+	close(objfd);
+	return posix2fsal_status(rc);
+}
+
+static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
+				   struct fsal_obj_handle *obj_hdl,
+				   const char *name,
+				   struct fsal_attrlist *parent_pre_attrs_out,
+				   struct fsal_attrlist *parent_post_attrs_out)
+{
+	bool is_dir = obj_hdl->type == DIRECTORY;
+	fsal_status_t status;
+	int dirfd, rc;
+
+	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+	close(dirfd);
+
+	/* POSIX lets rmdir say EEXIST for a non-empty directory. */
+	if (is_dir && rc == EEXIST)
+		rc = ENOTEMPTY;
+	return posix2fsal_status(rc);
+}
+
+static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
+				   struct fsal_obj_handle *olddir_hdl,
+				   const char *old_name,
+				   struct fsal_obj_handle *newdir_hdl,
+				   const char *new_name,
+				   struct fsal_attrlist *olddir_pre_attrs_out,
+				   struct fsal_attrlist *olddir_post_attrs_out,
+				   struct fsal_attrlist *newdir_pre_attrs_out,
+				   struct fsal_attrlist *newdir_post_attrs_out)
+{
+	fsal_status_t status;
+	int oldfd, newfd, rc;
+
+	status = sparse_open_dir(olddir_hdl, O_PATH, &oldfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_open_dir(newdir_hdl, O_PATH, &newfd);
+	if (FSAL_IS_ERROR(status)) {
+		close(oldfd);
+		return status;
+	}
+
+	sparse_md_delay();
+	sparse_become_caller();
+	rc = renameat(oldfd, old_name, newfd, new_name);
+	if (rc != 0)
+		rc = errno;
+	sparse_become_server();
+
+	if (rc != 0)
+		LogDebug(COMPONENT_FSAL, "rename %s -> %s: %s", old_name,
+			 new_name, strerror(rc));
+	close(newfd);
+	close(oldfd);
+	return posix2fsal_status(rc);
+}
+
+/* ---- export-level entry points ----------------------------------------- */
+
+/*
+ * Path of `path` relative to the export root: "." for the root itself,
+ * NULL when path is not at or below the root.
+ */
+static const char *sparse_path_in_export(struct sparse_export *exp,
+					 const char *path)
+{
+	size_t len = strlen(exp->root_path);
+
+	while (len > 1 && exp->root_path[len - 1] == '/')
+		len--;
+	if (strncmp(path, exp->root_path, len) != 0)
+		return NULL;
+	if (len == 1) /* exporting "/" */
+		len = 0;
+	if (path[len] != '\0' && path[len] != '/')
+		return NULL;
+	while (path[len] == '/')
+		len++;
+	return path[len] == '\0' ? "." : path + len;
+}
+
+fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl,
+				 const char *path,
+				 struct fsal_obj_handle **handle,
+				 struct fsal_attrlist *attrs_out)
+{
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+	struct sparse_handle *hdl = NULL;
+	fsal_status_t status;
+	const char *rel;
+
+	*handle = NULL;
+	rel = path ? sparse_path_in_export(exp, path) : NULL;
+	if (rel == NULL) {
+		LogInfo(COMPONENT_FSAL, "lookup_path %s: not in export %s",
+			path ? path : "(null)", exp->root_path);
+		return fsalstat(ERR_FSAL_NOENT, ENOENT);
+	}
+
+	status = sparse_lookup_at(exp, exp->root_fd, rel, &hdl, attrs_out);
+	if (FSAL_IS_ERROR(status)) {
+		LogDebug(COMPONENT_FSAL, "lookup_path %s: %s", path,
+			 fsal_err_txt(status));
+		return status;
+	}
+	*handle = &hdl->obj_handle;
+	return status;
+}
+
+fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
+				  fsal_digesttype_t in_type,
+				  struct gsh_buffdesc *fh_desc, int flags)
+{
+	/* The handle bytes are already host independent; only check the
+	 * framing and trim to the encoded length.
+	 */
+	const uint8_t *b = fh_desc->addr;
+
+	if (fh_desc->len < SPARSE_FH_HDR_LEN || b[0] != SPARSE_FH_VERSION) {
+		LogDebug(COMPONENT_FSAL, "bad FSAL_SPARSE handle, len %zu",
+			 fh_desc->len);
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	}
+	if ((size_t)b[1] + SPARSE_FH_HDR_LEN > fh_desc->len)
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	fh_desc->len = (size_t)b[1] + SPARSE_FH_HDR_LEN;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
+				   struct gsh_buffdesc *hdl_desc,
+				   struct fsal_obj_handle **handle,
+				   struct fsal_attrlist *attrs_out)
+{
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+	struct sparse_fh fh;
+	struct stat st;
+	int fd, rc = 0;
+
+	*handle = NULL;
+	if (!sparse_fh_well_formed(hdl_desc->addr, hdl_desc->len))
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	fh.len = hdl_desc->len;
+	memcpy(fh.bytes, hdl_desc->addr, hdl_desc->len);
+
+	fd = sparse_open_fh(exp, &fh, O_PATH | O_NOFOLLOW);
+	if (fd < 0) {
+		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
+			 strerror(-fd));
+		return posix2fsal_status(-fd);
+	}
+	sparse_md_delay();
+	if (fstat(fd, &st) != 0)
+		rc = errno;
+	close(fd);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+	if (st.st_dev != exp->root_dev)
+		return fsalstat(ERR_FSAL_STALE, ESTALE);
+
+	*handle = &sparse_alloc_handle(exp, &fh, &st)->obj_handle;
+	if (attrs_out != NULL)
+		sparse_stat_to_attrs(exp, &st, attrs_out);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* ---- ops vector -------------------------------------------------------- */
+
+void sparse_handle_ops_init(struct fsal_obj_ops *ops)
+{
+	fsal_default_obj_ops_init(ops);
+
+	ops->release = sparse_release;
+	ops->lookup = sparse_lookup;
+	ops->readdir = sparse_readdir;
+	ops->mkdir = sparse_mkdir;
+	ops->mknode = sparse_mknode;
+	ops->symlink = sparse_symlink;
+	ops->readlink = sparse_readlink;
+	ops->getattrs = sparse_getattrs;
+	ops->link = sparse_link;
+	ops->rename = sparse_rename;
+	ops->unlink = sparse_unlink;
+	ops->handle_to_wire = sparse_handle_to_wire;
+	ops->handle_to_key = sparse_handle_to_key;
+
+	sparse_file_ops_init(ops);
+}

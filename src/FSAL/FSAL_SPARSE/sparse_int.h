@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE internal declarations.
+ *
+ * FSAL_SPARSE serves a local directory tree.  Objects are named by the
+ * kernel's persistent file handles (name_to_handle_at/open_by_handle_at),
+ * so a handle given to a client survives a server restart.  Every
+ * operation opens what it needs from the handle, does its *at() system
+ * call(s) and closes again; only regular files keep a long lived
+ * (global or per-state) descriptor managed by Ganesha's fsal_fd code.
+ *
+ * Locking overview (details next to each lock use):
+ *  - No FSAL-wide, per-export or per-directory lock is held around any
+ *    backend system call.  The kernel serialises namespace changes.
+ *  - obj_handle.obj_lock (Ganesha's) protects the share counters of a
+ *    regular file (struct sparse_handle.share), as Ganesha's share helpers
+ *    expect.
+ *  - fsal_fd.work_mutex and its io/fd work counters (Ganesha's) keep a
+ *    global or state descriptor from being closed or reopened while I/O
+ *    uses it: every use is bracketed by fsal_start_io()/fsal_complete_io().
+ *  - Export fields are written once at create time and then only read,
+ *    except the tunables, which are read and written with atomics.
+ */
+
+#ifndef SPARSE_INT_H
+#define SPARSE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "fsal.h"
+#include "fsal_api.h"
+#include "fsal_types.h"
+#include "FSAL/fsal_commonlib.h"
+
+#define SPARSE_FSAL_NAME "SPARSE"
+
+/* Wire handle layout (at most 59 bytes so it also fits NFSv3):
+ *   [0]     format version (SPARSE_FH_VERSION)
+ *   [1]     n = length of the kernel handle bytes
+ *   [2..5]  kernel handle type, little endian
+ *   [6..6+n) kernel handle bytes (opaque, from name_to_handle_at)
+ */
+#define SPARSE_FH_VERSION 1
+#define SPARSE_FH_HDR_LEN 6
+#define SPARSE_FH_MAX_LEN 59
+#define SPARSE_FH_MAX_KERNEL (SPARSE_FH_MAX_LEN - SPARSE_FH_HDR_LEN)
+
+struct sparse_fh {
+	uint8_t len;
+	uint8_t bytes[SPARSE_FH_MAX_LEN];
+};
+
+/* Defaults and limits of the export tunables (see docs/fsal_sparse.md). */
+#define SPARSE_MIN_HOLE_DEFAULT 4096
+#define SPARSE_MIN_HOLE_MIN 512
+#define SPARSE_MIN_HOLE_MAX (1ULL << 30)
+#define SPARSE_MD_LATENCY_MAX_MS 10000
+
+struct sparse_module {
+	struct fsal_module fsal;
+	struct fsal_obj_ops handle_ops;
+};
+
+extern struct sparse_module SparseModule;
+
+struct sparse_export {
+	struct fsal_export export;
+	/* Absolute path of the exported directory (owned). */
+	char *root_path;
+	/* Read-only fd on the export root: the mount fd for
+	 * open_by_handle_at() (which refuses O_PATH fds).  Set at create,
+	 * closed at release.
+	 */
+	int root_fd;
+	/* Device of the export root; objects on other devices are refused
+	 * since their handles could not be opened through root_fd.
+	 */
+	dev_t root_dev;
+	fsal_fsid_t fsid;
+	/* Tunables from the FSAL block (atomic access after create). */
+	uint64_t min_hole_size;
+	uint32_t md_latency_ms;
+};
+
+/* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
+ * stay first: Ganesha finds it at (state + 1).
+ */
+struct sparse_fd {
+	struct fsal_fd fsal_fd;
+	int fd;
+};
+
+struct sparse_state_fd {
+	/* state MUST be first, sfd right after it */
+	struct state_t state;
+	struct sparse_fd sfd;
+};
+
+struct sparse_handle {
+	struct fsal_obj_handle obj_handle;
+	struct sparse_fh fh;
+	/* Regular files only: share counters (under obj_handle.obj_lock)
+	 * and the global descriptor (under its fsal_fd work accounting).
+	 */
+	struct fsal_share share;
+	struct sparse_fd gfd;
+};
+
+static inline struct sparse_handle *sparse_hdl(struct fsal_obj_handle *obj)
+{
+	return container_of(obj, struct sparse_handle, obj_handle);
+}
+
+static inline struct sparse_export *sparse_exp(struct fsal_export *exp)
+{
+	return container_of(exp, struct sparse_export, export);
+}
+
+static inline struct sparse_export *sparse_op_export(void)
+{
+	return sparse_exp(op_ctx->fsal_export);
+}
+
+/* sparse_main.c */
+void sparse_md_delay(void);
+
+/* sparse_export.c */
+fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
+				   void *parse_node,
+				   struct config_error_type *err_type,
+				   const struct fsal_up_vector *up_ops);
+fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
+				   void *parse_node,
+				   struct config_error_type *err_type,
+				   struct fsal_export *original,
+				   struct fsal_module *updated_super);
+uint64_t sparse_export_min_hole(struct fsal_export *exp);
+
+/* sparse_handle.c */
+void sparse_handle_ops_init(struct fsal_obj_ops *ops);
+int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
+		   int flags);
+int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
+			struct sparse_fh *fh);
+fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl,
+				 const char *path,
+				 struct fsal_obj_handle **handle,
+				 struct fsal_attrlist *attrs_out);
+fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
+				   struct gsh_buffdesc *hdl_desc,
+				   struct fsal_obj_handle **handle,
+				   struct fsal_attrlist *attrs_out);
+fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
+				  fsal_digesttype_t in_type,
+				  struct gsh_buffdesc *fh_desc, int flags);
+struct sparse_handle *sparse_alloc_handle(struct sparse_export *exp,
+					  const struct sparse_fh *fh,
+					  const struct stat *st);
+void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
+			  struct fsal_attrlist *attrs);
+fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
+
+/* sparse_file.c */
+struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
+				   enum state_type state_type,
+				   struct state_t *related_state);
+void sparse_file_ops_init(struct fsal_obj_ops *ops);
+fsal_status_t sparse_close_global(struct sparse_handle *hdl);
+fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
+			      struct state_t *state,
+			      struct fsal_attrlist *attrib_set);
+fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
+			      struct fsal_attrlist *attrs);
+
+#endif /* SPARSE_INT_H */

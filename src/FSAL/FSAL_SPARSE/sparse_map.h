@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * Data/hole maps of a byte range of a file.
+ *
+ * This helper is deliberately free of any Ganesha header so that it can be
+ * unit tested on its own.  A map is built by walking the file with
+ * SEEK_DATA/SEEK_HOLE (or with any other "seek" callback, which is how the
+ * unit tests feed it synthetic layouts), clipping the result to the asked
+ * range and to end of file, and then folding every hole smaller than a
+ * minimum size into the data around it.
+ */
+
+#ifndef SPARSE_MAP_H
+#define SPARSE_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * One run of bytes that is either all data or all hole.  For a hole,
+ * span is the size of the whole hole in the file, which is larger than
+ * length when the range edges cut the hole; folding looks at span so that
+ * a big hole is not turned into data just because the caller asked for a
+ * small window of it.
+ */
+struct sparse_extent {
+	uint64_t offset;
+	uint64_t length;
+	uint64_t span;
+	bool is_hole;
+};
+
+/*
+ * The map of [start, end) of a file.  Extents are sorted, adjacent,
+ * non-empty, alternate between data and hole after folding, and together
+ * cover exactly [start, end).  end is the asked end clipped to the file
+ * size; eof tells whether end is the end of the file.
+ */
+struct sparse_map {
+	struct sparse_extent *ext;
+	size_t count;
+	size_t cap;
+	uint64_t start;
+	uint64_t end;
+	uint64_t file_size;
+	bool eof;
+};
+
+/*
+ * How the walk finds data and holes.  seek() behaves like lseek(2) with
+ * SEEK_DATA or SEEK_HOLE: it returns the found offset, or -ENXIO when
+ * there is no data at or after offset (or offset is at or beyond EOF), or
+ * another negative errno on failure.
+ */
+struct sparse_seeker {
+	int64_t (*seek)(void *ctx, uint64_t offset, int whence);
+	void *ctx;
+};
+
+void sparse_map_init(struct sparse_map *map);
+void sparse_map_free(struct sparse_map *map);
+
+/*
+ * Append an extent right after the last one (offset must equal the end of
+ * the map so far), merging it with the last one when of the same kind.
+ * span is the true size of a hole (0 means length).  Returns 0, -EINVAL
+ * for a gap/overlap, or -ENOMEM.
+ */
+int sparse_map_append(struct sparse_map *map, uint64_t offset,
+		      uint64_t length, uint64_t span, bool is_hole);
+
+/*
+ * Turn every hole whose span is below min_hole into data and merge the
+ * neighbours.  min_hole == 0 keeps every hole.
+ */
+void sparse_map_fold(struct sparse_map *map, uint64_t min_hole);
+
+/*
+ * Walk [start, start + length) of a file of size file_size with seeker,
+ * producing a clipped, folded map.  length == 0 or start >= file_size gives
+ * an empty map with eof set.  Returns 0 or a negative errno.
+ */
+int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
+		    uint64_t start, uint64_t length, uint64_t min_hole,
+		    struct sparse_map *map);
+
+/* Same walk on an open file descriptor, using lseek(2) and fstat(2). */
+int sparse_map_build_fd(int fd, uint64_t start, uint64_t length,
+			uint64_t min_hole, struct sparse_map *map);
+
+/* Total bytes of holes in the map (handy for logs and tests). */
+uint64_t sparse_map_hole_bytes(const struct sparse_map *map);
+
+#endif /* SPARSE_MAP_H */
