@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# harness.sh [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep] -- PROGRAM [ARGS]
+# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -12,6 +12,9 @@
 #   NFS42_BACKING            the export's backing directory on local disk
 #   NFS42_LOG                the server log
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
+#   NFS42_FSAL               the FSAL serving the export (SPARSE unless
+#                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
+#                            is the baseline the same suites can run against)
 # The server log is kept (path printed) when PROGRAM fails; otherwise the
 # temporary directory is removed. No server is left running either way.
 set -euo pipefail
@@ -20,11 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$repo/scripts/server-lib.sh"
 
+FSAL_NAME=${SPARSE_E2E_FSAL:-SPARSE}
 FSAL_OPTS=""
 EXTRA_CONF=""
 keep=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -103,7 +108,7 @@ trap 'exit 130' INT TERM
 
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
-export NFS42_SERVER_CTL=$work/ctl
+export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 set +e
 "$@"
 rc=$?

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# Independent wire check, run under harness.sh: capture a client session
+# with tshark on the test port and have Wireshark's own RPC/NFS dissector
+# decode it. It must find no malformed or error-level frames, the NFSv4.1
+# session ops, a READDIR reply naming the backing directory's entries, READ
+# replies whose data is byte-identical to the backing file, and
+# NFS4ERR_NOENT for a missing name.
+set -euo pipefail
+
+nfs42=${SPARSE_NFS42:?}
+port=${NFS42_PORT:?}
+exp=${NFS42_EXPORT:?}
+backing=${NFS42_BACKING:?}
+work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-wire.XXXXXX")
+tshark_pid=
+cleanup() {
+	[ -n "$tshark_pid" ] && kill "$tshark_pid" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+	echo "wire_check: FAIL: $*" >&2
+	exit 1
+}
+
+if ! command -v tshark >/dev/null; then
+	echo "wire_check: tshark is not installed" >&2
+	exit 1
+fi
+
+# Test data: a 300 KiB random file (several READs at the client's io size
+# if that is small, one otherwise) and a few names to list.
+head -c 307200 /dev/urandom >"$backing/wire.bin"
+for n in alpha beta gamma; do : >"$backing/$n"; done
+
+tshark -i lo -f "tcp port $port" -w "$work/cap.pcapng" -q 2>"$work/tshark.err" &
+tshark_pid=$!
+for _ in $(seq 100); do
+	grep -q "Capturing on" "$work/tshark.err" && break
+	sleep 0.1
+done
+grep -q "Capturing on" "$work/tshark.err" || fail "tshark did not start: $(cat "$work/tshark.err")"
+sleep 0.3
+
+"$nfs42" ls "$exp" >"$work/ls.out"
+"$nfs42" cat "$exp/wire.bin" -o "$work/wire.out"
+rc=0
+"$nfs42" stat "$exp/no-such-name" >/dev/null 2>&1 || rc=$?
+[ $rc -eq 1 ] || fail "stat of a missing name exited $rc, want 1"
+sleep 0.3
+kill -INT "$tshark_pid"
+wait "$tshark_pid" || true
+tshark_pid=
+
+decode() { # tshark read options + fields, rows with a tab between fields
+	tshark -r "$work/cap.pcapng" -d "tcp.port==$port,rpc" "$@" 2>/dev/null
+}
+
+bad=$(decode -Y '_ws.malformed || _ws.expert.severity >= error' | wc -l)
+[ "$bad" -eq 0 ] || fail "$bad malformed or error frames: $(decode -Y '_ws.malformed || _ws.expert.severity >= error' | head -3)"
+
+# Compound op numbers in calls (msgtyp 0): RFC 5661/7862 op codes.
+ops=$(decode -Y 'nfs && rpc.msgtyp == 0' -T fields -e nfs.opcode | tr ',' '\n' | sort -un | tr '\n' ' ')
+for want in 42 43 53 24 15 26 18 22 25 4 44 57; do
+	case " $ops" in *" $want "*) ;; *) fail "no call with op $want on the wire (saw: $ops)" ;; esac
+done
+
+# READDIR reply (op 26) must name every backing entry.
+names=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 26' -T fields -e nfs.name | tr ',' '\n')
+for n in alpha beta gamma wire.bin; do
+	grep -qx "$n" <<<"$names" || fail "READDIR reply lacks '$n' (dissector saw: $(echo $names))"
+done
+
+# READ replies (op 25): the dissected data, in frame order, is the file.
+decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 25' -T fields -e nfs.data |
+	tr -d ':\n' | perl -ne 'print pack("H*", $_)' >"$work/wire.dissected"
+cmp -s "$work/wire.dissected" "$backing/wire.bin" ||
+	fail "READ data dissected from the wire ($(stat -c %s "$work/wire.dissected") bytes) differs from the backing file"
+cmp -s "$work/wire.out" "$backing/wire.bin" || fail "client's copy differs from the backing file"
+
+# The missing name: some reply carries NFS4ERR_NOENT (2).
+decode -Y 'nfs && rpc.msgtyp == 1 && nfs.nfsstat4 == 2' | grep -q . ||
+	fail "no NFS4ERR_NOENT reply for the missing name"
+
+frames=$(decode | wc -l)
+echo "wire_check: $frames frames decoded by tshark; ops seen: $ops; READ data and READDIR names match"
