@@ -67,9 +67,8 @@ static void walk_fake(struct fake_file *f, uint64_t start, uint64_t len,
 	struct sparse_seeker s = { .seek = fake_seek, .ctx = f };
 
 	sparse_map_init(map);
-	ck_assert_int_eq(sparse_map_walk(&s, f->size, start, len, min_hole,
-					 map),
-			 0);
+	ck_assert_int_eq(
+		sparse_map_walk(&s, f->size, start, len, min_hole, map), 0);
 }
 
 /* Compare a map with an expected list: offset, length, is_hole. */
@@ -85,16 +84,17 @@ static void expect_map(const struct sparse_map *map, const struct want *w,
 
 	ck_assert_uint_eq(map->count, n);
 	for (i = 0; i < n; i++) {
-		ck_assert_msg(map->ext[i].offset == w[i].off &&
-				      map->ext[i].length == w[i].len &&
-				      map->ext[i].is_hole == w[i].hole,
-			      "extent %zu: got (%llu,%llu,%s) want (%llu,%llu,%s)",
-			      i, (unsigned long long)map->ext[i].offset,
-			      (unsigned long long)map->ext[i].length,
-			      map->ext[i].is_hole ? "hole" : "data",
-			      (unsigned long long)w[i].off,
-			      (unsigned long long)w[i].len,
-			      w[i].hole ? "hole" : "data");
+		ck_assert_msg(
+			map->ext[i].offset == w[i].off &&
+				map->ext[i].length == w[i].len &&
+				map->ext[i].is_hole == w[i].hole,
+			"extent %zu: got (%llu,%llu,%s) want (%llu,%llu,%s)", i,
+			(unsigned long long)map->ext[i].offset,
+			(unsigned long long)map->ext[i].length,
+			map->ext[i].is_hole ? "hole" : "data",
+			(unsigned long long)w[i].off,
+			(unsigned long long)w[i].len,
+			w[i].hole ? "hole" : "data");
 	}
 }
 
@@ -132,9 +132,9 @@ END_TEST
 
 START_TEST(mixed_4k_to_32k)
 {
-	static const struct fake_run runs[] = {
-		{ 0, 4 * K }, { 12 * K, 32 * K }, { 76 * K, 4 * K }
-	};
+	static const struct fake_run runs[] = { { 0, 4 * K },
+						{ 12 * K, 32 * K },
+						{ 76 * K, 4 * K } };
 	struct fake_file f = { 80 * K, runs, 3, 0 };
 	static const struct want w[] = {
 		{ 0, 4 * K, false },	   { 4 * K, 8 * K, true },
@@ -386,9 +386,12 @@ START_TEST(real_mixed_file)
 {
 	int fd = make_temp_file();
 	static const struct want w[] = {
-		{ 0, 4 * K, false },	       { 4 * K, 60 * K, true },
-		{ 64 * K, 4 * K, false },      { 68 * K, 1 * M - 68 * K, true },
-		{ 1 * M, 8 * K, false },       { 1 * M + 8 * K, 1 * M - 8 * K, true },
+		{ 0, 4 * K, false },
+		{ 4 * K, 60 * K, true },
+		{ 64 * K, 4 * K, false },
+		{ 68 * K, 1 * M - 68 * K, true },
+		{ 1 * M, 8 * K, false },
+		{ 1 * M + 8 * K, 1 * M - 8 * K, true },
 	};
 	struct sparse_map map;
 
@@ -398,7 +401,8 @@ START_TEST(real_mixed_file)
 	ck_assert_int_eq(ftruncate(fd, 2 * M), 0);
 	ck_assert_int_eq(fsync(fd), 0);
 	if (!fs_reports_holes(fd)) {
-		fprintf(stderr, "real_mixed_file: no SEEK_HOLE support, skipped\n");
+		fprintf(stderr,
+			"real_mixed_file: no SEEK_HOLE support, skipped\n");
 		close(fd);
 		return;
 	}
@@ -449,8 +453,7 @@ START_TEST(real_punched_hole)
 	ck_assert_uint_eq(sparse_map_hole_bytes(&map), 64 * K);
 
 	/* a 64K hole is folded once the minimum is larger */
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, 128 * K, &map),
-			 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, 128 * K, &map), 0);
 	ck_assert_uint_eq(map.count, 1);
 	ck_assert(!map.ext[0].is_hole);
 	sparse_map_free(&map);

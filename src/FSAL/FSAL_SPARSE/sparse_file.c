@@ -32,6 +32,7 @@
 #include "FSAL/fsal_commonlib.h"
 #include "FSAL/access_check.h"
 #include "sparse_int.h"
+#include "sparse_map.h"
 
 static inline struct sparse_fd *sparse_fd_of(struct fsal_fd *fsal_fd)
 {
@@ -67,7 +68,7 @@ static int sparse_posix_flags(fsal_openflags_t openflags)
 static int sparse_open_file(struct sparse_handle *hdl, int flags)
 {
 	struct sparse_export *exp = sparse_op_export();
-	char proc_path[64];
+	char proc_path[SPARSE_PROC_PATH_LEN];
 	int pfd, fd, err = 0;
 
 	if ((flags & O_TRUNC) == 0)
@@ -76,7 +77,7 @@ static int sparse_open_file(struct sparse_handle *hdl, int flags)
 	pfd = sparse_open_fh(exp, &hdl->fh, O_PATH);
 	if (pfd < 0)
 		return pfd;
-	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", pfd);
+	sparse_proc_path(pfd, proc_path);
 	fsal_set_credentials(&op_ctx->creds);
 	fd = open(proc_path, flags | O_CLOEXEC);
 	if (fd < 0)
@@ -97,7 +98,7 @@ static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
 	fd = sparse_open_file(sparse_hdl(obj_hdl),
 			      sparse_posix_flags(openflags));
 	if (fd < 0) {
-		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
+		LogDebug(COMPONENT_FSAL, "open for 0x%x: %s", openflags,
 			 strerror(-fd));
 		return posix2fsal_status(-fd);
 	}
@@ -160,8 +161,8 @@ static fsal_status_t sparse_begin_io(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status;
 
 	status = fsal_start_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
-			       &tmp->fsal_fd, state, openflags, for_locks,
-			       NULL, bypass,
+			       &tmp->fsal_fd, state, openflags, for_locks, NULL,
+			       bypass,
 			       openflags == FSAL_O_ANY ? NULL : &hdl->share);
 	if (FSAL_IS_ERROR(status)) {
 		LogDebug(COMPONENT_FSAL, "fsal_start_io: %s",
@@ -300,12 +301,12 @@ static fsal_status_t sparse_check_openable(const struct stat *st)
  * regular file, then reopened through /proc in the wanted mode.  With
  * O_TRUNC the reopen runs with the caller's credentials so the kernel
  * checks write permission before truncating; otherwise Ganesha checks
- * permission after we return (*perm_by_caller = true).
+ * permission after we return (*ganesha_checks = true).
  */
 static int sparse_open_existing(int dirfd, const char *name, int flags,
-				bool *perm_by_caller, fsal_status_t *status)
+				bool *ganesha_checks, fsal_status_t *status)
 {
-	char proc_path[64];
+	char proc_path[SPARSE_PROC_PATH_LEN];
 	struct stat st;
 	int pfd, fd = -1;
 
@@ -322,15 +323,15 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	if (FSAL_IS_ERROR(*status))
 		goto out;
 
-	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", pfd);
+	sparse_proc_path(pfd, proc_path);
 	flags &= ~(O_CREAT | O_EXCL);
-	*perm_by_caller = (flags & O_TRUNC) == 0;
-	if (!*perm_by_caller)
+	*ganesha_checks = (flags & O_TRUNC) == 0;
+	if (!*ganesha_checks)
 		fsal_set_credentials(&op_ctx->creds);
 	fd = open(proc_path, flags | O_CLOEXEC);
 	if (fd < 0)
 		*status = posix2fsal_status(errno);
-	if (!*perm_by_caller)
+	if (!*ganesha_checks)
 		fsal_restore_ganesha_credentials();
 out:
 	close(pfd);
@@ -386,28 +387,24 @@ static fsal_status_t sparse_apply_create_attrs(struct sparse_handle *hdl,
 	return status;
 }
 
-static fsal_status_t sparse_open2(struct fsal_obj_handle *obj_hdl,
-				  struct state_t *state,
-				  fsal_openflags_t openflags,
-				  enum fsal_create_mode createmode,
-				  const char *name,
-				  struct fsal_attrlist *attrib_set,
-				  fsal_verifier_t verifier,
-				  struct fsal_obj_handle **new_obj,
-				  struct fsal_attrlist *attrs_out,
-				  bool *caller_perm_check,
-				  struct fsal_attrlist *parent_pre_attrs_out,
-				  struct fsal_attrlist *parent_post_attrs_out)
+static fsal_status_t
+sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
+	     fsal_openflags_t openflags, enum fsal_create_mode createmode,
+	     const char *name, struct fsal_attrlist *attrib_set,
+	     fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
+	     struct fsal_attrlist *attrs_out, bool *caller_perm_check,
+	     struct fsal_attrlist *parent_pre_attrs_out,
+	     struct fsal_attrlist *parent_post_attrs_out)
 {
 	struct sparse_export *exp = sparse_op_export();
 	int flags = sparse_posix_flags(openflags);
 	struct sparse_handle *hdl = NULL;
 	struct sparse_fd *sfd = NULL;
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
-	bool created = false, perm_by_caller = true;
+	bool created = false, ganesha_checks = true;
 	struct sparse_fh fh;
 	struct stat st;
-	int dirfd, fd = -1;
+	int dirfd, fd = -1, rc;
 	mode_t mode = 0;
 
 	if (createmode >= FSAL_EXCLUSIVE)
@@ -441,12 +438,12 @@ static fsal_status_t sparse_open2(struct fsal_obj_handle *obj_hdl,
 		}
 	}
 	if (fd < 0) {
-		fd = sparse_open_existing(dirfd, name, flags, &perm_by_caller,
+		fd = sparse_open_existing(dirfd, name, flags, &ganesha_checks,
 					  &status);
 		if (fd < 0)
 			goto out;
 	}
-	*caller_perm_check = !created && perm_by_caller;
+	*caller_perm_check = !created && ganesha_checks;
 
 	if (fstat(fd, &st) != 0) {
 		status = posix2fsal_status(errno);
@@ -455,8 +452,9 @@ static fsal_status_t sparse_open2(struct fsal_obj_handle *obj_hdl,
 	status = sparse_check_openable(&st);
 	if (FSAL_IS_ERROR(status))
 		goto out;
-	if (sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh) != 0) {
-		status = posix2fsal_status(errno);
+	rc = sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh);
+	if (rc != 0) {
+		status = posix2fsal_status(rc);
 		goto out;
 	}
 
@@ -502,8 +500,8 @@ static fsal_status_t sparse_reopen2(struct fsal_obj_handle *obj_hdl,
 				    struct state_t *state,
 				    fsal_openflags_t openflags)
 {
-	return sparse_open_by_handle(obj_hdl, state, openflags,
-				     FSAL_NO_CREATE, NULL, NULL);
+	return sparse_open_by_handle(obj_hdl, state, openflags, FSAL_NO_CREATE,
+				     NULL, NULL);
 }
 
 static fsal_status_t sparse_close2(struct fsal_obj_handle *obj_hdl,
@@ -558,8 +556,8 @@ static void sparse_read2(struct fsal_obj_handle *obj_hdl, bool bypass,
 		return;
 	}
 
-	status = sparse_begin_io(obj_hdl, read_arg->state, FSAL_O_READ,
-				 bypass, false, &tmp, &sfd);
+	status = sparse_begin_io(obj_hdl, read_arg->state, FSAL_O_READ, bypass,
+				 false, &tmp, &sfd);
 	if (FSAL_IS_ERROR(status)) {
 		done_cb(obj_hdl, status, read_arg, caller_arg);
 		return;
@@ -572,8 +570,9 @@ static void sparse_read2(struct fsal_obj_handle *obj_hdl, bool bypass,
 	} else {
 		read_arg->io_amount = n;
 		read_arg->end_of_file =
-			n == 0 || ((size_t)n < read_arg->io_request &&
-				   sparse_at_eof(sfd->fd, read_arg->offset + n));
+			n == 0 ||
+			((size_t)n < read_arg->io_request &&
+			 sparse_at_eof(sfd->fd, read_arg->offset + n));
 	}
 
 	sparse_end_io(obj_hdl, read_arg->state, FSAL_O_READ, sfd);
@@ -637,6 +636,71 @@ static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 		status = posix2fsal_status(errno);
 
 	(void)fsal_complete_io(obj_hdl, out_fd);
+	return status;
+}
+
+/* ---- sparse read (for READ_PLUS) ---------------------------------------- */
+
+/* Keep the map up to `end` (a short read showed the file ends there). */
+static void sparse_map_cut(struct sparse_map *map, size_t ext, uint64_t end)
+{
+	map->ext[ext].length = end - map->ext[ext].offset;
+	map->count = map->ext[ext].length ? ext + 1 : ext;
+	map->end = end;
+	map->eof = true;
+}
+
+/* Read the data extents of map into buf (buf[0] is file offset map->start). */
+static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
+					 char *buf)
+{
+	size_t i;
+
+	for (i = 0; i < map->count; i++) {
+		struct sparse_extent *e = &map->ext[i];
+		uint64_t done = 0;
+
+		while (!e->is_hole && done < e->length) {
+			ssize_t n = pread(fd,
+					  buf + (e->offset - map->start) + done,
+					  e->length - done, e->offset + done);
+
+			if (n < 0)
+				return posix2fsal_status(errno);
+			if (n == 0) {
+				sparse_map_cut(map, i, e->offset + done);
+				return fsalstat(ERR_FSAL_NO_ERROR, 0);
+			}
+			done += n;
+		}
+	}
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
+				 struct state_t *state, bool bypass,
+				 uint64_t offset, size_t length, void *buf,
+				 struct sparse_map *map)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	int rc;
+
+	status = sparse_begin_io(obj_hdl, state, FSAL_O_READ, bypass, false,
+				 &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	rc = sparse_map_build_fd(sfd->fd, offset, length,
+				 sparse_export_min_hole(op_ctx->fsal_export),
+				 map);
+	if (rc != 0)
+		status = posix2fsal_status(-rc);
+	else
+		status = sparse_read_extents(sfd->fd, map, buf);
+
+	sparse_end_io(obj_hdl, state, FSAL_O_READ, sfd);
 	return status;
 }
 
@@ -726,8 +790,9 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 		rc = errno;
 	fsal_restore_ganesha_credentials();
 	if (rc != 0)
-		LogDebug(COMPONENT_FSAL, "fallocate(%d, %" PRIu64 ", %" PRIu64
-			 "): %s", mode, offset, length, strerror(rc));
+		LogDebug(COMPONENT_FSAL,
+			 "fallocate(%d, %" PRIu64 ", %" PRIu64 "): %s", mode,
+			 offset, length, strerror(rc));
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
 	return posix2fsal_status(rc);
@@ -804,8 +869,7 @@ static fsal_status_t sparse_lock_op2(struct fsal_obj_handle *obj_hdl,
 	struct flock fl;
 	int cmd;
 
-	status = sparse_lock_args(lock_op, request_lock, &fl, &cmd,
-				  &openflags);
+	status = sparse_lock_args(lock_op, request_lock, &fl, &cmd, &openflags);
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (lock_op != FSAL_OP_LOCKT && state == NULL) {
@@ -894,9 +958,9 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 			   const struct fsal_attrlist *set)
 {
 	attrmask_t mask = set->valid_mask;
-	char proc_path[64];
+	char proc_path[SPARSE_PROC_PATH_LEN];
 
-	(void)snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	sparse_proc_path(fd, proc_path);
 
 	/* chmod on a symlink would follow it; Linux has no symlink modes. */
 	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&

@@ -46,8 +46,7 @@ static void sparse_fh_encode(const struct file_handle *kfh,
 	fh->bytes[3] = (type >> 8) & 0xff;
 	fh->bytes[4] = (type >> 16) & 0xff;
 	fh->bytes[5] = (type >> 24) & 0xff;
-	memcpy(fh->bytes + SPARSE_FH_HDR_LEN, kfh->f_handle,
-	       kfh->handle_bytes);
+	memcpy(fh->bytes + SPARSE_FH_HDR_LEN, kfh->f_handle, kfh->handle_bytes);
 	fh->len = SPARSE_FH_HDR_LEN + kfh->handle_bytes;
 }
 
@@ -304,8 +303,8 @@ out:
 }
 
 /* Open the O_PATH descriptor of a directory handle. */
-static fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl,
-				     int flags, int *fd)
+static fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
+				     int *fd)
 {
 	if (dir_hdl->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, 0);
@@ -524,20 +523,18 @@ static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
 	if (rc != 0)
 		status = posix2fsal_status(rc);
 	else
-		status = sparse_finish_create(dirfd, name, true, attrib,
-					      handle, attrs_out);
+		status = sparse_finish_create(dirfd, name, true, attrib, handle,
+					      attrs_out);
 	close(dirfd);
 	return status;
 }
 
-static fsal_status_t sparse_mknode(struct fsal_obj_handle *dir_hdl,
-				   const char *name,
-				   object_file_type_t nodetype,
-				   struct fsal_attrlist *attrib,
-				   struct fsal_obj_handle **handle,
-				   struct fsal_attrlist *attrs_out,
-				   struct fsal_attrlist *parent_pre_attrs_out,
-				   struct fsal_attrlist *parent_post_attrs_out)
+static fsal_status_t
+sparse_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
+	      object_file_type_t nodetype, struct fsal_attrlist *attrib,
+	      struct fsal_obj_handle **handle, struct fsal_attrlist *attrs_out,
+	      struct fsal_attrlist *parent_pre_attrs_out,
+	      struct fsal_attrlist *parent_post_attrs_out)
 {
 	mode_t mode = sparse_create_mode(attrib);
 	fsal_status_t status;
@@ -669,18 +666,13 @@ out:
 
 /* ---- link / unlink / rename -------------------------------------------- */
 
-static void sparse_proc_fd_path(int fd, char *path, size_t size)
-{
-	(void)snprintf(path, size, "/proc/self/fd/%d", fd);
-}
-
 static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 				 struct fsal_obj_handle *destdir_hdl,
 				 const char *name,
 				 struct fsal_attrlist *destdir_pre_attrs_out,
 				 struct fsal_attrlist *destdir_post_attrs_out)
 {
-	char proc_path[64];
+	char proc_path[SPARSE_PROC_PATH_LEN];
 	fsal_status_t status;
 	int objfd, dirfd, rc;
 
@@ -701,7 +693,7 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which the caller's
 	 * credentials drop; following the /proc magic link does not.
 	 */
-	sparse_proc_fd_path(objfd, proc_path, sizeof(proc_path));
+	sparse_proc_path(objfd, proc_path);
 	sparse_md_delay();
 	sparse_become_caller();
 	rc = linkat(AT_FDCWD, proc_path, dirfd, name, AT_SYMLINK_FOLLOW);
@@ -803,8 +795,7 @@ static const char *sparse_path_in_export(struct sparse_export *exp,
 	return path[len] == '\0' ? "." : path + len;
 }
 
-fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl,
-				 const char *path,
+fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl, const char *path,
 				 struct fsal_obj_handle **handle,
 				 struct fsal_attrlist *attrs_out)
 {

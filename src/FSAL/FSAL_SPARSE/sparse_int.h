@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -126,6 +127,15 @@ static inline struct sparse_export *sparse_op_export(void)
 	return sparse_exp(op_ctx->fsal_export);
 }
 
+/* "/proc/self/fd/N": reaches fd's object without a path lookup and without
+ * the capability AT_EMPTY_PATH would need for some calls.
+ */
+#define SPARSE_PROC_PATH_LEN 32
+static inline void sparse_proc_path(int fd, char *buf)
+{
+	(void)snprintf(buf, SPARSE_PROC_PATH_LEN, "/proc/self/fd/%d", fd);
+}
+
 /* sparse_main.c */
 void sparse_md_delay(void);
 
@@ -147,8 +157,7 @@ int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
 		   int flags);
 int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
 			struct sparse_fh *fh);
-fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl,
-				 const char *path,
+fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl, const char *path,
 				 struct fsal_obj_handle **handle,
 				 struct fsal_attrlist *attrs_out);
 fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
@@ -166,6 +175,19 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
 
 /* sparse_file.c */
+struct sparse_map;
+/*
+ * For READ_PLUS: map [offset, offset + length) of a regular file into data
+ * and holes (holes below the export's Min_Hole_Size folded into data) and
+ * read the data extents into buf, where buf[i] is file byte offset + i
+ * (hole bytes are not touched).  Uses the state's, the global or a
+ * temporary descriptor like read2.  The caller initialises and frees map;
+ * map->end/map->eof tell how far it goes.
+ */
+fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
+				 struct state_t *state, bool bypass,
+				 uint64_t offset, size_t length, void *buf,
+				 struct sparse_map *map);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,
 				   struct state_t *related_state);

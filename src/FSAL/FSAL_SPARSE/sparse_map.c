@@ -74,8 +74,8 @@ static uint64_t sparse_map_covered_end(const struct sparse_map *map)
 	return last->offset + last->length;
 }
 
-int sparse_map_append(struct sparse_map *map, uint64_t offset,
-		      uint64_t length, uint64_t span, bool is_hole)
+int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
+		      uint64_t span, bool is_hole)
 {
 	struct sparse_extent *last;
 	int rc;
@@ -195,8 +195,8 @@ static int64_t sparse_next_hole(const struct sparse_seeker *seeker,
 }
 
 static int sparse_walk_hole(const struct sparse_seeker *seeker,
-			    struct sparse_map *map, uint64_t pos,
-			    uint64_t data, uint64_t min_hole)
+			    struct sparse_map *map, uint64_t pos, uint64_t data,
+			    uint64_t min_hole)
 {
 	int64_t hole_start = pos;
 

@@ -70,8 +70,8 @@ void sparse_map_free(struct sparse_map *map);
  * span is the true size of a hole (0 means length).  Returns 0, -EINVAL
  * for a gap/overlap, or -ENOMEM.
  */
-int sparse_map_append(struct sparse_map *map, uint64_t offset,
-		      uint64_t length, uint64_t span, bool is_hole);
+int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
+		      uint64_t span, bool is_hole);
 
 /*
  * Turn every hole whose span is below min_hole into data and merge the
