@@ -62,10 +62,10 @@ static int fail(const char *what, int rc)
 
 static const char *type_name(uint32_t type)
 {
-	static const char *names[] = { "unknown",  "regular",	"directory",
-				       "block",	   "character", "symlink",
-				       "socket",   "fifo",	"attrdir",
-				       "namedattr" };
+	static const char *const names[] = {
+		"unknown", "regular", "directory", "block",   "character",
+		"symlink", "socket",  "fifo",	   "attrdir", "namedattr"
+	};
 
 	return type < 10 ? names[type] : "unknown";
 }
@@ -107,11 +107,13 @@ static void print_long(const char *name, const struct nfs42_attrs *a)
 	       a->owner, a->owner_group, a->size, when, name);
 }
 
+struct listing_entry {
+	char *name;
+	struct nfs42_attrs attrs;
+};
+
 struct listing {
-	struct {
-		char *name;
-		struct nfs42_attrs attrs;
-	} * e;
+	struct listing_entry *e;
 	size_t n, cap;
 };
 

@@ -131,12 +131,13 @@ int nfs42_getattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		     const struct nfs42_bitmap *bm, struct nfs42_attrs *attrs)
 {
 	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_bitmap stat_bm = nfs42_bm_stat();
 	int rc, idx;
 
 	if (!c)
 		return -ENOMEM;
 	nfs42_op_putfh(c, fh);
-	idx = nfs42_op_getattr(c, bm);
+	idx = nfs42_op_getattr(c, bm ? bm : &stat_bm);
 	rc = nfs42_compound_run(c);
 	if (!rc)
 		*attrs = *nfs42_res(c, idx)->u.getattr;

@@ -911,6 +911,7 @@ int nfs42_lookup_path(struct nfs42_client *cl, const char *path,
 		      struct nfs42_fh *fh, struct nfs42_attrs *attrs);
 int nfs42_stat(struct nfs42_client *cl, const char *path,
 	       struct nfs42_attrs *attrs);
+/* bm NULL: the attributes nfs42_bm_stat() names */
 int nfs42_getattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		     const struct nfs42_bitmap *bm, struct nfs42_attrs *attrs);
 
