@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# creates.sh [--smoke] [--latency MS] [--clients "1 8 32 64"] [--files N]
-#            [--runs N] [--workers N]
+# creates.sh [--smoke] [--latency MS] [--scope UPDATES|ALL]
+#            [--clients "1 8 32 64"] [--files N] [--runs N] [--workers N]
 #
 # Parallel creates in one directory: starts a FSAL_SPARSE server (through
 # tests/e2e/harness.sh) whose backend sleeps MS per metadata call
-# (Test_Metadata_Latency_Ms), then runs bench_creates for each client count.
+# (Test_Metadata_Latency_Ms) of the kinds --scope names (Test_Latency_Scope:
+# UPDATES, the default here, delays creates and other updates, so a create
+# costs one latency; ALL also delays lookups and getattrs, which Ganesha's
+# MDCACHE runs under per-directory locks), then runs bench_creates for each
+# client count.
 # Prints creates/s (median of RUNS after a warm-up), the ideal
 # min(N, workers) / latency and the ratio. --smoke: a tiny run for CI.
 set -euo pipefail
@@ -15,13 +19,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 build=${SPARSE_BUILD_DIR:-$repo/build}
-latency=20 clients="1 8 32 64" files=200 runs=5
+latency=20 scope=UPDATES clients="1 8 32 64" files=200 runs=5
 # Ganesha's RPC work pool may grow to RPC_Ioq_ThrdMax threads (default 200).
 workers=200
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) latency=5 clients="1 4" files=5 runs=1; shift ;;
 	--latency) latency=$2; shift 2 ;;
+	--scope) scope=$2; shift 2 ;;
 	--clients) clients=$2; shift 2 ;;
 	--files) files=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
@@ -34,13 +39,13 @@ if [ -z "${NFS42_PORT:-}" ]; then
 	export SPARSE_STAGE=${SPARSE_STAGE:-$build/stage}
 	export SPARSE_BENCH_CREATES=${SPARSE_BENCH_CREATES:-$build/inner/bench/bench_creates}
 	exec "$repo/tests/e2e/harness.sh" \
-		--fsal-opts "Test_Metadata_Latency_Ms = $latency;" -- \
-		"$0" --latency "$latency" --clients "$clients" --files "$files" \
+		--fsal-opts "Test_Metadata_Latency_Ms = $latency; Test_Latency_Scope = $scope;" -- \
+		"$0" --latency "$latency" --scope "$scope" --clients "$clients" --files "$files" \
 		--runs "$runs" --workers "$workers"
 fi
 
 echo "bench creates: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
-     "backend latency ${latency} ms per metadata call, loopback"
+     "backend latency ${latency} ms per metadata call (scope $scope), loopback"
 for n in $clients; do
 	dir=creates-n$n
 	mkdir "$NFS42_BACKING/$dir"

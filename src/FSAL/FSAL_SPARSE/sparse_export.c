@@ -31,6 +31,11 @@
  * Ganesha's parser; sparse_export_commit() adds the checks a range cannot
  * express.
  */
+static struct config_item_list sparse_latency_scopes[] = {
+	CONFIG_LIST_TOK("ALL", SPARSE_LATENCY_ALL),
+	CONFIG_LIST_TOK("UPDATES", SPARSE_LATENCY_UPDATES), CONFIG_LIST_EOL
+};
+
 static struct config_item sparse_export_items[] = {
 	CONF_ITEM_NOOP("name"),
 	CONF_ITEM_UI64("Min_Hole_Size", SPARSE_MIN_HOLE_MIN,
@@ -38,6 +43,8 @@ static struct config_item sparse_export_items[] = {
 		       sparse_export, min_hole_size),
 	CONF_ITEM_UI32("Test_Metadata_Latency_Ms", 0, SPARSE_MD_LATENCY_MAX_MS,
 		       0, sparse_export, md_latency_ms),
+	CONF_ITEM_TOKEN("Test_Latency_Scope", SPARSE_LATENCY_ALL,
+			sparse_latency_scopes, sparse_export, md_latency_scope),
 	CONFIG_EOL
 };
 
@@ -57,8 +64,11 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 	if (cfg->md_latency_ms != 0)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Test_Metadata_Latency_Ms = %" PRIu32
-			" is a TEST-ONLY setting: every metadata call sleeps",
-			cfg->md_latency_ms);
+			" is a TEST-ONLY setting: every %smetadata call sleeps",
+			cfg->md_latency_ms,
+			cfg->md_latency_scope == SPARSE_LATENCY_UPDATES ?
+				"updating " :
+				"");
 	return 0;
 }
 
@@ -101,7 +111,7 @@ static fsal_status_t sparse_get_dynamic_info(struct fsal_export *exp_hdl,
 	struct sparse_export *exp = sparse_exp(exp_hdl);
 	struct statvfs sv;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_READ);
 	if (fstatvfs(exp->root_fd, &sv) != 0)
 		return posix2fsal_status(errno);
 
@@ -289,6 +299,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
+	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
 		 " Test_Metadata_Latency_Ms=%" PRIu32,

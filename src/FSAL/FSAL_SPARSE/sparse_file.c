@@ -427,7 +427,8 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	if (dirfd < 0)
 		return posix2fsal_status(-dirfd);
 
-	sparse_md_delay();
+	sparse_md_delay(createmode != FSAL_NO_CREATE ? SPARSE_MD_UPDATE :
+						       SPARSE_MD_READ);
 	if (createmode != FSAL_NO_CREATE) {
 		fd = sparse_create_file(dirfd, name, flags, mode);
 		created = fd >= 0;
@@ -1001,7 +1002,7 @@ fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 		attrib_set->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(
 			op_ctx->fsal_export);
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	if (FSAL_TEST_MASK(attrib_set->valid_mask, ATTR_SIZE)) {
 		status = sparse_truncate(obj_hdl, bypass, state,
 					 attrib_set->filesize);

@@ -162,7 +162,7 @@ fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st)
 	if (fd < 0)
 		return posix2fsal_status(-fd);
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_READ);
 	if (fstat(fd, st) != 0)
 		rc = errno;
 	close(fd);
@@ -275,7 +275,7 @@ static fsal_status_t sparse_lookup_at(struct sparse_export *exp, int dirfd,
 	struct stat st;
 	int fd, rc = 0;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_READ);
 	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return posix2fsal_status(errno);
@@ -410,7 +410,7 @@ static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
 	while (!stop) {
 		size_t pos;
 
-		sparse_md_delay();
+		sparse_md_delay(SPARSE_MD_READ);
 		nread = getdents64(dirfd, buf, SPARSE_DIRBUF_SIZE);
 		if (nread < 0) {
 			status = posix2fsal_status(errno);
@@ -513,7 +513,7 @@ static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = mkdirat(dirfd, name, sparse_create_mode(attrib));
 	if (rc != 0)
@@ -568,7 +568,7 @@ sparse_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = mknodat(dirfd, name, mode, dev);
 	if (rc != 0)
@@ -600,7 +600,7 @@ static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = symlinkat(link_path, dirfd, name);
 	if (rc != 0)
@@ -637,7 +637,7 @@ static fsal_status_t sparse_readlink(struct fsal_obj_handle *obj_hdl,
 	if (fd < 0)
 		return posix2fsal_status(-fd);
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_READ);
 	if (fstat(fd, &st) != 0) {
 		rc = errno;
 		goto out;
@@ -694,7 +694,7 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 	 * credentials drop; following the /proc magic link does not.
 	 */
 	sparse_proc_path(objfd, proc_path);
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = linkat(AT_FDCWD, proc_path, dirfd, name, AT_SYMLINK_FOLLOW);
 	if (rc != 0)
@@ -720,7 +720,7 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
 	if (rc != 0)
@@ -756,7 +756,7 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 		return status;
 	}
 
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	rc = renameat(oldfd, old_name, newfd, new_name);
 	if (rc != 0)
@@ -864,7 +864,7 @@ fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 			 strerror(-fd));
 		return posix2fsal_status(-fd);
 	}
-	sparse_md_delay();
+	sparse_md_delay(SPARSE_MD_READ);
 	if (fstat(fd, &st) != 0)
 		rc = errno;
 	close(fd);

@@ -86,6 +86,7 @@ struct sparse_export {
 	/* Tunables from the FSAL block (atomic access after create). */
 	uint64_t min_hole_size;
 	uint32_t md_latency_ms;
+	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -137,7 +138,19 @@ static inline void sparse_proc_path(int fd, char *buf)
 }
 
 /* sparse_main.c */
-void sparse_md_delay(void);
+/* Backend metadata calls, as Test_Latency_Scope tells them apart. */
+enum sparse_md_kind {
+	SPARSE_MD_READ, /* lookup, getattr, readdir, readlink */
+	SPARSE_MD_UPDATE, /* create, mkdir, link, unlink, rename, setattr */
+};
+
+/* Test_Latency_Scope values */
+enum sparse_latency_scope {
+	SPARSE_LATENCY_ALL = 0,
+	SPARSE_LATENCY_UPDATES = 1,
+};
+
+void sparse_md_delay(enum sparse_md_kind kind);
 
 /* sparse_export.c */
 fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,

@@ -47,21 +47,27 @@ struct sparse_module SparseModule = {
 
 /*
  * Sleep for the export's Test_Metadata_Latency_Ms before a backend
- * metadata call.  Used by tests to show that metadata operations run in
- * parallel (no lock is held here, so N concurrent calls take about one
- * latency, not N).
+ * metadata call of a kind Test_Latency_Scope includes.  Used by tests to
+ * show that metadata operations run in parallel (no lock is held here, so
+ * N concurrent calls take about one latency, not N).
  */
-void sparse_md_delay(void)
+void sparse_md_delay(enum sparse_md_kind kind)
 {
 	struct fsal_export *exp = op_ctx ? op_ctx->fsal_export : NULL;
+	struct sparse_export *sexp;
 	struct timespec ts;
 	uint32_t ms;
 
 	if (exp == NULL || exp->fsal != &SparseModule.fsal)
 		return;
 
-	ms = atomic_fetch_uint32_t(&sparse_exp(exp)->md_latency_ms);
+	sexp = sparse_exp(exp);
+	ms = atomic_fetch_uint32_t(&sexp->md_latency_ms);
 	if (ms == 0)
+		return;
+	if (kind == SPARSE_MD_READ &&
+	    atomic_fetch_uint32_t(&sexp->md_latency_scope) ==
+		    SPARSE_LATENCY_UPDATES)
 		return;
 
 	ts.tv_sec = ms / 1000;
