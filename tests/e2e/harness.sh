@@ -15,7 +15,9 @@
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
 #                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
 #                            is the baseline the same suites can run against)
-# The server log is kept (path printed) when PROGRAM fails; otherwise the
+# A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
+# fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
+# that). The server log is kept (path printed) when PROGRAM fails; otherwise the
 # temporary directory is removed. No server is left running either way.
 set -euo pipefail
 
@@ -64,6 +66,12 @@ start() {
 		echo "harness: ganesha.nfsd failed to start:" >&2
 		sparse_log_errors "$work/ganesha.log" >&2
 		sparse_stop_server "\$pid" 2
+		exit 1
+	fi
+	if [ "\${SPARSE_ALLOW_CONFIG_ERRORS:-0}" = 0 ] &&
+	   sparse_config_errors "$work/ganesha.log" >&2; then
+		echo "harness: ganesha.nfsd refused part of its configuration (above)" >&2
+		sparse_stop_server "\$pid"
 		exit 1
 	fi
 }

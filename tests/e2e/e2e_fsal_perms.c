@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * FSAL end-to-end, permissions (issue #3): AUTH_SYS credentials other than
+ * root against POSIX modes of the backing files.  Oracle: RFC 8881 6.2.1
+ * / 18.1 (ACCESS), NFS4ERR_ACCESS for denied I/O and namespace changes,
+ * NFS4ERR_PERM for owner-only SETATTRs, and the backing directory staying
+ * untouched.  Needs root (the server runs as root, No_Root_Squash).
+ */
+#include "e2e_fsal_util.h"
+
+static struct nfs42_client *client_as(uint32_t uid, uint32_t gid,
+				      uint32_t ngids, const uint32_t *gids)
+{
+	struct nfs42_client *cl = e2e_client();
+
+	nfs42_set_cred(cl, uid, gid, ngids, gids);
+	return cl;
+}
+
+/* chown/chmod through the server (keeps its attribute cache right) */
+static void set_ids_mode(struct nfs42_client *root, const struct nfs42_fh *fh,
+			 int uid, int gid, int mode)
+{
+	struct nfs42_compound *c = e2e_cpd(root, fh);
+	char u[16], g[16];
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	snprintf(u, sizeof(u), "%d", uid);
+	snprintf(g, sizeof(g), "%d", gid);
+	if (uid >= 0)
+		nfs42_sattr_owner(&sa, u);
+	if (gid >= 0)
+		nfs42_sattr_group(&sa, g);
+	if (mode >= 0)
+		nfs42_sattr_mode(&sa, mode);
+	nfs42_op_setattr(c, &e2e_anon_stateid, &sa);
+	ck_nfs_ok(root, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+}
+
+static uint32_t access_of(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			  uint32_t want)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, fh);
+	uint32_t got;
+	int i;
+
+	i = nfs42_op_access(c, want);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	got = nfs42_res(c, i)->u.access.access;
+	ck_assert_uint_eq(nfs42_res(c, i)->u.access.supported & want, want);
+	nfs42_compound_free(c);
+	return got;
+}
+
+START_TEST(root_file_0600_denied)
+{
+	struct nfs42_client *root = e2e_client(), *user;
+	char *f = e2e_uniq("secret"), *bp = e2e_backing(f);
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_READ,
+				   .createmode = NFS42_NOCREATE };
+	struct nfs42_file of;
+	struct nfs42_fh fh;
+	uint32_t n;
+	bool eof;
+	char buf[16];
+
+	e2e_put_backing(f, "top secret", 10);
+	ck_assert_int_eq(chown(bp, 0, 0), 0);
+	ck_assert_int_eq(chmod(bp, 0600), 0);
+	fh = e2e_fh(root, f);
+	user = client_as(1000, 1000, 0, NULL);
+	/* OPEN for read: ACCESS */
+	ck_nfs_status(e2e_open(user, f, &rq, &of), NFS4ERR_ACCESS);
+	rq.access = OPEN4_SHARE_ACCESS_WRITE;
+	ck_nfs_status(e2e_open(user, f, &rq, &of), NFS4ERR_ACCESS);
+	/* READ with the anonymous stateid is checked too */
+	ck_nfs_status(e2e_read(user, &fh, &e2e_anon_stateid, 0, 10, buf,
+			       sizeof(buf), &n, &eof),
+		      NFS4ERR_ACCESS);
+	ck_nfs_status(e2e_write(user, &fh, &e2e_anon_stateid, 0, FILE_SYNC4,
+				"X", 1, NULL, NULL, NULL),
+		      NFS4ERR_ACCESS);
+	e2e_bpread(f, buf, 10, 0);
+	ck_assert_mem_eq(buf, "top secret", 10);
+	/* ACCESS tells the same story */
+	ck_assert_uint_eq(access_of(user, &fh, ACCESS4_READ | ACCESS4_MODIFY) &
+				  (ACCESS4_READ | ACCESS4_MODIFY),
+			  0);
+	ck_assert_uint_eq(access_of(root, &fh, ACCESS4_READ | ACCESS4_MODIFY),
+			  ACCESS4_READ | ACCESS4_MODIFY);
+	/* chmod by a non-owner: PERM (RFC 8881 5.6 / 18.30) */
+	{
+		struct nfs42_sattr sa;
+		struct nfs42_compound *c = e2e_cpd(user, &fh);
+
+		nfs42_sattr_init(&sa);
+		nfs42_sattr_mode(&sa, 0666);
+		nfs42_op_setattr(c, &e2e_anon_stateid, &sa);
+		ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
+		nfs42_compound_free(c);
+		ck_assert_uint_eq(e2e_bstat(f).st_mode & 07777, 0600);
+	}
+	/* the owner reads it fine once it is theirs */
+	set_ids_mode(root, &fh, 1000, 1000, -1);
+	ck_assert_uint_eq(e2e_bstat(f).st_uid, 1000);
+	rq.access = OPEN4_SHARE_ACCESS_READ;
+	ck_nfs_ok(user, e2e_open(user, f, &rq, &of));
+	ck_nfs_ok(user, e2e_read(user, &of.fh, &of.stateid, 0, 10, buf,
+				 sizeof(buf), &n, &eof));
+	ck_assert_uint_eq(n, 10);
+	ck_nfs_ok(user, e2e_close(&of));
+	/* ... but not another user */
+	{
+		struct nfs42_client *other = client_as(1001, 1001, 0, NULL);
+
+		ck_nfs_status(e2e_open(other, f, &rq, &of), NFS4ERR_ACCESS);
+		nfs42_client_free(other);
+	}
+	free(bp);
+	free(f);
+	nfs42_client_free(user);
+	nfs42_client_free(root);
+}
+END_TEST
+
+START_TEST(root_dir_0755_readonly_for_others)
+{
+	struct nfs42_client *root = e2e_client(), *user;
+	char *d = e2e_uniq("rootdir"), *bp = e2e_backing(d);
+	char *inside = e2e_fmt("%s/existing", d), *nf = e2e_fmt("%s/new", d);
+	struct nfs42_sattr sa;
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = UNCHECKED4,
+				   .attrs = &sa };
+	struct nfs42_create_args ca = { .type = NF4DIR, .name = "sub" };
+	struct nfs42_file of;
+	struct nfs42_fh dfh;
+	struct nfs42_compound *c;
+
+	e2e_bmkdir(d, 0755);
+	ck_assert_int_eq(chown(bp, 0, 0), 0);
+	e2e_put_backing(inside, "x", 1);
+	dfh = e2e_fh(root, d);
+	user = client_as(1000, 1000, 0, NULL);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0644);
+	/* create a file: ACCESS */
+	ck_nfs_status(e2e_open(user, nf, &rq, &of), NFS4ERR_ACCESS);
+	ck_assert(!e2e_bexists(nf));
+	/* mkdir: ACCESS */
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_create(c, &ca);
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
+	nfs42_compound_free(c);
+	/* remove and rename inside: ACCESS */
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_remove(c, "existing");
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
+	nfs42_compound_free(c);
+	ck_assert(e2e_bexists(inside));
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_savefh(c);
+	nfs42_op_rename(c, "existing", "renamed");
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
+	nfs42_compound_free(c);
+	ck_assert(e2e_bexists(inside));
+	/* but reading the directory is allowed */
+	ck_assert_uint_eq(access_of(user, &dfh,
+				    ACCESS4_LOOKUP | ACCESS4_READ |
+					    ACCESS4_MODIFY),
+			  ACCESS4_LOOKUP | ACCESS4_READ);
+	{
+		struct nfs42_fh fh;
+
+		ck_nfs_ok(user, e2e_fh_rc(user, inside, &fh));
+	}
+	/* with group write and the right supplementary group: allowed */
+	set_ids_mode(root, &dfh, 0, 4000, 0775);
+	ck_assert_uint_eq(e2e_bstat(d).st_gid, 4000);
+	ck_nfs_status(e2e_open(user, nf, &rq, &of), NFS4ERR_ACCESS);
+	{
+		uint32_t g = 4000;
+		struct nfs42_client *member = client_as(1000, 1000, 1, &g);
+
+		ck_nfs_ok(member, e2e_open(member, nf, &rq, &of));
+		ck_nfs_ok(member, e2e_close(&of));
+		ck_assert_uint_eq(e2e_bstat(nf).st_uid, 1000);
+		ck_assert_uint_eq(e2e_bstat(nf).st_gid, 1000);
+		nfs42_client_free(member);
+	}
+	/* a 0700 directory cannot even be searched */
+	set_ids_mode(root, &dfh, -1, -1, 0700);
+	{
+		struct nfs42_fh fh;
+
+		ck_nfs_status(e2e_fh_rc(user, inside, &fh), NFS4ERR_ACCESS);
+	}
+	free(bp);
+	free(d);
+	free(inside);
+	free(nf);
+	nfs42_client_free(user);
+	nfs42_client_free(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_fsal_perms");
+	TCase *tc = tcase_create("perms");
+
+	if (geteuid() != 0) {
+		printf("e2e_fsal_perms: needs root, skipped\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, root_file_0600_denied);
+	tcase_add_test(tc, root_dir_0755_readonly_for_others);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
