@@ -79,6 +79,12 @@ if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
 	sparse_stop_server "$pid" 2
 	exit 1
 fi
+if sparse_config_errors "$log" >"$run/config-errors"; then
+	echo "serve: ganesha.nfsd refused its configuration ($conf):" >&2
+	cat "$run/config-errors" >&2
+	sparse_stop_server "$pid"
+	exit 1
+fi
 echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT"
 echo "serve: config $conf, log $log; Ctrl-C stops it"
 while kill -0 "$pid" 2>/dev/null; do

@@ -122,6 +122,14 @@ sparse_stop_server() {
 	wait "$pid" 2>/dev/null || true
 }
 
+# sparse_config_errors LOG: Ganesha starts even when an EXPORT block is
+# refused (it then serves without that export); print the configuration
+# errors it logged, if any, and return 0 when there were some.
+sparse_config_errors() {
+	grep -E ":CONFIG :(CRIT|MAJ|FATAL) :|:FSAL :(CRIT|MAJ) :" "$1" 2>/dev/null |
+		sed 's/^.*\] //' | grep .
+}
+
 # sparse_log_errors LOG: the lines a person needs when start-up failed
 sparse_log_errors() {
 	grep -E ":(CRIT|MAJ|FATAL) :|Error|error" "$1" 2>/dev/null | tail -n 15
