@@ -84,7 +84,8 @@ CONF
 # process group does not take the server with it); echoes its PID.
 sparse_start_server() {
 	local stage=$1 conf=$2 log=$3 pidfile=$4
-	setsid "$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
+	ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
+		setsid "$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
 		-N "NIV_${LOG_LEVEL:-EVENT}" </dev/null >>"$log.stdout" 2>&1 &
 	echo $! >"$pidfile"
 	echo $!

@@ -17,9 +17,10 @@ if [ "${1:-}" = --asan ]; then
 	build=${SPARSE_BUILD_DIR:-$repo/build-asan}
 	shift
 	# Ganesha keeps caches alive until exit on purpose; report leaks only
-	# from our own test programs, not from the server.
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
-	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	# from our own programs (client, tests), not from the server.
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+	export SPARSE_SERVER_ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-detect_leaks=0}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$repo/tests/sanitizers/ubsan.supp}
 fi
 
 "$repo/scripts/build.sh" "${asan[@]}" "$build"

@@ -41,7 +41,7 @@ static int collect(void *arg, const struct nfs42_dirent *e)
 	struct names *s = arg;
 
 	ck_assert_int_lt(s->n, 64);
-	s->v[s->n++] = strdup(e->name);
+	s->v[s->n++] = e2e_keep(strdup(e->name));
 	return 0;
 }
 

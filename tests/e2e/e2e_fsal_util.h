@@ -30,7 +30,7 @@ static inline char *e2e_uniq(const char *prefix)
 
 	ck_assert_int_gt(asprintf(&p, "%s-%d-%u", prefix, (int)getpid(), ++n),
 			 0);
-	return p;
+	return e2e_keep(p);
 }
 
 /* printf-style relative path */
@@ -44,7 +44,7 @@ static inline char *e2e_fmt(const char *fmt, ...)
 	rc = vasprintf(&p, fmt, ap);
 	va_end(ap);
 	ck_assert_int_gt(rc, 0);
-	return p;
+	return e2e_keep(p);
 }
 
 static inline bool e2e_is_vfs(void)

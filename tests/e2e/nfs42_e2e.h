@@ -23,6 +23,29 @@ static inline const char *e2e_env(const char *name)
 	return v;
 }
 
+/*
+ * Strings the helpers below hand out live as long as the test process:
+ * they are kept reachable here so LeakSanitizer does not report them, and
+ * callers may use them inline without freeing (or free them; the list
+ * never touches its entries).
+ */
+static inline char *e2e_keep(char *p)
+{
+	static char **kept;
+	static size_t n, cap;
+
+	if (n == cap) {
+		char **grown =
+			realloc(kept, (cap ? cap * 2 : 64) * sizeof(*kept));
+
+		ck_assert_ptr_nonnull(grown);
+		kept = grown;
+		cap = cap ? cap * 2 : 64;
+	}
+	kept[n++] = p;
+	return p;
+}
+
 /* Pseudo path of the export joined with rel ("" for the export root). */
 static inline char *e2e_path(const char *rel)
 {
@@ -31,7 +54,7 @@ static inline char *e2e_path(const char *rel)
 	ck_assert_int_gt(asprintf(&p, "%s%s%s", e2e_env("NFS42_EXPORT"),
 				  *rel ? "/" : "", rel),
 			 0);
-	return p;
+	return e2e_keep(p);
 }
 
 /* Backing-store path of rel. */
@@ -42,7 +65,7 @@ static inline char *e2e_backing(const char *rel)
 	ck_assert_int_gt(asprintf(&p, "%s%s%s", e2e_env("NFS42_BACKING"),
 				  *rel ? "/" : "", rel),
 			 0);
-	return p;
+	return e2e_keep(p);
 }
 
 static inline struct nfs42_client *e2e_client(void)
