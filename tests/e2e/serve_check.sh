@@ -48,7 +48,7 @@ check bad-pseudo 2 "must start with /" -- "$serve" --no-build -P relative
 check unknown-arg 2 "unknown argument" -- "$serve" --no-build --frobnicate
 check port-in-use 2 "already in use" -- "$serve" --no-build -p "$NFS42_PORT"
 check bad-fsal-value 1 "Min_Hole_Size = 1000 rejected" -- \
-	"$repo/tests/e2e/harness.sh" --fsal-opts "Min_Hole_Size = 1000;" -- true
+	"$repo/tests/e2e/harness.sh" --fsal SPARSE --fsal-opts "Min_Hole_Size = 1000;" -- true
 check client-dead-server 3 "cannot connect to 127.0.0.1" -- "$nfs42" -p 1 ls /
 check client-bad-path 1 "NFS4ERR_NOENT" -- "$nfs42" ls "$NFS42_EXPORT/no/such"
 
