@@ -97,6 +97,8 @@ cleanup() {
 	if [ -f "$work/server.pid" ]; then
 		sparse_stop_server "$(cat "$work/server.pid")" 20 || true
 	fi
+	# whatever happened to the pid file, no server of ours outlives us
+	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
 	if [ $rc -ne 0 ] || [ $keep = 1 ]; then
 		echo "harness: kept $work (server log: $work/ganesha.log)" >&2
 		if [ $rc -ne 0 ]; then
