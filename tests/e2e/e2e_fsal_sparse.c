@@ -330,6 +330,56 @@ START_TEST(allocate_needs_write_open)
 }
 END_TEST
 
+/*
+ * The special stateids (RFC 8881 8.2.3) stand for "no open": ALLOCATE,
+ * DEALLOCATE and SEEK with all-zeros or all-ones work like WRITE and READ
+ * with them, also while the same client holds the file open for write.
+ */
+START_TEST(special_stateids_allocate_and_seek)
+{
+	static const struct nfs42_stateid ones = {
+		.seqid = 0xffffffff,
+		.other = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff },
+	};
+	const struct nfs42_stateid *sids[] = { &e2e_anon_stateid, &ones };
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("alloc-special");
+	char *data = malloc(M1);
+	struct nfs42_file of, special = { .cl = cl };
+	uint64_t off;
+	bool eof;
+	int i;
+
+	memset(data, 'x', M1);
+	e2e_put_backing(f, data, M1);
+	of = e2e_open_rw(cl, f);
+	special.fh = of.fh;
+	for (i = 0; i < 2; i++) {
+		special.stateid = *sids[i];
+		/* inside the file: nothing to see but success */
+		ck_nfs_ok(cl, fallocate_op(cl, &special, true, 0, 1));
+		ck_assert_uint_eq(e2e_bstat(f).st_size, M1);
+		/* punch [64K, 320K); the size stays */
+		ck_nfs_ok(cl,
+			  fallocate_op(cl, &special, false, K4 * 16, K4 * 64));
+		ck_assert_uint_eq(e2e_bstat(f).st_size, M1);
+		/* SEEK with the same stateid sees the hole and the data */
+		ck_nfs_ok(cl, e2e_seek(cl, &of.fh, sids[i], K4 * 16,
+				       NFS4_CONTENT_DATA, &off, &eof));
+		ck_assert_uint_eq(off, K4 * 80);
+		ck_nfs_ok(cl, e2e_seek(cl, &of.fh, sids[i], 0,
+				       NFS4_CONTENT_HOLE, &off, &eof));
+		ck_assert_uint_eq(off, K4 * 16);
+		/* all data again for the next round */
+		e2e_put_backing(f, data, M1);
+	}
+	free(data);
+	ck_nfs_ok(cl, e2e_close(&of));
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_fsal_sparse");
@@ -342,6 +392,7 @@ int main(void)
 	tcase_add_test(tc, allocate_reserves_blocks);
 	tcase_add_test(tc, deallocate_punches_hole);
 	tcase_add_test(tc, allocate_needs_write_open);
+	tcase_add_test(tc, special_stateids_allocate_and_seek);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }
