@@ -497,13 +497,45 @@ undo:
 	return status;
 }
 
-static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
-				  const char *name,
-				  struct fsal_attrlist *attrib,
-				  struct fsal_obj_handle **handle,
-				  struct fsal_attrlist *attrs_out,
-				  struct fsal_attrlist *parent_pre_attrs_out,
-				  struct fsal_attrlist *parent_post_attrs_out)
+/* What sparse_make_object() creates: one *at() call's arguments. */
+struct sparse_new_object {
+	object_file_type_t type; /* DIRECTORY, SYMBOLIC_LINK or a node */
+	mode_t mode; /* with the S_IF* bits for mknodat */
+	dev_t dev; /* block and character devices */
+	const char *target; /* symbolic links */
+};
+
+/* The *at() call for obj in dirfd; 0 or an errno. */
+static int sparse_make_at(int dirfd, const char *name,
+			  const struct sparse_new_object *obj)
+{
+	int rc;
+
+	switch (obj->type) {
+	case DIRECTORY:
+		rc = mkdirat(dirfd, name, obj->mode);
+		break;
+	case SYMBOLIC_LINK:
+		rc = symlinkat(obj->target, dirfd, name);
+		break;
+	default:
+		rc = mknodat(dirfd, name, obj->mode, obj->dev);
+		break;
+	}
+	return rc != 0 ? errno : 0;
+}
+
+/*
+ * Create obj as name in dir_hdl with the caller's credentials (so the
+ * kernel checks permissions and the object gets the caller's ownership),
+ * then apply the remaining attributes and make its handle.
+ */
+static fsal_status_t sparse_make_object(struct fsal_obj_handle *dir_hdl,
+					const char *name,
+					const struct sparse_new_object *obj,
+					struct fsal_attrlist *attrib,
+					struct fsal_obj_handle **handle,
+					struct fsal_attrlist *attrs_out)
 {
 	fsal_status_t status;
 	int dirfd, rc;
@@ -515,18 +547,34 @@ static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
 
 	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
-	rc = mkdirat(dirfd, name, sparse_create_mode(attrib));
-	if (rc != 0)
-		rc = errno;
+	rc = sparse_make_at(dirfd, name, obj);
 	sparse_become_server();
 
 	if (rc != 0)
 		status = posix2fsal_status(rc);
 	else
-		status = sparse_finish_create(dirfd, name, true, attrib, handle,
-					      attrs_out);
+		status = sparse_finish_create(dirfd, name,
+					      obj->type == DIRECTORY, attrib,
+					      handle, attrs_out);
 	close(dirfd);
 	return status;
+}
+
+static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
+				  const char *name,
+				  struct fsal_attrlist *attrib,
+				  struct fsal_obj_handle **handle,
+				  struct fsal_attrlist *attrs_out,
+				  struct fsal_attrlist *parent_pre_attrs_out,
+				  struct fsal_attrlist *parent_post_attrs_out)
+{
+	struct sparse_new_object obj = {
+		.type = DIRECTORY,
+		.mode = sparse_create_mode(attrib),
+	};
+
+	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
+				  attrs_out);
 }
 
 static fsal_status_t
@@ -536,26 +584,26 @@ sparse_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
 	      struct fsal_attrlist *parent_pre_attrs_out,
 	      struct fsal_attrlist *parent_post_attrs_out)
 {
-	mode_t mode = sparse_create_mode(attrib);
-	fsal_status_t status;
-	dev_t dev = 0;
-	int dirfd, rc;
+	struct sparse_new_object obj = {
+		.type = nodetype,
+		.mode = sparse_create_mode(attrib),
+	};
 
 	*handle = NULL;
 	switch (nodetype) {
 	case BLOCK_FILE:
-		mode |= S_IFBLK;
-		dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
+		obj.mode |= S_IFBLK;
+		obj.dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
 		break;
 	case CHARACTER_FILE:
-		mode |= S_IFCHR;
-		dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
+		obj.mode |= S_IFCHR;
+		obj.dev = makedev(attrib->rawdev.major, attrib->rawdev.minor);
 		break;
 	case FIFO_FILE:
-		mode |= S_IFIFO;
+		obj.mode |= S_IFIFO;
 		break;
 	case SOCKET_FILE:
-		mode |= S_IFSOCK;
+		obj.mode |= S_IFSOCK;
 		break;
 	default:
 		LogDebug(COMPONENT_FSAL, "mknode of bad type %d", nodetype);
@@ -564,24 +612,8 @@ sparse_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
 	/* rawdev is consumed by mknodat, not by a later setattr */
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_RAWDEV);
 
-	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
-	if (FSAL_IS_ERROR(status))
-		return status;
-
-	sparse_md_delay(SPARSE_MD_UPDATE);
-	sparse_become_caller();
-	rc = mknodat(dirfd, name, mode, dev);
-	if (rc != 0)
-		rc = errno;
-	sparse_become_server();
-
-	if (rc != 0)
-		status = posix2fsal_status(rc);
-	else
-		status = sparse_finish_create(dirfd, name, false, attrib,
-					      handle, attrs_out);
-	close(dirfd);
-	return status;
+	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
+				  attrs_out);
 }
 
 static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
@@ -592,31 +624,15 @@ static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
 				    struct fsal_attrlist *parent_pre_attrs_out,
 				    struct fsal_attrlist *parent_post_attrs_out)
 {
-	fsal_status_t status;
-	int dirfd, rc;
+	struct sparse_new_object obj = {
+		.type = SYMBOLIC_LINK,
+		.target = link_path,
+	};
 
-	*handle = NULL;
-	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
-	if (FSAL_IS_ERROR(status))
-		return status;
-
-	sparse_md_delay(SPARSE_MD_UPDATE);
-	sparse_become_caller();
-	rc = symlinkat(link_path, dirfd, name);
-	if (rc != 0)
-		rc = errno;
-	sparse_become_server();
-
-	if (rc != 0) {
-		status = posix2fsal_status(rc);
-	} else {
-		/* Symlink permissions are meaningless on Linux. */
-		FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
-		status = sparse_finish_create(dirfd, name, false, attrib,
-					      handle, attrs_out);
-	}
-	close(dirfd);
-	return status;
+	/* Symlink permissions are meaningless on Linux. */
+	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
+	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
+				  attrs_out);
 }
 
 static fsal_status_t sparse_readlink(struct fsal_obj_handle *obj_hdl,
