@@ -242,6 +242,30 @@ START_TEST(cat_10mib_identical)
 }
 END_TEST
 
+/* The export works for an NFSv4.1 (minor version 1) client as well. */
+START_TEST(nfsv41_client_lists_and_reads)
+{
+	const size_t n = 1u << 20;
+	uint8_t *data = random_bytes(n);
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+	void *buf;
+	size_t len;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.minorversion = 1;
+	ck_nfs_ok(cl, nfs42_client_create(&o, &cl));
+	e2e_put_backing("v41-file", data, n);
+	ck_nfs_ok(cl, nfs42_read_file(cl, e2e_path("v41-file"), &buf, &len));
+	ck_assert_uint_eq(len, n);
+	ck_assert(memcmp(buf, data, n) == 0);
+	free(buf);
+	free(data);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 START_TEST(missing_paths)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -596,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, ls_root_matches_backing);
 	tcase_add_test(tc, stat_matches_lstat);
 	tcase_add_test(tc, cat_10mib_identical);
+	tcase_add_test(tc, nfsv41_client_lists_and_reads);
 	tcase_add_test(tc, missing_paths);
 	tcase_add_test(tc, write_and_namespace_ops);
 	tcase_add_test(tc, special_files);

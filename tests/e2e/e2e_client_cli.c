@@ -97,6 +97,18 @@ START_TEST(ping_and_usage)
 	r = CLI("seek", "/x", "0", "sideways");
 	ck_assert_int_eq(r.status, 2);
 	run_free(&r);
+	/* a port or minor version out of range is a usage error */
+	r = CLI("-p", "99999", "ping");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert(strstr(r.err, "bad port '99999'"));
+	run_free(&r);
+	r = CLI("-m", "3", "ping");
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	/* NFSv4.1 works as well as 4.2 */
+	r = CLI("-m", "1", "ping");
+	ck_assert_msg(r.status == 0, "ping -m 1: %s", r.err);
+	run_free(&r);
 }
 END_TEST
 

@@ -27,8 +27,9 @@ static struct nfs42_client *g_cl;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nfs42 [-s host] [-p port] [-u uid -g gid] [-G gid,...]\n"
-		"             [-t timeout_s] VERB ARGS\n"
+		"usage: nfs42 [-s host] [-p port] [-m 1|2] [-u uid -g gid]\n"
+		"             [-G gid,...] [-t timeout_s] VERB ARGS\n"
+		"  -m    NFSv4 minor version (default 2)\n"
 		"verbs:\n"
 		"  ping                     NULL RPC + session setup\n"
 		"  ls [-l] PATH             list a directory\n"
@@ -482,20 +483,47 @@ static int parse_gids(struct nfs42_opts *o, char *s)
 	return 0;
 }
 
+/* A whole decimal number in [min, max]; 0 or -1. */
+static int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		       unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *out < min || *out > max)
+		return -1;
+	return 0;
+}
+
+static int bad_option(const char *what, const char *value)
+{
+	fprintf(stderr, "nfs42: bad %s '%s'\n", what, value);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct nfs42_opts o;
+	unsigned long num;
 	int ch, rc;
 
 	nfs42_opts_init(&o);
 	nfs42_opts_from_env(&o);
-	while ((ch = getopt(argc, argv, "+s:p:u:g:G:t:h")) != -1) {
+	while ((ch = getopt(argc, argv, "+s:p:m:u:g:G:t:h")) != -1) {
 		switch (ch) {
 		case 's':
 			o.host = optarg;
 			break;
 		case 'p':
-			o.port = (uint16_t)atoi(optarg);
+			if (parse_ulong(optarg, 1, 65535, &num))
+				return bad_option("port", optarg);
+			o.port = (uint16_t)num;
+			break;
+		case 'm':
+			if (parse_ulong(optarg, 1, 2, &num))
+				return bad_option("minor version", optarg);
+			o.minorversion = (uint32_t)num;
 			break;
 		case 'u':
 			o.uid = strtoul(optarg, NULL, 10);
