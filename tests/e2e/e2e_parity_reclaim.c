@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Parity with FSAL_VFS, reclaim after a restart (RFC 8881 8.4.2, 18.16.3,
+ * 18.51): a client opens a file, the server restarts (with a grace
+ * period: this program runs with GRACELESS=false), the client makes a new
+ * client ID with the same owner and, before RECLAIM_COMPLETE, reclaims
+ * the open with OPEN CLAIM_PREVIOUS on the old file handle, reads the
+ * data with the reclaimed stateid, sends RECLAIM_COMPLETE, and then a
+ * second CLAIM_PREVIOUS is NO_GRACE.  The client library always sends
+ * RECLAIM_COMPLETE when it makes a session, so the session after the
+ * restart is made here by hand (EXCHANGE_ID, CREATE_SESSION, SEQUENCE).
+ */
+#include "e2e_parity_util.h"
+
+struct raw_sess {
+	struct nfs42_client *cl;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	uint32_t seq;
+	uint64_t clientid;
+};
+
+static struct nfs42_compound *rs_cpd(struct raw_sess *s)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, false);
+	return c;
+}
+
+/* Connect, EXCHANGE_ID with owner, CREATE_SESSION; retried while the
+ * restarted server settles. */
+static void rs_open(struct raw_sess *s, const char *owner)
+{
+	struct nfs42_chan_attrs fore = { .maxreq = 1049620 + 8192,
+					 .maxresp = 1049620 + 8192,
+					 .maxresp_cached = 8192,
+					 .maxops = 64,
+					 .maxreqs = 1 };
+	struct nfs42_chan_attrs back = {
+		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
+	};
+	struct nfs42_opts o;
+	struct nfs42_compound *c;
+	uint8_t verf[8] = "reclaim1";
+	uint32_t csseq;
+	int rc = -1, i, idx;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	for (i = 0; i < 100; i++) {
+		rc = nfs42_connect(&o, &s->cl);
+		if (!rc)
+			break;
+		nfs42_client_free(s->cl);
+		s->cl = NULL;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "connect: %s", nfs42_strerror(rc));
+	for (i = 0; i < 100; i++) {
+		c = nfs42_compound_new(s->cl);
+		nfs42_compound_no_sequence(c);
+		idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
+		rc = nfs42_compound_run(c);
+		if (!rc) {
+			s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
+			csseq = nfs42_res(c, idx)->u.exchange_id.seqid;
+		}
+		nfs42_compound_free(c);
+		if (rc != NFS4ERR_DELAY)
+			break;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "EXCHANGE_ID: %s", nfs42_strerror(rc));
+	c = nfs42_compound_new(s->cl);
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_create_session(c, s->clientid, csseq, 0, &fore, &back,
+				      NFS42_CB_PROGRAM_DEFAULT, 0, 0, "parity");
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "CREATE_SESSION: %s", nfs42_strerror(rc));
+	memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
+	       NFS4_SESSIONID_SIZE);
+	nfs42_compound_free(c);
+	s->seq = 1;
+}
+
+/* OPEN CLAIM_PREVIOUS (delegate_type NONE), NOCREATE, access BOTH. */
+static int op_open_previous(struct nfs42_compound *c, uint64_t clientid,
+			    const char *owner)
+{
+	struct par_raw r;
+
+	par_raw_begin(&r, OP_OPEN);
+	nfs42_xdr_put_u32(&r.x, 0); /* seqid */
+	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_ACCESS_BOTH |
+					OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
+	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_DENY_NONE);
+	nfs42_xdr_put_u64(&r.x, clientid);
+	nfs42_xdr_put_opaque(&r.x, owner, strlen(owner));
+	nfs42_xdr_put_u32(&r.x, 0); /* OPEN4_NOCREATE */
+	nfs42_xdr_put_u32(&r.x, CLAIM_PREVIOUS);
+	nfs42_xdr_put_u32(&r.x, 0); /* OPEN_DELEGATE_NONE */
+	return par_raw_end(c, &r, OP_OPEN);
+}
+
+/* An OPEN/CREATE that may first meet the grace period of a fresh
+ * server (GRACELESS=false). */
+static void create_retry(struct nfs42_client *cl, const struct nfs42_fh *dir,
+			 const char *name, struct nfs42_file *f)
+{
+	int rc = -1;
+
+	for (int i = 0; i < 200; i++) {
+		rc = par_create_file(cl, dir, name, OPEN4_SHARE_ACCESS_BOTH, f);
+		if (rc != NFS4ERR_GRACE)
+			break;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "create %s: %s", name, nfs42_strerror(rc));
+}
+
+/* REBT1, RECC2: reclaim an open after a clean restart. */
+START_TEST(claim_previous_after_restart)
+{
+	char owner[64], oo[64];
+	struct nfs42_opts o;
+	struct nfs42_client *cl1 = NULL;
+	struct nfs42_fh root;
+	struct nfs42_file f;
+	struct raw_sess s = { 0 };
+	struct nfs42_compound *c;
+	struct nfs42_stateid sid;
+	const char *name = e2e_uniq("reclaim");
+	int oi, ri, rc;
+
+	snprintf(owner, sizeof(owner), "parity-reclaim-%d", (int)getpid());
+	snprintf(oo, sizeof(oo), "open-owner-%d", (int)getpid());
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.owner_id = owner;
+	ck_nfs_ok(cl1, nfs42_client_create(&o, &cl1));
+	root = e2e_fh(cl1, "");
+	create_retry(cl1, &root, name, &f);
+	ck_nfs_ok(cl1,
+		  e2e_write(cl1, &f.fh, &f.stateid, 0, FILE_SYNC4, PAR_FILEDATA,
+			    strlen(PAR_FILEDATA), NULL, NULL, NULL));
+	/* the open stays: the server restarts under it */
+	e2e_server_ctl("restart");
+
+	rs_open(&s, owner);
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &f.fh);
+	oi = op_open_previous(c, s.clientid, oo);
+	nfs42_op_getfh(c);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "OPEN CLAIM_PREVIOUS after restart: %s",
+		      nfs42_strerror(rc));
+	sid = nfs42_res(c, oi)->u.open.stateid;
+	nfs42_compound_free(c);
+	/* READ with the reclaimed stateid */
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &f.fh);
+	ri = nfs42_op_read(c, &sid, 0, 100);
+	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
+	ck_assert_uint_eq(nfs42_res(c, ri)->u.read.len, strlen(PAR_FILEDATA));
+	ck_assert_mem_eq(nfs42_res(c, ri)->u.read.data, PAR_FILEDATA,
+			 strlen(PAR_FILEDATA));
+	nfs42_compound_free(c);
+	c = rs_cpd(&s);
+	nfs42_op_reclaim_complete(c, false);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	/* RECC2: a reclaim after RECLAIM_COMPLETE is NO_GRACE */
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &f.fh);
+	op_open_previous(c, s.clientid, "another-owner");
+	ck_nfs_status(par_run(c), NFS4ERR_NO_GRACE);
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &f.fh);
+	nfs42_op_close(c, 0, &sid);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	nfs42_client_free(s.cl);
+	nfs42_client_free(cl1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_parity_reclaim");
+	TCase *tc = tcase_create("reclaim");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, claim_previous_after_restart);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

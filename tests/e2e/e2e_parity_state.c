@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Parity with FSAL_VFS, OPEN and state: the open-stateid seqid rules,
+ * READ/WRITE with a zero-seqid or anonymous stateid, EXCLUSIVE4_1 with a
+ * different verifier, CLAIM_FH, the current stateid (RFC 8881 16.2.3.1.2)
+ * through OPEN, LOCK, WRITE, SETATTR, FREE_STATEID, CLOSE in one
+ * compound, ALLOCATE with the open, all-zeros and all-ones stateids
+ * (RFC 7862 15.1), the delegation answer to WANT_NO_DELEG / WANT_READ_DELEG
+ * (RFC 8881 18.16.3), and the RFC 8276 xattr ops.
+ */
+#include "e2e_parity_util.h"
+
+static const struct nfs42_stateid cur_sid = { .seqid = 1 };
+static const struct nfs42_stateid ones_sid = {
+	.seqid = 0xffffffff,
+	.other = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		   0xff, 0xff }
+};
+static const char data[] = "write test data";
+
+#define OPEN4_SHARE_ACCESS_WANT_READ_DELEG 0x0100
+#define OPEN_DELEGATE_NONE 0
+#define OPEN_DELEGATE_READ 1
+#define OPEN_DELEGATE_NONE_EXT 3
+#define WND4_NOT_WANTED 0
+
+/* OPEN/CREATE GUARDED4 0644 of name in dir appended to c (+ GETFH);
+ * returns the OPEN index. */
+static int add_create(struct nfs42_compound *c, const char *name,
+		      const char *owner, uint32_t access,
+		      struct nfs42_sattr *sa)
+{
+	struct nfs42_open_args a = { 0 };
+	int oi;
+
+	nfs42_sattr_init(sa);
+	nfs42_sattr_mode(sa, 0644);
+	a.share_access = access;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.owner = owner;
+	a.owner_len = strlen(owner);
+	a.createmode = GUARDED4;
+	a.attrs = sa;
+	a.claim = CLAIM_NULL;
+	a.name = name;
+	oi = nfs42_op_open(c, &a);
+	nfs42_op_getfh(c);
+	return oi;
+}
+
+/* READ 0..1000 gives "\0" x 5 + data and EOF. */
+static void check_read5(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			const struct nfs42_stateid *sid)
+{
+	uint8_t buf[64], want[64] = { 0 };
+	uint32_t n = 0;
+	bool eof = false;
+
+	memcpy(want + 5, data, strlen(data));
+	ck_nfs_ok(cl,
+		  e2e_read(cl, fh, sid, 0, 1000, buf, sizeof(buf), &n, &eof));
+	ck_assert_uint_eq(n, 5 + strlen(data));
+	ck_assert_mem_eq(buf, want, n);
+	ck_assert(eof);
+}
+
+/* OPEN1, OPEN2, OPEN8: seqid 1 on the first open, 2 on the second by the
+ * same owner; CLOSE with seqid 0 (the current one). */
+START_TEST(open_seqids)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	const char *f = e2e_uniq("open1");
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_READ,
+				   .createmode = NFS42_NOCREATE,
+				   .owner = "owner-open2" };
+	struct nfs42_file o1, o2;
+	struct nfs42_sattr sa;
+	struct e2e_open_req cr = { .access = OPEN4_SHARE_ACCESS_WRITE,
+				   .createmode = GUARDED4,
+				   .attrs = &sa,
+				   .owner = "owner-open2" };
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0644);
+	ck_nfs_ok(cl, e2e_open_ex(cl, &root, f, &cr, &o1, NULL));
+	ck_assert_uint_eq(o1.stateid.seqid, 1);
+	ck_nfs_ok(cl, e2e_open_ex(cl, &root, f, &rq, &o2, NULL));
+	ck_assert_uint_eq(o2.stateid.seqid, 2);
+	ck_assert_mem_eq(o2.stateid.other, o1.stateid.other, NFS4_OTHER_SIZE);
+	o2.stateid.seqid = 0;
+	ck_nfs_ok(cl, e2e_close(&o2));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN30, OPEN31: WRITE at 5 then READ with the open stateid (seqid 0),
+ * and with the anonymous stateid after CLOSE. */
+START_TEST(open_read_write)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_file f;
+	struct nfs42_stateid sid;
+
+	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("open30"),
+				      OPEN4_SHARE_ACCESS_BOTH, &f));
+	ck_assert_uint_eq(f.stateid.seqid, 1);
+	sid = f.stateid;
+	sid.seqid = 0;
+	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &sid, 5, FILE_SYNC4, data,
+				strlen(data), NULL, NULL, NULL));
+	check_read5(cl, &f.fh, &sid);
+	f.stateid = sid;
+	ck_nfs_ok(cl, e2e_close(&f));
+
+	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("open31"),
+				      OPEN4_SHARE_ACCESS_BOTH, &f));
+	ck_nfs_ok(cl, e2e_close(&f));
+	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &e2e_anon_stateid, 5, FILE_SYNC4,
+				data, strlen(data), NULL, NULL, NULL));
+	check_read5(cl, &f.fh, &e2e_anon_stateid);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN6: EXCLUSIVE4_1 (createattrs mode 0644) then the same name with
+ * another verifier: EXIST. */
+START_TEST(exclusive4_1_other_verifier)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *f = e2e_uniq("open6");
+	struct nfs42_sattr sa;
+	uint8_t v1[8] = "verif001", v2[8] = "Justtest";
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = EXCLUSIVE4_1,
+				   .attrs = &sa,
+				   .verf = v1 };
+	struct nfs42_file o1, o2;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0644);
+	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o1));
+	ck_assert_uint_eq(e2e_bstat(f).st_mode & 07777, 0644);
+	rq.verf = v2;
+	ck_nfs_status(e2e_open(cl, f, &rq, &o2), NFS4ERR_EXIST);
+	ck_nfs_ok(cl, e2e_close(&o1));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN7: CLAIM_FH with a new owner after CLOSE; WRITE/READ with it. */
+START_TEST(open_claim_fh)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_file f;
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_compound *c;
+	struct nfs42_stateid sid;
+	int oi;
+
+	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("open7"),
+				      OPEN4_SHARE_ACCESS_BOTH, &f));
+	ck_nfs_ok(cl, e2e_close(&f));
+	a.share_access = OPEN4_SHARE_ACCESS_BOTH |
+			 OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.owner = "My Open Owner 2";
+	a.owner_len = strlen(a.owner);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_FH;
+	c = e2e_cpd(cl, &f.fh);
+	oi = nfs42_op_open(c, &a);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	sid = nfs42_res(c, oi)->u.open.stateid;
+	nfs42_compound_free(c);
+	sid.seqid = 0;
+	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &sid, 5, FILE_SYNC4, data,
+				strlen(data), NULL, NULL, NULL));
+	check_read5(cl, &f.fh, &sid);
+	c = e2e_cpd(cl, &f.fh);
+	nfs42_op_close(c, 0, &sid);
+	ck_nfs_ok(cl, par_run(c));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* CSID1, CSID3, CSID8, CSID10: OPEN then ops on the current stateid. */
+START_TEST(current_stateid_after_open)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_sattr sa, sz;
+	struct nfs42_compound *c;
+	const char *f;
+
+	/* CSID1: OPEN, GETFH, CLOSE(current) */
+	c = e2e_cpd(cl, &root);
+	add_create(c, e2e_uniq("csid1"), "csid-owner",
+		   OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+		   &sa);
+	nfs42_op_close(c, 0, &cur_sid);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	/* CSID3: OPEN, GETFH, WRITE(current), CLOSE(current) */
+	f = e2e_uniq("csid3");
+	c = e2e_cpd(cl, &root);
+	add_create(c, f, "csid-owner",
+		   OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+		   &sa);
+	nfs42_op_write(c, &cur_sid, 5, FILE_SYNC4, data, strlen(data));
+	nfs42_op_close(c, 0, &cur_sid);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	ck_assert_uint_eq(e2e_bstat(f).st_size, 5 + strlen(data));
+	/* CSID8: OPEN, GETFH, SETATTR(current, size 8) */
+	f = e2e_uniq("csid8");
+	c = e2e_cpd(cl, &root);
+	{
+		int oi = add_create(c, f, "csid-owner",
+				    OPEN4_SHARE_ACCESS_BOTH |
+					    OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				    &sa);
+		struct nfs42_file of = { .cl = cl };
+
+		nfs42_op_getfh(c);
+		nfs42_sattr_init(&sz);
+		nfs42_sattr_size(&sz, 8);
+		nfs42_op_setattr(c, &cur_sid, &sz);
+		ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
+		ck_assert_uint_eq(e2e_bstat(f).st_size, 8);
+		of.stateid = nfs42_res(c, oi)->u.open.stateid;
+		of.fh = nfs42_res(c, oi + 1)->u.fh;
+		nfs42_compound_free(c);
+		ck_nfs_ok(cl, e2e_close(&of));
+	}
+	/* CSID10: OPEN, GETFH, SAVEFH, PUTFH(dir), RESTOREFH,
+	 * CLOSE(current): RESTOREFH restores the saved stateid too */
+	c = e2e_cpd(cl, &root);
+	add_create(c, e2e_uniq("csid10"), "csid-owner",
+		   OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+		   &sa);
+	nfs42_op_savefh(c);
+	nfs42_op_putfh(c, &root);
+	nfs42_op_restorefh(c);
+	nfs42_op_close(c, 0, &cur_sid);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* CSID5, CSID6, CSID9: no current stateid; FREE_STATEID of an open. */
+START_TEST(current_stateid_invalid)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_sattr sa;
+	struct nfs42_compound *c;
+	struct nfs42_file of;
+	const char *f = e2e_uniq("csid5");
+	int oi, rc;
+
+	/* CSID5: OPEN, GETFH, PUTFH + LOOKUP, CLOSE(current) */
+	c = e2e_cpd(cl, &root);
+	oi = add_create(c, f, "csid-owner",
+			OPEN4_SHARE_ACCESS_BOTH |
+				OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+			&sa);
+	nfs42_op_putfh(c, &root);
+	nfs42_op_lookup(c, f);
+	nfs42_op_close(c, 0, &cur_sid);
+	rc = nfs42_compound_run(c);
+	ck_nfs_status2(rc, NFS4ERR_BAD_STATEID, NFS4ERR_STALE_STATEID);
+	memset(&of, 0, sizeof(of));
+	of.cl = cl;
+	of.stateid = nfs42_res(c, oi)->u.open.stateid;
+	of.fh = nfs42_res(c, oi + 1)->u.fh;
+	nfs42_compound_free(c);
+	/* CSID6: PUTFH, CLOSE(current) */
+	c = e2e_cpd(cl, &of.fh);
+	nfs42_op_close(c, 0, &cur_sid);
+	ck_nfs_status2(par_run(c), NFS4ERR_BAD_STATEID, NFS4ERR_STALE_STATEID);
+	ck_nfs_ok(cl, e2e_close(&of));
+	/* CSID9: OPEN, GETFH, FREE_STATEID(current), CLOSE(current) */
+	c = e2e_cpd(cl, &root);
+	oi = add_create(c, e2e_uniq("csid9"), "csid-owner",
+			OPEN4_SHARE_ACCESS_BOTH |
+				OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+			&sa);
+	par_op_free_stateid(c, &cur_sid);
+	nfs42_op_close(c, 0, &cur_sid);
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_LOCKS_HELD);
+	of.stateid = nfs42_res(c, oi)->u.open.stateid;
+	of.fh = nfs42_res(c, oi + 1)->u.fh;
+	nfs42_compound_free(c);
+	ck_nfs_ok(cl, e2e_close(&of));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* CSID2, CSID4: LOCK then LOCKU / WRITE on the current stateid. */
+START_TEST(current_stateid_locks)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_lock_owner lo = { .owner = "lock1", .owner_len = 5 };
+	struct nfs42_compound *c;
+	struct nfs42_file f;
+	const char *name = e2e_uniq("csid4");
+
+	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("csid2"),
+				      OPEN4_SHARE_ACCESS_BOTH, &f));
+	c = e2e_cpd(cl, &f.fh);
+	nfs42_op_lock_new(c, WRITE_LT, false, 0, NFS42_LENGTH_EOF, 0,
+			  &f.stateid, 0, &lo);
+	nfs42_op_locku(c, WRITE_LT, 0, &cur_sid, 0, NFS42_LENGTH_EOF);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	ck_nfs_ok(cl, e2e_close(&f));
+
+	ck_nfs_ok(cl, par_create_file(cl, &root, name, OPEN4_SHARE_ACCESS_BOTH,
+				      &f));
+	c = e2e_cpd(cl, &f.fh);
+	nfs42_op_lock_new(c, WRITE_LT, false, 0, NFS42_LENGTH_EOF, 0,
+			  &f.stateid, 0, &lo);
+	nfs42_op_write(c, &cur_sid, 5, FILE_SYNC4, data, strlen(data));
+	nfs42_op_locku(c, WRITE_LT, 0, &cur_sid, 0, NFS42_LENGTH_EOF);
+	nfs42_op_close(c, 0, &f.stateid);
+	ck_nfs_status(par_run(c), NFS4_OK);
+	ck_assert_uint_eq(e2e_bstat(name).st_size, 5 + strlen(data));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* ALLOC1-3: ALLOCATE 0,1 of a file open for write with the open
+ * stateid, the all-zeros and the all-ones stateids. */
+START_TEST(allocate_stateids)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	const struct nfs42_stateid *sids[3] = { NULL, &e2e_anon_stateid,
+						&ones_sid };
+
+	for (int i = 0; i < 3; i++) {
+		struct nfs42_file f;
+		struct nfs42_compound *c;
+		const char *name = e2e_uniq("alloc");
+		int rc;
+
+		ck_nfs_ok(cl, par_create_file(cl, &root, name,
+					      OPEN4_SHARE_ACCESS_WRITE, &f));
+		c = e2e_cpd(cl, &f.fh);
+		nfs42_op_allocate(c, sids[i] ? sids[i] : &f.stateid, 0, 1);
+		rc = par_run(c);
+		ck_assert_msg(rc == 0, "ALLOCATE with stateid #%d: %s", i,
+			      nfs42_strerror(rc));
+		ck_assert_uint_eq(e2e_bstat(name).st_size, 1);
+		ck_nfs_ok(cl, e2e_close(&f));
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN with a create and a WANT flag; returns the OPEN result. */
+static void open_want(struct nfs42_client *cl, uint32_t want, uint32_t *type,
+		      uint32_t *why)
+{
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_compound *c = e2e_cpd(cl, &root);
+	struct nfs42_sattr sa;
+	struct nfs42_file of = { .cl = cl };
+	int oi;
+
+	oi = add_create(c, e2e_uniq("deleg"), "deleg-owner",
+			OPEN4_SHARE_ACCESS_READ | want, &sa);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	*type = nfs42_res(c, oi)->u.open.deleg_type;
+	*why = nfs42_res(c, oi)->u.open.why_no_deleg;
+	of.stateid = nfs42_res(c, oi)->u.open.stateid;
+	of.fh = nfs42_res(c, oi + 1)->u.fh;
+	nfs42_compound_free(c);
+	if (*type != OPEN_DELEGATE_READ)
+		ck_nfs_ok(cl, e2e_close(&of));
+}
+
+/* DELEG4: WANT_NO_DELEG gets OPEN_DELEGATE_NONE_EXT / WND4_NOT_WANTED.
+ * DELEG1 (needs delegations, which neither FSAL grants here): the answer
+ * to WANT_READ_DELEG is a read delegation or NONE_EXT with a reason. */
+START_TEST(delegation_wants)
+{
+	struct nfs42_client *cl = e2e_client();
+	uint32_t type, why;
+
+	open_want(cl, OPEN4_SHARE_ACCESS_WANT_NO_DELEG, &type, &why);
+	ck_assert_uint_eq(type, OPEN_DELEGATE_NONE_EXT);
+	ck_assert_uint_eq(why, WND4_NOT_WANTED);
+	open_want(cl, OPEN4_SHARE_ACCESS_WANT_READ_DELEG, &type, &why);
+	par_note("WANT_READ_DELEG: delegation type %u why %u", type, why);
+	ck_assert(type == OPEN_DELEGATE_READ || type == OPEN_DELEGATE_NONE_EXT);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* XATT1-XATT11 (RFC 8276): with xattr_support the ops behave as the RFC
+ * says; without it, every xattr op is NOTSUPP (RFC 8276 8.3). */
+START_TEST(xattr_ops)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_bitmap bm =
+		nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, FATTR4_XATTR_SUPPORT, -1);
+	struct nfs42_attrs a = e2e_getattr(cl, &root, &bm);
+	bool sup = nfs42_bm_isset(&a.supported_attrs, FATTR4_XATTR_SUPPORT) &&
+		   a.xattr_support;
+	struct nfs42_file f;
+	struct nfs42_compound *c;
+	int rc;
+
+	par_note("xattr_support supported %d value %d",
+		 nfs42_bm_isset(&a.supported_attrs, FATTR4_XATTR_SUPPORT),
+		 a.xattr_support);
+	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("xattr"),
+				      OPEN4_SHARE_ACCESS_BOTH, &f));
+	ck_nfs_ok(cl, e2e_close(&f));
+	c = e2e_cpd(cl, &f.fh);
+	par_op_getxattr(c, "user.attr1");
+	rc = par_run(c);
+	par_note("GETXATTR missing: %s", nfs42_strerror(rc));
+	ck_nfs_status(rc, sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
+	c = e2e_cpd(cl, &f.fh);
+	par_op_setxattr(c, SETXATTR4_REPLACE, "user.attr1", "value1");
+	ck_nfs_status(par_run(c), sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
+	c = e2e_cpd(cl, &f.fh);
+	par_op_setxattr(c, SETXATTR4_CREATE, "user.attr1", "value1");
+	ck_nfs_status(par_run(c), sup ? NFS4_OK : NFS4ERR_NOTSUPP);
+	c = e2e_cpd(cl, &f.fh);
+	par_op_listxattrs(c);
+	ck_nfs_status(par_run(c), sup ? NFS4_OK : NFS4ERR_NOTSUPP);
+	c = e2e_cpd(cl, &f.fh);
+	par_op_removexattr(c, "user.attr2");
+	ck_nfs_status(par_run(c), sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_parity_state");
+	TCase *tc = tcase_create("state");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, open_seqids);
+	tcase_add_test(tc, open_read_write);
+	tcase_add_test(tc, exclusive4_1_other_verifier);
+	tcase_add_test(tc, open_claim_fh);
+	tcase_add_test(tc, current_stateid_after_open);
+	tcase_add_test(tc, current_stateid_invalid);
+	tcase_add_test(tc, current_stateid_locks);
+	tcase_add_test(tc, allocate_stateids);
+	tcase_add_test(tc, delegation_wants);
+	tcase_add_test(tc, xattr_ops);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
