@@ -598,6 +598,10 @@ void nfs42_opts_from_env(struct nfs42_opts *o)
 	s = getenv("NFS42_PORT");
 	if (s && *s)
 		o->port = (uint16_t)atoi(s);
+	/* lets a whole test run speak NFSv4.1 instead of 4.2 */
+	s = getenv("NFS42_MINORVERSION");
+	if (s && (!strcmp(s, "1") || !strcmp(s, "2")))
+		o->minorversion = (uint32_t)(*s - '0');
 }
 
 static void make_owner_id(struct nfs42_client *cl, const char *given)

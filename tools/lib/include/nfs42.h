@@ -538,7 +538,8 @@ struct nfs42_opts {
 	bool no_back_channel; /* do not ask for a back channel */
 };
 
-/* Fill defaults; then nfs42_opts_from_env() picks NFS42_HOST/NFS42_PORT. */
+/* Fill defaults; then nfs42_opts_from_env() picks NFS42_HOST, NFS42_PORT
+ * and NFS42_MINORVERSION (1 or 2). */
 void nfs42_opts_init(struct nfs42_opts *o);
 void nfs42_opts_from_env(struct nfs42_opts *o);
 
