@@ -218,6 +218,22 @@ static fsal_status_t sparse_check_verifier_fd(int fd, fsal_verifier_t verifier)
 }
 
 /*
+ * Share check for a state going from old_flags to openflags: the state's
+ * own current reservation is left out, or an owner could not upgrade past
+ * its own deny bits (RFC 8881 9.7 conflicts are between open owners).
+ * Caller holds obj_lock.
+ */
+static fsal_status_t sparse_check_share_change(const struct fsal_share *share,
+					       fsal_openflags_t old_flags,
+					       fsal_openflags_t openflags)
+{
+	struct fsal_share others = *share;
+
+	update_share_counters(&others, old_flags, FSAL_O_CLOSED);
+	return check_share_conflict(&others, openflags, false);
+}
+
+/*
  * Open (or change the mode of) the state's or the global descriptor of an
  * existing object.  The fd's work is started first so no I/O uses it while
  * it is reopened; then, for a state, obj_lock is taken (write) to check and
@@ -244,7 +260,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 
 	if (state != NULL) {
 		PTHREAD_RWLOCK_wrlock(&obj_hdl->obj_lock);
-		status = check_share_conflict(&hdl->share, openflags, false);
+		status = sparse_check_share_change(&hdl->share, old_flags,
+						   openflags);
 		if (FSAL_IS_ERROR(status))
 			goto done;
 	}
@@ -377,9 +394,10 @@ static fsal_status_t sparse_apply_create_attrs(struct sparse_handle *hdl,
 					       struct fsal_attrlist *attrib_set,
 					       struct fsal_attrlist *attrs_out)
 {
-	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	fsal_status_t status;
 
-	if (attrib_set->valid_mask != 0)
+	status = sparse_chown_new(hdl, attrib_set);
+	if (!FSAL_IS_ERROR(status) && attrib_set->valid_mask != 0)
 		status = sparse_setattr2(&hdl->obj_handle, false, state,
 					 attrib_set);
 	if (!FSAL_IS_ERROR(status) && attrs_out != NULL)

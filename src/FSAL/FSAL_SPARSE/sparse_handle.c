@@ -50,13 +50,16 @@ static void sparse_fh_encode(const struct file_handle *kfh,
 	fh->len = SPARSE_FH_HDR_LEN + kfh->handle_bytes;
 }
 
-/* Check the framing of a handle received from outside. */
+/* Check the framing of a handle received from outside: our version, a
+ * non-empty kernel handle (the kernel refuses 0 bytes) and exactly the
+ * encoded length, so no two wire handles name one object.
+ */
 static bool sparse_fh_well_formed(const void *addr, size_t len)
 {
 	const uint8_t *b = addr;
 
-	return len >= SPARSE_FH_HDR_LEN && len <= SPARSE_FH_MAX_LEN &&
-	       b[0] == SPARSE_FH_VERSION &&
+	return len > SPARSE_FH_HDR_LEN && len <= SPARSE_FH_MAX_LEN &&
+	       b[0] == SPARSE_FH_VERSION && b[1] != 0 &&
 	       (size_t)b[1] + SPARSE_FH_HDR_LEN == len;
 }
 
@@ -461,6 +464,38 @@ static mode_t sparse_create_mode(struct fsal_attrlist *attrib)
 }
 
 /*
+ * Give a new object the owner/group its creator asked for, as the caller:
+ * Ganesha checks these only for SETATTR, so the kernel must refuse a
+ * give-away here (EPERM) as it would for a local chown.  Clears them from
+ * attrib.
+ */
+fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
+			       struct fsal_attrlist *attrib)
+{
+	attrmask_t mask = attrib->valid_mask;
+	uid_t uid = (mask & ATTR_OWNER) ? (uid_t)attrib->owner : (uid_t)-1;
+	gid_t gid = (mask & ATTR_GROUP) ? (gid_t)attrib->group : (gid_t)-1;
+	int fd, rc = 0;
+
+	if ((mask & (ATTR_OWNER | ATTR_GROUP)) == 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+
+	fd = sparse_open_fh(sparse_op_export(), &hdl->fh, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return posix2fsal_status(-fd);
+	sparse_become_caller();
+	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		rc = errno;
+	sparse_become_server();
+	close(fd);
+	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_OWNER | ATTR_GROUP);
+	if (rc != 0)
+		LogDebug(COMPONENT_FSAL, "owner of new object: %s",
+			 strerror(rc));
+	return posix2fsal_status(rc);
+}
+
+/*
  * Common tail of mkdir/mknod/symlink: get the new object's handle, apply
  * the attributes the create call could not (the mode was already used),
  * and fetch the attributes asked for.  On failure the new name is removed.
@@ -484,7 +519,9 @@ static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 	if (attrib->valid_mask == 0)
 		return status;
 
-	status = sparse_setattr2(*handle, false, NULL, attrib);
+	status = sparse_chown_new(hdl, attrib);
+	if (!FSAL_IS_ERROR(status) && attrib->valid_mask != 0)
+		status = sparse_setattr2(*handle, false, NULL, attrib);
 	if (!FSAL_IS_ERROR(status) && attrs_out != NULL)
 		status = sparse_getattrs(*handle, attrs_out);
 	if (!FSAL_IS_ERROR(status))
@@ -843,18 +880,13 @@ fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 				  struct gsh_buffdesc *fh_desc, int flags)
 {
 	/* The handle bytes are already host independent; only check the
-	 * framing and trim to the encoded length.
+	 * framing (the MDCACHE key is these bytes, so they must be exact).
 	 */
-	const uint8_t *b = fh_desc->addr;
-
-	if (fh_desc->len < SPARSE_FH_HDR_LEN || b[0] != SPARSE_FH_VERSION) {
+	if (!sparse_fh_well_formed(fh_desc->addr, fh_desc->len)) {
 		LogDebug(COMPONENT_FSAL, "bad FSAL_SPARSE handle, len %zu",
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
 	}
-	if ((size_t)b[1] + SPARSE_FH_HDR_LEN > fh_desc->len)
-		return fsalstat(ERR_FSAL_BADHANDLE, 0);
-	fh_desc->len = (size_t)b[1] + SPARSE_FH_HDR_LEN;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -878,6 +910,9 @@ fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 	if (fd < 0) {
 		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
 			 strerror(-fd));
+		/* The kernel says EINVAL for a type or size it rejects. */
+		if (fd == -EINVAL)
+			return fsalstat(ERR_FSAL_BADHANDLE, EINVAL);
 		return posix2fsal_status(-fd);
 	}
 	sparse_md_delay(SPARSE_MD_READ);

@@ -186,6 +186,8 @@ struct sparse_handle *sparse_alloc_handle(struct sparse_export *exp,
 void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 			  struct fsal_attrlist *attrs);
 fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
+fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
+			       struct fsal_attrlist *attrib);
 
 /* sparse_file.c */
 struct sparse_map;

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Review regressions, handles: FSAL_SPARSE handle bytes that are framed by
+ * a valid Ganesha wrapper but are themselves malformed must be refused with
+ * NFS4ERR_BADHANDLE (RFC 8881 15.1.2.1), never resolved or turned into
+ * NFS4ERR_INVAL.
+ *
+ * An NFSv4 handle from Ganesha is its 5-byte wrapper (version, flags,
+ * export id, fs_len) followed by fs_len FSAL bytes; FSAL_SPARSE's bytes are
+ * [version][n][type x4][n kernel bytes].
+ */
+#include "e2e_fsal_util.h"
+
+#define WRAP_LEN 5 /* offsetof(struct file_handle_v4, fsopaque) */
+
+/* The export root's handle, checked to have the expected framing. */
+static struct nfs42_fh root_fh(struct nfs42_client *cl)
+{
+	struct nfs42_fh fh = e2e_fh(cl, "");
+
+	ck_assert_uint_eq(fh.data[WRAP_LEN - 1], fh.len - WRAP_LEN);
+	ck_assert_uint_eq(fh.data[WRAP_LEN + 1] + 6, fh.len - WRAP_LEN);
+	return fh;
+}
+
+/* Replace the FSAL part of fh by len bytes. */
+static void set_fsal_part(struct nfs42_fh *fh, const uint8_t *b, size_t len)
+{
+	memcpy(fh->data + WRAP_LEN, b, len);
+	fh->data[WRAP_LEN - 1] = (uint8_t)len;
+	fh->len = WRAP_LEN + len;
+}
+
+static int getattr_rc(struct nfs42_client *cl, const struct nfs42_fh *fh)
+{
+	struct nfs42_attrs a;
+
+	return e2e_getattr_rc(cl, fh, NULL, &a);
+}
+
+/* A kernel handle of 0 bytes: open_by_handle_at says EINVAL. */
+START_TEST(empty_kernel_handle)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh fh = root_fh(cl);
+	uint8_t b[6];
+
+	memcpy(b, fh.data + WRAP_LEN, 6);
+	b[1] = 0;
+	set_fsal_part(&fh, b, sizeof(b));
+	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* A negative kernel handle type: open_by_handle_at says EINVAL. */
+START_TEST(bad_kernel_handle_type)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh fh = root_fh(cl);
+	uint8_t b[64];
+	size_t len = fh.len - WRAP_LEN;
+
+	memcpy(b, fh.data + WRAP_LEN, len);
+	b[5] = 0xff; /* type byte 3: sign bit */
+	set_fsal_part(&fh, b, len);
+	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* Trailing bytes after the kernel handle: another handle, not an alias. */
+START_TEST(trailing_bytes)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh fh = root_fh(cl);
+	uint8_t b[64];
+	size_t len = fh.len - WRAP_LEN;
+
+	memcpy(b, fh.data + WRAP_LEN, len);
+	memcpy(b + len, "\x5a\x5a\x5a", 3);
+	set_fsal_part(&fh, b, len + 3);
+	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* Longer than any FSAL_SPARSE handle (59 bytes), length byte consistent. */
+START_TEST(oversized_handle)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh fh = root_fh(cl);
+	uint8_t b[100];
+
+	memset(b, 0x11, sizeof(b));
+	b[0] = 1;
+	b[1] = sizeof(b) - 6;
+	set_fsal_part(&fh, b, sizeof(b));
+	ck_nfs_status2(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE, NFS4ERR_STALE);
+	/* shorter than the header, and a wrong version */
+	set_fsal_part(&fh, b, 3);
+	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	b[0] = 2;
+	b[1] = 10;
+	set_fsal_part(&fh, b, 16);
+	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_review_handles");
+	TCase *tc = tcase_create("handles");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, empty_kernel_handle);
+	tcase_add_test(tc, bad_kernel_handle_type);
+	tcase_add_test(tc, trailing_bytes);
+	tcase_add_test(tc, oversized_handle);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

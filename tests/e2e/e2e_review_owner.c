@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Review regressions, ownership on create: an unprivileged AUTH_SYS caller
+ * must not be able to give a new object to another user or to a group it
+ * is not a member of by passing owner/owner_group in the create attributes
+ * (CREATE, OPEN/create).  Ganesha checks these for SETATTR only; a local
+ * chown(2) by that user fails with EPERM.  Oracle: RFC 8881 18.4.3 /
+ * 18.16.3 (createattrs are applied as by SETATTR, whose owner changes need
+ * privilege: NFS4ERR_PERM), and the backing directory.  Needs root.
+ */
+#include "e2e_fsal_util.h"
+
+static struct nfs42_client *user_client(void)
+{
+	struct nfs42_client *cl = e2e_client();
+
+	nfs42_set_cred(cl, 1000, 1000, 0, NULL);
+	return cl;
+}
+
+/* A directory everybody may create in. */
+static struct nfs42_fh open_dir(struct nfs42_client *root, const char *d)
+{
+	char *bp = e2e_backing(d);
+
+	e2e_bmkdir(d, 0777);
+	ck_assert_int_eq(chmod(bp, 0777), 0);
+	free(bp);
+	return e2e_fh(root, d);
+}
+
+START_TEST(mkdir_cannot_give_away)
+{
+	struct nfs42_client *root = e2e_client(), *user = user_client();
+	char *d = e2e_uniq("own-mkdir");
+	struct nfs42_fh dfh = open_dir(root, d);
+	struct nfs42_sattr sa;
+	struct nfs42_create_args ca = { .type = NF4DIR, .attrs = &sa };
+	struct nfs42_compound *c;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0755);
+	nfs42_sattr_owner(&sa, "2000");
+	ca.name = "other-user";
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_create(c, &ca);
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
+	nfs42_compound_free(c);
+	ck_assert(!e2e_bexists(e2e_fmt("%s/other-user", d)));
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_group(&sa, "3000");
+	ca.name = "other-group";
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_create(c, &ca);
+	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
+	nfs42_compound_free(c);
+	ck_assert(!e2e_bexists(e2e_fmt("%s/other-group", d)));
+
+	/* a group the caller is in is fine */
+	nfs42_client_free(user);
+	{
+		uint32_t g = 3000;
+
+		user = e2e_client();
+		nfs42_set_cred(user, 1000, 1000, 1, &g);
+	}
+	ca.name = "own-group";
+	c = e2e_cpd(user, &dfh);
+	nfs42_op_create(c, &ca);
+	ck_nfs_ok(user, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	{
+		struct stat st = e2e_bstat(e2e_fmt("%s/own-group", d));
+
+		ck_assert_uint_eq(st.st_uid, 1000);
+		ck_assert_uint_eq(st.st_gid, 3000);
+	}
+	nfs42_client_free(user);
+	nfs42_client_free(root);
+}
+END_TEST
+
+START_TEST(open_create_cannot_give_away)
+{
+	struct nfs42_client *root = e2e_client(), *user = user_client();
+	char *d = e2e_uniq("own-open");
+	struct nfs42_fh dfh = open_dir(root, d);
+	struct nfs42_sattr sa;
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = GUARDED4,
+				   .attrs = &sa };
+	struct nfs42_file of;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0644);
+	nfs42_sattr_owner(&sa, "0");
+	ck_nfs_status(e2e_open_ex(user, &dfh, "root-file", &rq, &of, NULL),
+		      NFS4ERR_PERM);
+	ck_assert(!e2e_bexists(e2e_fmt("%s/root-file", d)));
+	/* root may */
+	ck_nfs_ok(root, e2e_open_ex(root, &dfh, "root-file", &rq, &of, NULL));
+	ck_nfs_ok(root, e2e_close(&of));
+	ck_assert_uint_eq(e2e_bstat(e2e_fmt("%s/root-file", d)).st_uid, 0);
+	nfs42_client_free(user);
+	nfs42_client_free(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_review_owner");
+	TCase *tc = tcase_create("owner");
+
+	if (geteuid() != 0) {
+		printf("e2e_review_owner: needs root, skipped\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, mkdir_cannot_give_away);
+	tcase_add_test(tc, open_create_cannot_give_away);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
