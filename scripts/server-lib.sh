@@ -24,12 +24,16 @@ sparse_port_in_use() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# sparse_free_port: a TCP port on 127.0.0.1 nobody listens on
+# sparse_free_port: a TCP port on this machine that no socket uses (in any
+# state), below the kernel's ephemeral range so that no client connection
+# can take it between this check and the server's bind.
 sparse_free_port() {
-	local p i
+	local lo p i
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	[ "$lo" -gt 12000 ] || lo=61000
 	for i in $(seq 1 200); do
-		p=$((20000 + RANDOM % 40000))
-		sparse_port_in_use "$p" || { echo "$p"; return 0; }
+		p=$((10000 + RANDOM % (lo - 10000)))
+		ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
 	done
 	return 1
 }

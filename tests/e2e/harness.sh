@@ -44,14 +44,11 @@ stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-e2e.XXXXXX")
 mkdir -p "$work/export" "$work/recovery"
-PORT=$(sparse_free_port)
 EXPORT_DIR=$work/export
 PSEUDO=/sparse
 RECOVERY_DIR=$work/recovery
 PLUGINS_DIR=$stage/lib/ganesha
 LOG_LEVEL=${SPARSE_LOG_LEVEL:-EVENT}
-sparse_write_conf "$work/ganesha.conf"
-
 # The control script the test program calls; it shares this harness's
 # state through files in $work.
 cat >"$work/ctl" <<CTL
@@ -62,7 +59,7 @@ LOG_LEVEL=$LOG_LEVEL
 start() {
 	local pid
 	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" "$work/server.pid")
-	if ! sparse_wait_ready "\$pid" $PORT "$work/ganesha.log" 60; then
+	if ! sparse_wait_ready "\$pid" "\$(cat "$work/port")" "$work/ganesha.log" 60; then
 		echo "harness: ganesha.nfsd failed to start:" >&2
 		sparse_log_errors "$work/ganesha.log" >&2
 		sparse_stop_server "\$pid" 2
@@ -113,8 +110,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-: >"$work/ganesha.log"
-"$work/ctl" start
+# A free port can still be taken between the check and Ganesha's bind (by
+# another test's server): then try another one.
+for attempt in 1 2 3 4 5; do
+	PORT=$(sparse_free_port)
+	echo "$PORT" >"$work/port"
+	sparse_write_conf "$work/ganesha.conf"
+	: >"$work/ganesha.log"
+	if "$work/ctl" start 2>"$work/start.err"; then
+		break
+	fi
+	if [ $attempt -lt 5 ] && grep -q "Address already in use" "$work/ganesha.log"; then
+		continue
+	fi
+	cat "$work/start.err" >&2
+	exit 1
+done
 
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log

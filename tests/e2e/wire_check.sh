@@ -43,14 +43,26 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 grep -q "Capturing on" "$work/tshark.err" || fail "tshark did not start: $(cat "$work/tshark.err")"
-sleep 0.3
+# "Capturing on" can come before packets are really taken: ping until the
+# capture file shows one, so the session below is captured from its start.
+live=0
+for _ in $(seq 50); do
+	"$nfs42" ping >/dev/null 2>&1 || true
+	if tshark -r "$work/cap.pcapng" -c 1 2>/dev/null | grep -q .; then
+		live=1
+		break
+	fi
+	sleep 0.1
+done
+[ $live = 1 ] || fail "tshark captured nothing on port $port"
 
 "$nfs42" ls "$exp" >"$work/ls.out"
 "$nfs42" cat "$exp/wire.bin" -o "$work/wire.out"
 rc=0
 "$nfs42" stat "$exp/no-such-name" >/dev/null 2>&1 || rc=$?
 [ $rc -eq 1 ] || fail "stat of a missing name exited $rc, want 1"
-sleep 0.3
+# let the last frames reach the capture before stopping it
+sleep 0.5
 kill -INT "$tshark_pid"
 wait "$tshark_pid" || true
 tshark_pid=
