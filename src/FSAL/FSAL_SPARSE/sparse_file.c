@@ -253,7 +253,7 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	bool truncate = (openflags & FSAL_O_TRUNC) != 0;
 	fsal_openflags_t old_flags;
-	bool fresh;
+	bool fresh, closed = false;
 
 	fsal_start_fd_work_no_reclaim(fsal_fd);
 	old_flags = fsal_fd->openflags;
@@ -290,12 +290,20 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 		if (fresh)
 			remove_fd_lru(fsal_fd);
 		(void)sparse_close_func(obj_hdl, fsal_fd);
+		closed = true;
 	}
 done:
 	if (state != NULL) {
+		/* The counters follow the descriptor: its new mode, or none
+		 * when it had to be closed (close2 will find it CLOSED and
+		 * could not take the old reservation back).
+		 */
 		if (!FSAL_IS_ERROR(status))
 			update_share_counters(&hdl->share, old_flags,
 					      openflags);
+		else if (closed)
+			update_share_counters(&hdl->share, old_flags,
+					      FSAL_O_CLOSED);
 		PTHREAD_RWLOCK_unlock(&obj_hdl->obj_lock);
 	}
 	fsal_complete_fd_work(fsal_fd);
