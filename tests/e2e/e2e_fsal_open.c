@@ -150,6 +150,46 @@ START_TEST(exclusive4_1_replay)
 }
 END_TEST
 
+/*
+ * EXCLUSIVE4 (RFC 8881 18.16.3; still legal in 4.1): only a verifier is
+ * sent.  A replay with the same verifier opens the file it created, a
+ * different verifier is NFS4ERR_EXIST, and the client then sets the
+ * attributes it wants with SETATTR.
+ */
+START_TEST(exclusive4_replay_then_setattr)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("excl4");
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = EXCLUSIVE4,
+				   .verf = verf_a,
+				   .owner = "excl4-owner" };
+	struct nfs42_file o1, o2;
+	struct nfs42_sattr sa;
+	struct stat st;
+
+	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o1));
+	st = e2e_bstat(f);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_size, 0);
+	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o2));
+	ck_assert_uint_eq(o2.fh.len, o1.fh.len);
+	ck_assert_mem_eq(o2.fh.data, o1.fh.data, o1.fh.len);
+	ck_assert_uint_eq(e2e_bstat(f).st_ino, st.st_ino);
+	rq.verf = verf_b;
+	ck_nfs_status(e2e_open(cl, f, &rq, &o1), NFS4ERR_EXIST);
+	ck_assert_uint_eq(e2e_bstat(f).st_ino, st.st_ino);
+	/* the attributes come afterwards, through the open stateid */
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0640);
+	ck_nfs_ok(cl, nfs42_file_setattr(&o2, &sa));
+	ck_assert_uint_eq(e2e_bstat(f).st_mode & 07777, 0640);
+	ck_nfs_ok(cl, e2e_close(&o2));
+	free(f);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 START_TEST(share_reservations)
 {
 	struct nfs42_client *a = e2e_client(), *b = e2e_client();
@@ -634,6 +674,7 @@ int main(void)
 	tcase_add_test(tc, unchecked_keeps_existing);
 	tcase_add_test(tc, guarded_exist);
 	tcase_add_test(tc, exclusive4_1_replay);
+	tcase_add_test(tc, exclusive4_replay_then_setattr);
 	tcase_add_test(tc, share_reservations);
 	tcase_add_test(tc, open_downgrade_and_stateids);
 	tcase_add_test(tc, write_needs_write_access);
