@@ -81,6 +81,28 @@ static void run_free(struct run *r)
 
 #define CLI(...) cli((const char *const[]){ __VA_ARGS__, NULL })
 
+/* Run the CLI: it must exit with want and, if errsub is not NULL, say
+ * errsub on stderr.  Failures name the arguments. */
+static void cli_expect(int want, const char *errsub, const char *const *args)
+{
+	struct run r = cli(args);
+	char label[256] = "";
+	size_t n = 0;
+	int i;
+
+	for (i = 0; args[i] && n < sizeof(label); i++)
+		n += snprintf(label + n, sizeof(label) - n, " %s", args[i]);
+	ck_assert_msg(r.status == want, "nfs42%s: exit %d, want %d: %s", label,
+		      r.status, want, r.err);
+	if (errsub)
+		ck_assert_msg(strstr(r.err, errsub), "nfs42%s: no '%s' in: %s",
+			      label, errsub, r.err);
+	run_free(&r);
+}
+
+#define CLI_EXPECT(want, errsub, ...) \
+	cli_expect(want, errsub, (const char *const[]){ __VA_ARGS__, NULL })
+
 START_TEST(ping_and_usage)
 {
 	struct run r = CLI("ping");
@@ -88,23 +110,12 @@ START_TEST(ping_and_usage)
 	ck_assert_msg(r.status == 0, "ping: %s", r.err);
 	ck_assert(strstr(r.out, ": ok"));
 	run_free(&r);
-	r = CLI("frobnicate");
-	ck_assert_int_eq(r.status, 2);
-	run_free(&r);
-	r = CLI("ls");
-	ck_assert_int_eq(r.status, 2);
-	run_free(&r);
-	r = CLI("seek", "/x", "0", "sideways");
-	ck_assert_int_eq(r.status, 2);
-	run_free(&r);
+	CLI_EXPECT(2, NULL, "frobnicate");
+	CLI_EXPECT(2, NULL, "ls");
+	CLI_EXPECT(2, NULL, "seek", "/x", "0", "sideways");
 	/* a port or minor version out of range is a usage error */
-	r = CLI("-p", "99999", "ping");
-	ck_assert_int_eq(r.status, 2);
-	ck_assert(strstr(r.err, "bad port '99999'"));
-	run_free(&r);
-	r = CLI("-m", "3", "ping");
-	ck_assert_int_eq(r.status, 2);
-	run_free(&r);
+	CLI_EXPECT(2, "bad port '99999'", "-p", "99999", "ping");
+	CLI_EXPECT(2, NULL, "-m", "3", "ping");
 	/* NFSv4.1 works as well as 4.2 */
 	r = CLI("-m", "1", "ping");
 	ck_assert_msg(r.status == 0, "ping -m 1: %s", r.err);
@@ -195,9 +206,7 @@ START_TEST(ls_stat_cat)
 	snprintf(want, sizeof(want), "nfs42: %s: NFS4ERR_NOENT\n", miss);
 	ck_assert_str_eq(r.err, want);
 	run_free(&r);
-	r = CLI("stat", miss);
-	ck_assert_int_eq(r.status, 1);
-	run_free(&r);
+	CLI_EXPECT(1, NULL, "stat", miss);
 	free(bf);
 	free(dir);
 	free(p);
@@ -237,9 +246,7 @@ START_TEST(put_cat_binary_roundtrip)
 	run_free(&r);
 	fd = mkstemp(outp);
 	close(fd);
-	r = CLI("cat", np, "-o", outp);
-	ck_assert_int_eq(r.status, 0);
-	run_free(&r);
+	CLI_EXPECT(0, NULL, "cat", np, "-o", outp);
 	fd = open(outp, O_RDONLY);
 	got = read(fd, back, n);
 	close(fd);
@@ -265,16 +272,9 @@ START_TEST(namespace_verbs)
 	r = CLI("mkdir", d);
 	ck_assert_msg(r.status == 0, "%s", r.err);
 	run_free(&r);
-	r = CLI("mkdir", d);
-	ck_assert_int_eq(r.status, 1);
-	ck_assert(strstr(r.err, "NFS4ERR_EXIST"));
-	run_free(&r);
-	r = CLI("mv", d, d2);
-	ck_assert_int_eq(r.status, 0);
-	run_free(&r);
-	r = CLI("ln", "-s", "some/target", l);
-	ck_assert_int_eq(r.status, 0);
-	run_free(&r);
+	CLI_EXPECT(1, "NFS4ERR_EXIST", "mkdir", d);
+	CLI_EXPECT(0, NULL, "mv", d, d2);
+	CLI_EXPECT(0, NULL, "ln", "-s", "some/target", l);
 	n = readlink(bl, target, sizeof(target) - 1);
 	ck_assert_int_eq(n, 11);
 	target[n] = '\0';
@@ -282,23 +282,11 @@ START_TEST(namespace_verbs)
 	r = CLI("readlink", l);
 	ck_assert_str_eq(r.out, "some/target\n");
 	run_free(&r);
-	r = CLI("rmdir", d2);
-	ck_assert_int_eq(r.status, 1);
-	ck_assert(strstr(r.err, "NFS4ERR_NOTEMPTY"));
-	run_free(&r);
-	r = CLI("rm", l);
-	ck_assert_int_eq(r.status, 0);
-	run_free(&r);
-	r = CLI("rm", d2);
-	ck_assert_int_eq(r.status, 1);
-	ck_assert(strstr(r.err, "NFS4ERR_ISDIR"));
-	run_free(&r);
-	r = CLI("rmdir", d2);
-	ck_assert_int_eq(r.status, 0);
-	run_free(&r);
-	r = CLI("rm", f);
-	ck_assert_int_eq(r.status, 1);
-	run_free(&r);
+	CLI_EXPECT(1, "NFS4ERR_NOTEMPTY", "rmdir", d2);
+	CLI_EXPECT(0, NULL, "rm", l);
+	CLI_EXPECT(1, "NFS4ERR_ISDIR", "rm", d2);
+	CLI_EXPECT(0, NULL, "rmdir", d2);
+	CLI_EXPECT(1, NULL, "rm", f);
 	free(d);
 	free(d2);
 	free(l);
@@ -326,10 +314,7 @@ START_TEST(seek_verb)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "0 eof=false\n");
 	run_free(&r);
-	r = CLI("seek", np, "9999999", "data");
-	ck_assert_int_eq(r.status, 1);
-	ck_assert(strstr(r.err, "NFS4ERR_NXIO"));
-	run_free(&r);
+	CLI_EXPECT(1, "NFS4ERR_NXIO", "seek", np, "9999999", "data");
 	free(bp);
 	free(np);
 }

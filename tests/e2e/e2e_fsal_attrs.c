@@ -24,15 +24,6 @@ static int setattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	return rc;
 }
 
-static uint64_t change_of(struct nfs42_client *cl, const struct nfs42_fh *fh)
-{
-	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, -1);
-	struct nfs42_attrs a = e2e_getattr(cl, fh, &bm);
-
-	ck_assert(nfs42_bm_isset(&a.mask, FATTR4_CHANGE));
-	return a.change;
-}
-
 START_TEST(size_truncate_and_extend)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -324,13 +315,13 @@ START_TEST(change_attribute_moves)
 	dfh = e2e_fh(cl, d);
 	of = e2e_open_rw(cl, f);
 	/* no change, no movement */
-	c0 = change_of(cl, &of.fh);
-	ck_assert_uint_eq(change_of(cl, &of.fh), c0);
+	c0 = e2e_change(cl, &of.fh);
+	ck_assert_uint_eq(e2e_change(cl, &of.fh), c0);
 	/* every WRITE, back to back */
 	for (i = 0; i < 10; i++) {
 		ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, i, UNSTABLE4,
 					"x", 1, NULL, NULL, NULL));
-		c1 = change_of(cl, &of.fh);
+		c1 = e2e_change(cl, &of.fh);
 		ck_assert_msg(c1 != c0, "WRITE %d did not move change (%llu)",
 			      i, (unsigned long long)c1);
 		c0 = c1;
@@ -339,50 +330,47 @@ START_TEST(change_attribute_moves)
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, 0600);
 	ck_nfs_ok(cl, setattr_fh(cl, &of.fh, NULL, &sa, NULL));
-	c1 = change_of(cl, &of.fh);
+	c1 = e2e_change(cl, &of.fh);
 	ck_assert_uint_ne(c1, c0);
 	c0 = c1;
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_size(&sa, 3);
 	ck_nfs_ok(cl, setattr_fh(cl, &of.fh, &of.stateid, &sa, NULL));
-	c1 = change_of(cl, &of.fh);
+	c1 = e2e_change(cl, &of.fh);
 	ck_assert_uint_ne(c1, c0);
 	c0 = c1;
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mtime(&sa, &(struct nfs42_time){ .seconds = 99 });
 	ck_nfs_ok(cl, setattr_fh(cl, &of.fh, NULL, &sa, NULL));
-	c1 = change_of(cl, &of.fh);
+	c1 = e2e_change(cl, &of.fh);
 	ck_assert_uint_ne(c1, c0);
 	c0 = c1;
 	/* a hard link is a metadata change (ctime, numlinks) */
 	{
-		struct nfs42_compound *c = e2e_cpd(cl, &of.fh);
+		struct nfs42_compound *c = e2e_cpd2(cl, &of.fh, &dfh);
 
-		nfs42_op_savefh(c);
-		nfs42_op_putfh(c, &dfh);
 		nfs42_op_link(c, "link2");
-		ck_nfs_ok(cl, nfs42_compound_run(c));
-		nfs42_compound_free(c);
+		ck_nfs_ok(cl, e2e_cpd_run(c));
 	}
-	c1 = change_of(cl, &of.fh);
+	c1 = e2e_change(cl, &of.fh);
 	ck_assert_uint_ne(c1, c0);
 	ck_nfs_ok(cl, e2e_close(&of));
 
 	/* the directory: create, remove, rename inside it */
-	dc0 = change_of(cl, &dfh);
-	ck_assert_uint_eq(change_of(cl, &dfh), dc0);
+	dc0 = e2e_change(cl, &dfh);
+	ck_assert_uint_eq(e2e_change(cl, &dfh), dc0);
 	{
 		char *p = e2e_path(d), *q;
 
 		ck_assert_int_gt(asprintf(&q, "%s/newdir", p), 0);
 		ck_nfs_ok(cl, nfs42_mkdir(cl, q, 0755));
-		dc1 = change_of(cl, &dfh);
+		dc1 = e2e_change(cl, &dfh);
 		ck_assert_uint_ne(dc1, dc0);
 		dc0 = dc1;
 		free(q);
 		ck_assert_int_gt(asprintf(&q, "%s/link2", p), 0);
 		ck_nfs_ok(cl, nfs42_remove(cl, q));
-		dc1 = change_of(cl, &dfh);
+		dc1 = e2e_change(cl, &dfh);
 		ck_assert_uint_ne(dc1, dc0);
 		dc0 = dc1;
 		free(q);
@@ -394,7 +382,7 @@ START_TEST(change_attribute_moves)
 			ck_nfs_ok(cl, nfs42_rename(cl, q, r));
 			free(r);
 		}
-		dc1 = change_of(cl, &dfh);
+		dc1 = e2e_change(cl, &dfh);
 		ck_assert_uint_ne(dc1, dc0);
 		free(q);
 		free(p);

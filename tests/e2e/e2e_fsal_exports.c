@@ -146,12 +146,31 @@ START_TEST(nested_export_same_objects)
 }
 END_TEST
 
+/* LOOKUPP from the absolute path: the fileid of the object reached. */
+static uint64_t parent_fileid(struct nfs42_client *cl, const char *path,
+			      const struct nfs42_bitmap *bm)
+{
+	struct nfs42_fh fh = fh_of(cl, path);
+	struct nfs42_compound *c = e2e_cpd(cl, &fh);
+	uint64_t id;
+	int i, rc;
+
+	nfs42_op_lookupp(c);
+	i = nfs42_op_getattr(c, bm);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "LOOKUPP from %s: %s (%s)", path,
+		      nfs42_strerror(rc), nfs42_client_error(cl));
+	id = nfs42_res(c, i)->u.getattr->fileid;
+	nfs42_compound_free(c);
+	return id;
+}
+
 START_TEST(lookupp_stops_at_export_root)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, FATTR4_FSID, -1);
 	struct nfs42_compound *c;
-	uint64_t pseudo_root;
+	uint64_t pseudo_root, id;
 	struct stat top;
 	int i;
 
@@ -162,43 +181,14 @@ START_TEST(lookupp_stops_at_export_root)
 	nfs42_compound_free(c);
 	ck_assert_int_eq(stat(E2E_EXPORTS_DIR "/top", &top), 0);
 	/* from /subexp: the pseudo root, not top/ (the backing parent) */
-	{
-		struct nfs42_fh fh = fh_of(cl, "/subexp");
-
-		c = e2e_cpd(cl, &fh);
-		nfs42_op_lookupp(c);
-		i = nfs42_op_getattr(c, &bm);
-		ck_nfs_ok(cl, nfs42_compound_run(c));
-		ck_assert_uint_ne(nfs42_res(c, i)->u.getattr->fileid,
-				  top.st_ino);
-		ck_assert_uint_eq(nfs42_res(c, i)->u.getattr->fileid,
-				  pseudo_root);
-		nfs42_compound_free(c);
-	}
+	id = parent_fileid(cl, "/subexp", &bm);
+	ck_assert_uint_ne(id, top.st_ino);
+	ck_assert_uint_eq(id, pseudo_root);
 	/* from /second/sub: top (inside the export) */
-	{
-		struct nfs42_fh fh = fh_of(cl, "/second/sub");
-
-		c = e2e_cpd(cl, &fh);
-		nfs42_op_lookupp(c);
-		i = nfs42_op_getattr(c, &bm);
-		ck_nfs_ok(cl, nfs42_compound_run(c));
-		ck_assert_uint_eq(nfs42_res(c, i)->u.getattr->fileid,
-				  top.st_ino);
-		nfs42_compound_free(c);
-	}
+	ck_assert_uint_eq(parent_fileid(cl, "/second/sub", &bm), top.st_ino);
 	/* from the first export's root: the pseudo root too */
-	{
-		struct nfs42_fh fh = fh_of(cl, e2e_env("NFS42_EXPORT"));
-
-		c = e2e_cpd(cl, &fh);
-		nfs42_op_lookupp(c);
-		i = nfs42_op_getattr(c, &bm);
-		ck_nfs_ok(cl, nfs42_compound_run(c));
-		ck_assert_uint_eq(nfs42_res(c, i)->u.getattr->fileid,
-				  pseudo_root);
-		nfs42_compound_free(c);
-	}
+	ck_assert_uint_eq(parent_fileid(cl, e2e_env("NFS42_EXPORT"), &bm),
+			  pseudo_root);
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -215,31 +205,22 @@ START_TEST(rename_and_link_across_exports_xdev)
 	second = fh_of(cl, "/second");
 	file = fh_of(cl, p);
 	/* RENAME: SAVED_FH in /second, CURRENT_FH in the first export */
-	c = e2e_cpd(cl, &second);
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, &first);
+	c = e2e_cpd2(cl, &second, &first);
 	nfs42_op_rename(c, name, name);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_XDEV);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_XDEV);
 	ck_assert(!e2e_bexists(name));
 	/* LINK likewise */
-	c = e2e_cpd(cl, &file);
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, &first);
+	c = e2e_cpd2(cl, &file, &first);
 	nfs42_op_link(c, name);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_XDEV);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_XDEV);
 	ck_assert(!e2e_bexists(name));
 	/* even into the nested export, which is the same backing fs */
 	{
 		struct nfs42_fh sub = fh_of(cl, "/subexp");
 
-		c = e2e_cpd(cl, &second);
-		nfs42_op_savefh(c);
-		nfs42_op_putfh(c, &sub);
+		c = e2e_cpd2(cl, &second, &sub);
 		nfs42_op_rename(c, name, name);
-		ck_nfs_status(nfs42_compound_run(c), NFS4ERR_XDEV);
-		nfs42_compound_free(c);
+		ck_nfs_status(e2e_cpd_run(c), NFS4ERR_XDEV);
 	}
 	free(p);
 	free(name);
@@ -284,17 +265,14 @@ START_TEST(cookie_verifier_when_enabled)
 	/* the real verifier resumes */
 	c = e2e_cpd(cl, &dfh);
 	nfs42_op_readdir(c, cookie, verf, 1024, 1024, &bm);
-	ck_nfs_ok(cl, nfs42_compound_run(c));
-	nfs42_compound_free(c);
+	ck_nfs_ok(cl, e2e_cpd_run(c));
 	/* RFC 8881 18.23.3: a verifier not issued: NOT_SAME (Ganesha:
 	 * BAD_COOKIE) */
 	for (i = 0; i < 8; i++)
 		bad[i] = verf[i] ^ 0xa5;
 	c = e2e_cpd(cl, &dfh);
 	nfs42_op_readdir(c, cookie, bad, 1024, 1024, &bm);
-	ck_nfs_status2(nfs42_compound_run(c), NFS4ERR_NOT_SAME,
-		       NFS4ERR_BAD_COOKIE);
-	nfs42_compound_free(c);
+	ck_nfs_status2(e2e_cpd_run(c), NFS4ERR_NOT_SAME, NFS4ERR_BAD_COOKIE);
 	free(bd);
 	free(p);
 	free(d);

@@ -51,39 +51,20 @@ static int do_rename(struct nfs42_client *cl, const struct nfs42_fh *sdir,
 		     const char *from, const struct nfs42_fh *ddir,
 		     const char *to)
 {
-	struct nfs42_compound *c = e2e_cpd(cl, sdir);
-	int rc;
+	struct nfs42_compound *c = e2e_cpd2(cl, sdir, ddir);
 
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, ddir);
 	nfs42_op_rename(c, from, to);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return e2e_cpd_run(c);
 }
 
 /* LINK: SAVEFH = existing object, CURRENT = target dir. */
 static int do_link(struct nfs42_client *cl, const struct nfs42_fh *obj,
 		   const struct nfs42_fh *dir, const char *name)
 {
-	struct nfs42_compound *c = e2e_cpd(cl, obj);
-	int rc;
+	struct nfs42_compound *c = e2e_cpd2(cl, obj, dir);
 
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, dir);
 	nfs42_op_link(c, name);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
-}
-
-static uint64_t change_of(struct nfs42_client *cl, const struct nfs42_fh *fh)
-{
-	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, -1);
-	struct nfs42_attrs a = e2e_getattr(cl, fh, &bm);
-
-	ck_assert(nfs42_bm_isset(&a.mask, FATTR4_CHANGE));
-	return a.change;
+	return e2e_cpd_run(c);
 }
 
 /* ------------------------------------------------------------- LOOKUP */
@@ -145,8 +126,7 @@ START_TEST(lookup_and_lookupp)
 	/* RFC 8881 18.15.3 / 18.14.3: errors */
 	c = e2e_cpd(cl, &dfh);
 	nfs42_op_lookup(c, "no-such-name");
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_NOENT);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_NOENT);
 
 	c = e2e_cpd(cl, &subfh);
 	nfs42_op_lookup(c, "file");
@@ -159,20 +139,17 @@ START_TEST(lookup_and_lookupp)
 	c = e2e_cpd(cl, &subfh);
 	nfs42_op_lookup(c, "file");
 	nfs42_op_lookupp(c);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_NOTDIR);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_NOTDIR);
 
 	c = e2e_cpd(cl, &dfh);
 	nfs42_op_lookup(c, "");
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_INVAL);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_INVAL);
 
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	c = e2e_cpd(cl, &dfh);
 	nfs42_op_lookup(c, longname);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_NAMETOOLONG);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_NAMETOOLONG);
 
 	free(d);
 	free(sub);
@@ -474,7 +451,7 @@ START_TEST(mkdir_exist_rmdir_notempty)
 	nfs42_sattr_mode(&sa, 0751);
 	a.attrs = &sa;
 	a.name = d;
-	before = change_of(cl, &root);
+	before = e2e_change(cl, &root);
 	ck_nfs_ok(cl, do_create(cl, &root, &a, &dir, &ci));
 	st = e2e_bstat(d);
 	ck_assert(S_ISDIR(st.st_mode));
@@ -485,7 +462,7 @@ START_TEST(mkdir_exist_rmdir_notempty)
 	/* change_info4: before/after of the parent around the CREATE */
 	ck_assert_uint_eq(ci.before, before);
 	ck_assert_uint_ne(ci.after, ci.before);
-	ck_assert_uint_eq(change_of(cl, &root), ci.after);
+	ck_assert_uint_eq(e2e_change(cl, &root), ci.after);
 	/* EEXIST -> NFS4ERR_EXIST, for a dir and for a file name */
 	ck_nfs_status(do_create(cl, &root, &a, NULL, NULL), NFS4ERR_EXIST);
 	child = e2e_fmt("%s/afile", d);
@@ -580,9 +557,7 @@ START_TEST(symlink_readlink)
 	ffh = e2e_fh(cl, f);
 	c = e2e_cpd(cl, &ffh);
 	nfs42_op_readlink(c);
-	ck_nfs_status2(nfs42_compound_run(c), NFS4ERR_WRONG_TYPE,
-		       NFS4ERR_INVAL);
-	nfs42_compound_free(c);
+	ck_nfs_status2(e2e_cpd_run(c), NFS4ERR_WRONG_TYPE, NFS4ERR_INVAL);
 	/* the same name again: EXIST */
 	ck_nfs_status(do_create(cl, &root, &a, NULL, NULL), NFS4ERR_EXIST);
 	free(l);
@@ -658,7 +633,7 @@ START_TEST(unlink_file)
 
 	e2e_put_backing(f, "bye", 3);
 	ffh = e2e_fh(cl, f);
-	before = change_of(cl, &root);
+	before = e2e_change(cl, &root);
 	ck_nfs_ok(cl, do_remove(cl, &root, f, &ci));
 	ck_assert(!e2e_bexists(f));
 	ck_assert_uint_eq(ci.before, before);

@@ -100,6 +100,37 @@ START_TEST(guarded_exist)
 }
 END_TEST
 
+/*
+ * An exclusive create of f (o1), then its replay with the same verifier
+ * (o2): both must open the one new, empty regular file.  Returns its
+ * backing stat.
+ */
+static struct stat create_and_replay(struct nfs42_client *cl, const char *f,
+				     const struct e2e_open_req *rq,
+				     struct nfs42_file *o1,
+				     struct nfs42_file *o2)
+{
+	struct stat st;
+	int rc;
+
+	rc = e2e_open(cl, f, rq, o1);
+	ck_assert_msg(rc == 0, "%s: create: %s (%s)", f, nfs42_strerror(rc),
+		      nfs42_client_error(cl));
+	st = e2e_bstat(f);
+	ck_assert_msg(S_ISREG(st.st_mode), "%s: not a regular file", f);
+	ck_assert_msg(st.st_size == 0, "%s: size %lld after create", f,
+		      (long long)st.st_size);
+	rc = e2e_open(cl, f, rq, o2);
+	ck_assert_msg(rc == 0, "%s: replay: %s (%s)", f, nfs42_strerror(rc),
+		      nfs42_client_error(cl));
+	ck_assert_msg(o2->fh.len == o1->fh.len &&
+			      !memcmp(o2->fh.data, o1->fh.data, o1->fh.len),
+		      "%s: the replay opened another handle", f);
+	ck_assert_msg(e2e_bstat(f).st_ino == st.st_ino,
+		      "%s: the replay made another file", f);
+	return st;
+}
+
 START_TEST(exclusive4_1_replay)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -115,18 +146,11 @@ START_TEST(exclusive4_1_replay)
 
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, 0640);
-	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o1));
-	st = e2e_bstat(f);
-	ck_assert(S_ISREG(st.st_mode));
-	ck_assert_uint_eq(st.st_size, 0);
 	/*
 	 * RFC 8881 18.16.3: a retransmitted EXCLUSIVE4_1 create (same
 	 * verifier) succeeds on the file it created ...
 	 */
-	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o2));
-	ck_assert_uint_eq(o2.fh.len, o1.fh.len);
-	ck_assert_mem_eq(o2.fh.data, o1.fh.data, o1.fh.len);
-	ck_assert_uint_eq(e2e_bstat(f).st_ino, st.st_ino);
+	st = create_and_replay(cl, f, &rq, &o1, &o2);
 	/* the same open owner: the same open state, a newer seqid */
 	ck_assert_mem_eq(o2.stateid.other, o1.stateid.other, NFS4_OTHER_SIZE);
 	ck_assert_uint_gt(o2.stateid.seqid, o1.stateid.seqid);
@@ -168,14 +192,7 @@ START_TEST(exclusive4_replay_then_setattr)
 	struct nfs42_sattr sa;
 	struct stat st;
 
-	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o1));
-	st = e2e_bstat(f);
-	ck_assert(S_ISREG(st.st_mode));
-	ck_assert_uint_eq(st.st_size, 0);
-	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &o2));
-	ck_assert_uint_eq(o2.fh.len, o1.fh.len);
-	ck_assert_mem_eq(o2.fh.data, o1.fh.data, o1.fh.len);
-	ck_assert_uint_eq(e2e_bstat(f).st_ino, st.st_ino);
+	st = create_and_replay(cl, f, &rq, &o1, &o2);
 	rq.verf = verf_b;
 	ck_nfs_status(e2e_open(cl, f, &rq, &o1), NFS4ERR_EXIST);
 	ck_assert_uint_eq(e2e_bstat(f).st_ino, st.st_ino);
@@ -241,21 +258,6 @@ START_TEST(share_reservations)
 }
 END_TEST
 
-static int do_downgrade(struct nfs42_client *cl, struct nfs42_file *f,
-			uint32_t access, uint32_t deny,
-			struct nfs42_stateid *out)
-{
-	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
-	int rc, i;
-
-	i = nfs42_op_open_downgrade(c, &f->stateid, 0, access, deny);
-	rc = nfs42_compound_run(c);
-	if (!rc)
-		*out = nfs42_res(c, i)->u.stateid;
-	nfs42_compound_free(c);
-	return rc;
-}
-
 START_TEST(open_downgrade_and_stateids)
 {
 	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
@@ -297,14 +299,15 @@ START_TEST(open_downgrade_and_stateids)
 		struct nfs42_stateid x;
 
 		ck_nfs_ok(cl, e2e_open(cl, f, &r2, &ro));
-		ck_nfs_status(do_downgrade(cl, &ro, OPEN4_SHARE_ACCESS_BOTH,
-					   OPEN4_SHARE_DENY_NONE, &x),
+		ck_nfs_status(e2e_open_downgrade(cl, &ro,
+						 OPEN4_SHARE_ACCESS_BOTH,
+						 OPEN4_SHARE_DENY_NONE, &x),
 			      NFS4ERR_INVAL);
 		ck_nfs_ok(cl, e2e_close(&ro));
 	}
 	/* BOTH/deny WRITE -> READ/deny NONE */
-	ck_nfs_ok(cl, do_downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
-				   OPEN4_SHARE_DENY_NONE, &nsid));
+	ck_nfs_ok(cl, e2e_open_downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
+					 OPEN4_SHARE_DENY_NONE, &nsid));
 	ck_assert_mem_eq(nsid.other, old.other, NFS4_OTHER_SIZE);
 	ck_assert_uint_gt(nsid.seqid, old.seqid);
 	of.stateid = nsid;
@@ -392,8 +395,8 @@ START_TEST(write_needs_write_access)
 	ck_nfs_ok(cl, e2e_open(cl, f, &rq, &of));
 	ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, 0, FILE_SYNC4, "R", 1,
 				NULL, NULL, NULL));
-	ck_nfs_ok(cl, do_downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
-				   OPEN4_SHARE_DENY_NONE, &nsid));
+	ck_nfs_ok(cl, e2e_open_downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
+					 OPEN4_SHARE_DENY_NONE, &nsid));
 	of.stateid = nsid;
 	ck_nfs_status(e2e_write(cl, &of.fh, &nsid, 1, FILE_SYNC4, "X", 1, NULL,
 				NULL, NULL),
@@ -490,14 +493,10 @@ static int locku(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		 struct nfs42_stateid *lsid, uint64_t off, uint64_t len)
 {
 	struct nfs42_compound *c = e2e_cpd(cl, fh);
-	int rc, i;
+	int i;
 
 	i = nfs42_op_locku(c, WRITE_LT, 0, lsid, off, len);
-	rc = nfs42_compound_run(c);
-	if (!rc)
-		*lsid = nfs42_res(c, i)->u.stateid;
-	nfs42_compound_free(c);
-	return rc;
+	return e2e_cpd_run_sid(c, i, lsid);
 }
 
 START_TEST(byte_range_locks_two_clients)
@@ -615,8 +614,7 @@ START_TEST(commit_after_unstable)
 	/* a ranged COMMIT works too */
 	c = e2e_cpd(cl, &of.fh);
 	nfs42_op_commit(c, 4096, 8192);
-	ck_nfs_ok(cl, nfs42_compound_run(c));
-	nfs42_compound_free(c);
+	ck_nfs_ok(cl, e2e_cpd_run(c));
 	ck_nfs_ok(cl, e2e_close(&of));
 	/* COMMIT on a directory: ISDIR */
 	{
@@ -624,8 +622,7 @@ START_TEST(commit_after_unstable)
 
 		c = e2e_cpd(cl, &root);
 		nfs42_op_commit(c, 0, 0);
-		ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ISDIR);
-		nfs42_compound_free(c);
+		ck_nfs_status(e2e_cpd_run(c), NFS4ERR_ISDIR);
 	}
 	free(data);
 	free(back);

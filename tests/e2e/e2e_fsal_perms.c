@@ -36,8 +36,7 @@ static void set_ids_mode(struct nfs42_client *root, const struct nfs42_fh *fh,
 	if (mode >= 0)
 		nfs42_sattr_mode(&sa, mode);
 	nfs42_op_setattr(c, &e2e_anon_stateid, &sa);
-	ck_nfs_ok(root, nfs42_compound_run(c));
-	nfs42_compound_free(c);
+	ck_nfs_ok(root, e2e_cpd_run(c));
 }
 
 static uint32_t access_of(struct nfs42_client *cl, const struct nfs42_fh *fh,
@@ -99,8 +98,7 @@ START_TEST(root_file_0600_denied)
 		nfs42_sattr_init(&sa);
 		nfs42_sattr_mode(&sa, 0666);
 		nfs42_op_setattr(c, &e2e_anon_stateid, &sa);
-		ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
-		nfs42_compound_free(c);
+		ck_nfs_status(e2e_cpd_run(c), NFS4ERR_PERM);
 		ck_assert_uint_eq(e2e_bstat(f).st_mode & 07777, 0600);
 	}
 	/* the owner reads it fine once it is theirs */
@@ -153,19 +151,16 @@ START_TEST(root_dir_0755_readonly_for_others)
 	/* mkdir: ACCESS */
 	c = e2e_cpd(user, &dfh);
 	nfs42_op_create(c, &ca);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_ACCESS);
 	/* remove and rename inside: ACCESS */
 	c = e2e_cpd(user, &dfh);
 	nfs42_op_remove(c, "existing");
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_ACCESS);
 	ck_assert(e2e_bexists(inside));
 	c = e2e_cpd(user, &dfh);
 	nfs42_op_savefh(c);
 	nfs42_op_rename(c, "existing", "renamed");
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_ACCESS);
-	nfs42_compound_free(c);
+	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_ACCESS);
 	ck_assert(e2e_bexists(inside));
 	/* but reading the directory is allowed */
 	ck_assert_uint_eq(access_of(user, &dfh,

@@ -187,15 +187,12 @@ static int fallocate_op(struct nfs42_client *cl, struct nfs42_file *f,
 			bool alloc, uint64_t off, uint64_t len)
 {
 	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
-	int rc;
 
 	if (alloc)
 		nfs42_op_allocate(c, &f->stateid, off, len);
 	else
 		nfs42_op_deallocate(c, &f->stateid, off, len);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return e2e_cpd_run(c);
 }
 
 START_TEST(allocate_reserves_blocks)

@@ -96,6 +96,17 @@ static inline struct nfs42_attrs e2e_getattr(struct nfs42_client *cl,
 	return a;
 }
 
+/* The change attribute of fh (which the server must return). */
+static inline uint64_t e2e_change(struct nfs42_client *cl,
+				  const struct nfs42_fh *fh)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, -1);
+	struct nfs42_attrs a = e2e_getattr(cl, fh, &bm);
+
+	ck_assert(nfs42_bm_isset(&a.mask, FATTR4_CHANGE));
+	return a.change;
+}
+
 /* Attributes of rel, looked up by path. */
 static inline struct nfs42_attrs e2e_stat(struct nfs42_client *cl,
 					  const char *rel,
@@ -118,6 +129,41 @@ static inline struct nfs42_compound *e2e_cpd(struct nfs42_client *cl,
 	else
 		nfs42_op_putrootfh(c);
 	return c;
+}
+
+/* A compound that starts PUTFH saved, SAVEFH, PUTFH cur: the two-handle
+ * start of RENAME (source dir, target dir) and LINK (object, dir). */
+static inline struct nfs42_compound *e2e_cpd2(struct nfs42_client *cl,
+					      const struct nfs42_fh *saved,
+					      const struct nfs42_fh *cur)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, saved);
+
+	nfs42_op_savefh(c);
+	nfs42_op_putfh(c, cur);
+	return c;
+}
+
+/* Run c, free it and return the compound status. */
+static inline int e2e_cpd_run(struct nfs42_compound *c)
+{
+	int rc = nfs42_compound_run(c);
+
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* Run c, whose op idx returns a stateid: *sid gets it on success.  Frees
+ * c and returns the compound status. */
+static inline int e2e_cpd_run_sid(struct nfs42_compound *c, int idx,
+				  struct nfs42_stateid *sid)
+{
+	int rc = nfs42_compound_run(c);
+
+	if (!rc)
+		*sid = nfs42_res(c, idx)->u.stateid;
+	nfs42_compound_free(c);
+	return rc;
 }
 
 /* Status of op idx; fails the test if the op was not executed. */
@@ -346,6 +392,18 @@ static inline int e2e_seek(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	}
 	nfs42_compound_free(c);
 	return rc;
+}
+
+/* OPEN_DOWNGRADE f to access/deny; *out gets the new open stateid. */
+static inline int e2e_open_downgrade(struct nfs42_client *cl,
+				     const struct nfs42_file *f,
+				     uint32_t access, uint32_t deny,
+				     struct nfs42_stateid *out)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
+	int i = nfs42_op_open_downgrade(c, &f->stateid, 0, access, deny);
+
+	return e2e_cpd_run_sid(c, i, out);
 }
 
 /* CLOSE f; returns the status. */

@@ -20,12 +20,10 @@ static struct rn_res rn(struct nfs42_client *cl, const struct nfs42_fh *from,
 			const char *old, const struct nfs42_fh *to,
 			const char *new)
 {
-	struct nfs42_compound *c = e2e_cpd(cl, from);
+	struct nfs42_compound *c = e2e_cpd2(cl, from, to);
 	struct rn_res r = { 0 };
 	int i;
 
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, to);
 	i = nfs42_op_rename(c, old, new);
 	r.status = nfs42_compound_run(c);
 	if (!r.status) {
@@ -215,6 +213,25 @@ START_TEST(rename_over_existing)
 }
 END_TEST
 
+/* A RENAME that must succeed and leave both change infos untouched. */
+static void ck_noop_rename(struct nfs42_client *cl, const struct nfs42_fh *from,
+			   const char *old, const struct nfs42_fh *to,
+			   const char *new, const char *what)
+{
+	struct rn_res r = rn(cl, from, old, to, new);
+
+	ck_assert_msg(r.status == NFS4_OK, "%s: RENAME got %s (%d), want %s",
+		      what, nfs42_strerror(r.status), r.status,
+		      nfs42_strerror(NFS4_OK));
+	ck_assert_msg(r.src.before == r.src.after &&
+			      r.dst.before == r.dst.after,
+		      "%s: cinfo %llu->%llu / %llu->%llu", what,
+		      (unsigned long long)r.src.before,
+		      (unsigned long long)r.src.after,
+		      (unsigned long long)r.dst.before,
+		      (unsigned long long)r.dst.after);
+}
+
 /* RNM18/RNM19/RNM20: renaming an object onto itself or onto a hard link
  * of itself succeeds and changes nothing: both change infos have
  * before == after. */
@@ -223,56 +240,29 @@ START_TEST(rename_noop_cinfo)
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh root = e2e_fh(cl, "");
 	struct rn_base b;
-	struct rn_res r;
 	const char *f = e2e_uniq("rn-self");
 	struct nfs42_file of;
 
 	/* RNM18: a directory onto itself (in the export root) */
 	rn_base(cl, &b);
-	r = rn(cl, &root, b.rel, &root, b.rel);
-	ck_nfs_status(r.status, NFS4_OK);
-	ck_assert_msg(r.src.before == r.src.after &&
-			      r.dst.before == r.dst.after,
-		      "dir onto itself: cinfo %llu->%llu / %llu->%llu",
-		      (unsigned long long)r.src.before,
-		      (unsigned long long)r.src.after,
-		      (unsigned long long)r.dst.before,
-		      (unsigned long long)r.dst.after);
+	ck_noop_rename(cl, &root, b.rel, &root, b.rel, "dir onto itself");
 	/* RNM19: an open file onto itself */
 	ck_nfs_status(par_create_file(cl, &root, f, OPEN4_SHARE_ACCESS_BOTH,
 				      &of),
 		      NFS4_OK);
-	r = rn(cl, &root, f, &root, f);
-	ck_nfs_status(r.status, NFS4_OK);
-	ck_assert_msg(r.src.before == r.src.after &&
-			      r.dst.before == r.dst.after,
-		      "file onto itself: cinfo %llu->%llu / %llu->%llu",
-		      (unsigned long long)r.src.before,
-		      (unsigned long long)r.src.after,
-		      (unsigned long long)r.dst.before,
-		      (unsigned long long)r.dst.after);
+	ck_noop_rename(cl, &root, f, &root, f, "file onto itself");
 	ck_nfs_status(e2e_close(&of), NFS4_OK);
 	/* RNM20: a file onto its hard link (in a subdirectory) */
 	make_file(cl, &b.d1, "file");
 	{
 		struct nfs42_fh ffh =
 			e2e_fh(cl, e2e_fmt("%s/dir1/file", b.rel));
-		struct nfs42_compound *c = e2e_cpd(cl, &ffh);
+		struct nfs42_compound *c = e2e_cpd2(cl, &ffh, &b.d1);
 
-		nfs42_op_savefh(c);
-		nfs42_op_putfh(c, &b.d1);
 		nfs42_op_link(c, "link");
 		ck_nfs_status(par_run(c), NFS4_OK);
 	}
-	r = rn(cl, &b.d1, "file", &b.d1, "link");
-	ck_nfs_status(r.status, NFS4_OK);
-	ck_assert_msg(r.src.before == r.src.after &&
-			      r.dst.before == r.dst.after,
-		      "file onto its link: cinfo %llu->%llu / %llu->%llu",
-		      (unsigned long long)r.src.before,
-		      (unsigned long long)r.src.after,
-		      (unsigned long long)r.dst.before,
-		      (unsigned long long)r.dst.after);
+	ck_noop_rename(cl, &b.d1, "file", &b.d1, "link", "file onto its link");
 	/* POSIX rename(2) of hard links to each other does nothing */
 	ck_assert(e2e_bexists(e2e_fmt("%s/dir1/file", b.rel)));
 	ck_assert(e2e_bexists(e2e_fmt("%s/dir1/link", b.rel)));

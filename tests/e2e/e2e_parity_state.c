@@ -49,20 +49,27 @@ static int add_create(struct nfs42_compound *c, const char *name,
 	return oi;
 }
 
-/* READ 0..1000 gives "\0" x 5 + data and EOF. */
-static void check_read5(struct nfs42_client *cl, const struct nfs42_fh *fh,
-			const struct nfs42_stateid *sid)
+/* WRITE data at 5 with sid; then READ 0..1000 with sid gives "\0" x 5 +
+ * data and EOF.  what names sid in failures. */
+static void write_read5(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			const struct nfs42_stateid *sid, const char *what)
 {
 	uint8_t buf[64], want[64] = { 0 };
 	uint32_t n = 0;
 	bool eof = false;
+	int rc;
 
+	rc = e2e_write(cl, fh, sid, 5, FILE_SYNC4, data, strlen(data), NULL,
+		       NULL, NULL);
+	ck_assert_msg(rc == 0, "WRITE with %s: %s (%s)", what,
+		      nfs42_strerror(rc), nfs42_client_error(cl));
 	memcpy(want + 5, data, strlen(data));
-	ck_nfs_ok(cl,
-		  e2e_read(cl, fh, sid, 0, 1000, buf, sizeof(buf), &n, &eof));
-	ck_assert_uint_eq(n, 5 + strlen(data));
-	ck_assert_mem_eq(buf, want, n);
-	ck_assert(eof);
+	rc = e2e_read(cl, fh, sid, 0, 1000, buf, sizeof(buf), &n, &eof);
+	ck_assert_msg(rc == 0, "READ with %s: %s (%s)", what,
+		      nfs42_strerror(rc), nfs42_client_error(cl));
+	ck_assert_msg(n == 5 + strlen(data), "READ with %s: %u bytes", what, n);
+	ck_assert_msg(!memcmp(buf, want, n), "READ with %s: wrong data", what);
+	ck_assert_msg(eof, "READ with %s: no EOF", what);
 }
 
 /* OPEN1, OPEN2, OPEN8: seqid 1 on the first open, 2 on the second by the
@@ -109,18 +116,14 @@ START_TEST(open_read_write)
 	ck_assert_uint_eq(f.stateid.seqid, 1);
 	sid = f.stateid;
 	sid.seqid = 0;
-	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &sid, 5, FILE_SYNC4, data,
-				strlen(data), NULL, NULL, NULL));
-	check_read5(cl, &f.fh, &sid);
+	write_read5(cl, &f.fh, &sid, "the open stateid (seqid 0)");
 	f.stateid = sid;
 	ck_nfs_ok(cl, e2e_close(&f));
 
 	ck_nfs_ok(cl, par_create_file(cl, &root, e2e_uniq("open31"),
 				      OPEN4_SHARE_ACCESS_BOTH, &f));
 	ck_nfs_ok(cl, e2e_close(&f));
-	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &e2e_anon_stateid, 5, FILE_SYNC4,
-				data, strlen(data), NULL, NULL, NULL));
-	check_read5(cl, &f.fh, &e2e_anon_stateid);
+	write_read5(cl, &f.fh, &e2e_anon_stateid, "the anonymous stateid");
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -176,9 +179,7 @@ START_TEST(open_claim_fh)
 	sid = nfs42_res(c, oi)->u.open.stateid;
 	nfs42_compound_free(c);
 	sid.seqid = 0;
-	ck_nfs_ok(cl, e2e_write(cl, &f.fh, &sid, 5, FILE_SYNC4, data,
-				strlen(data), NULL, NULL, NULL));
-	check_read5(cl, &f.fh, &sid);
+	write_read5(cl, &f.fh, &sid, "the CLAIM_FH stateid (seqid 0)");
 	c = e2e_cpd(cl, &f.fh);
 	nfs42_op_close(c, 0, &sid);
 	ck_nfs_ok(cl, par_run(c));

@@ -134,10 +134,7 @@ static inline int par_op_listxattrs(struct nfs42_compound *c)
 /* Run c, free it, return the compound status. */
 static inline int par_run(struct nfs42_compound *c)
 {
-	int rc = nfs42_compound_run(c);
-
-	nfs42_compound_free(c);
-	return rc;
+	return e2e_cpd_run(c);
 }
 
 /* CREATE of a non-regular object named name in dir, mode 0755 (the

@@ -39,17 +39,38 @@ static int getattr_rc(struct nfs42_client *cl, const struct nfs42_fh *fh)
 	return e2e_getattr_rc(cl, fh, NULL, &a);
 }
 
+/* Copy the FSAL part of fh to b (64 bytes); returns its length. */
+static size_t get_fsal_part(const struct nfs42_fh *fh, uint8_t *b)
+{
+	size_t len = fh->len - WRAP_LEN;
+
+	memcpy(b, fh->data + WRAP_LEN, len);
+	return len;
+}
+
+/* Make the FSAL part of fh the len bytes b: GETATTR must say BADHANDLE. */
+static void ck_badhandle(struct nfs42_client *cl, struct nfs42_fh *fh,
+			 const uint8_t *b, size_t len, const char *what)
+{
+	int rc;
+
+	set_fsal_part(fh, b, len);
+	rc = getattr_rc(cl, fh);
+	ck_assert_msg(rc == NFS4ERR_BADHANDLE,
+		      "%s: got %s (%d), want NFS4ERR_BADHANDLE", what,
+		      nfs42_strerror(rc), rc);
+}
+
 /* A kernel handle of 0 bytes: open_by_handle_at says EINVAL. */
 START_TEST(empty_kernel_handle)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh fh = root_fh(cl);
-	uint8_t b[6];
+	uint8_t b[64];
 
-	memcpy(b, fh.data + WRAP_LEN, 6);
+	get_fsal_part(&fh, b);
 	b[1] = 0;
-	set_fsal_part(&fh, b, sizeof(b));
-	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	ck_badhandle(cl, &fh, b, 6, "0-byte kernel handle");
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -60,12 +81,10 @@ START_TEST(bad_kernel_handle_type)
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh fh = root_fh(cl);
 	uint8_t b[64];
-	size_t len = fh.len - WRAP_LEN;
+	size_t len = get_fsal_part(&fh, b);
 
-	memcpy(b, fh.data + WRAP_LEN, len);
 	b[5] = 0xff; /* type byte 3: sign bit */
-	set_fsal_part(&fh, b, len);
-	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	ck_badhandle(cl, &fh, b, len, "negative handle type");
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -76,12 +95,10 @@ START_TEST(trailing_bytes)
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh fh = root_fh(cl);
 	uint8_t b[64];
-	size_t len = fh.len - WRAP_LEN;
+	size_t len = get_fsal_part(&fh, b);
 
-	memcpy(b, fh.data + WRAP_LEN, len);
 	memcpy(b + len, "\x5a\x5a\x5a", 3);
-	set_fsal_part(&fh, b, len + 3);
-	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	ck_badhandle(cl, &fh, b, len + 3, "3 trailing bytes");
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -99,12 +116,10 @@ START_TEST(oversized_handle)
 	set_fsal_part(&fh, b, sizeof(b));
 	ck_nfs_status2(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE, NFS4ERR_STALE);
 	/* shorter than the header, and a wrong version */
-	set_fsal_part(&fh, b, 3);
-	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	ck_badhandle(cl, &fh, b, 3, "3-byte handle");
 	b[0] = 2;
 	b[1] = 10;
-	set_fsal_part(&fh, b, 16);
-	ck_nfs_status(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE);
+	ck_badhandle(cl, &fh, b, 16, "version 2");
 	nfs42_client_free(cl);
 }
 END_TEST

@@ -30,6 +30,16 @@ static struct nfs42_fh open_dir(struct nfs42_client *root, const char *d)
 	return e2e_fh(root, d);
 }
 
+/* CREATE ca in dir as cl; returns the status. */
+static int create_in(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		     const struct nfs42_create_args *ca)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, dir);
+
+	nfs42_op_create(c, ca);
+	return e2e_cpd_run(c);
+}
+
 START_TEST(mkdir_cannot_give_away)
 {
 	struct nfs42_client *root = e2e_client(), *user = user_client();
@@ -37,25 +47,18 @@ START_TEST(mkdir_cannot_give_away)
 	struct nfs42_fh dfh = open_dir(root, d);
 	struct nfs42_sattr sa;
 	struct nfs42_create_args ca = { .type = NF4DIR, .attrs = &sa };
-	struct nfs42_compound *c;
 
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, 0755);
 	nfs42_sattr_owner(&sa, "2000");
 	ca.name = "other-user";
-	c = e2e_cpd(user, &dfh);
-	nfs42_op_create(c, &ca);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
-	nfs42_compound_free(c);
+	ck_nfs_status(create_in(user, &dfh, &ca), NFS4ERR_PERM);
 	ck_assert(!e2e_bexists(e2e_fmt("%s/other-user", d)));
 
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_group(&sa, "3000");
 	ca.name = "other-group";
-	c = e2e_cpd(user, &dfh);
-	nfs42_op_create(c, &ca);
-	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_PERM);
-	nfs42_compound_free(c);
+	ck_nfs_status(create_in(user, &dfh, &ca), NFS4ERR_PERM);
 	ck_assert(!e2e_bexists(e2e_fmt("%s/other-group", d)));
 
 	/* a group the caller is in is fine */
@@ -67,10 +70,7 @@ START_TEST(mkdir_cannot_give_away)
 		nfs42_set_cred(user, 1000, 1000, 1, &g);
 	}
 	ca.name = "own-group";
-	c = e2e_cpd(user, &dfh);
-	nfs42_op_create(c, &ca);
-	ck_nfs_ok(user, nfs42_compound_run(c));
-	nfs42_compound_free(c);
+	ck_nfs_ok(user, create_in(user, &dfh, &ca));
 	{
 		struct stat st = e2e_bstat(e2e_fmt("%s/own-group", d));
 

@@ -21,18 +21,20 @@ static int open_as(struct nfs42_client *cl, const char *f, const char *owner,
 	return e2e_open(cl, f, &rq, of);
 }
 
-static int downgrade(struct nfs42_client *cl, struct nfs42_file *f,
-		     uint32_t access, uint32_t deny)
+/* Another client opens f (a fresh owner) with access/deny: want is the
+ * status, and an open that succeeds is closed again. */
+static void other_open(struct nfs42_client *other, const char *f,
+		       uint32_t access, uint32_t deny, int want)
 {
-	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
-	int rc, i;
+	struct nfs42_file o2;
+	int rc = open_as(other, f, NULL, access, deny, &o2);
 
-	i = nfs42_op_open_downgrade(c, &f->stateid, 0, access, deny);
-	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == want,
+		      "other OPEN access %u deny %u: got %s (%d), want %s",
+		      access, deny, nfs42_strerror(rc), rc,
+		      nfs42_strerror(want));
 	if (!rc)
-		f->stateid = nfs42_res(c, i)->u.stateid;
-	nfs42_compound_free(c);
-	return rc;
+		ck_nfs_ok(other, e2e_close(&o2));
 }
 
 /* READ/deny WRITE, then the same owner asks for WRITE too. */
@@ -40,7 +42,7 @@ START_TEST(upgrade_keeps_own_deny_write)
 {
 	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
 	char *f = e2e_uniq("upw"), *owner = e2e_uniq("upw-owner");
-	struct nfs42_file of, o2;
+	struct nfs42_file of;
 
 	e2e_put_backing(f, "upgrade", 7);
 	ck_nfs_ok(cl, open_as(cl, f, owner, OPEN4_SHARE_ACCESS_READ,
@@ -50,13 +52,11 @@ START_TEST(upgrade_keeps_own_deny_write)
 	ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, 0, FILE_SYNC4, "UP", 2,
 				NULL, NULL, NULL));
 	/* the deny still holds for everybody else */
-	ck_nfs_status(open_as(other, f, NULL, OPEN4_SHARE_ACCESS_WRITE,
-			      OPEN4_SHARE_DENY_NONE, &o2),
-		      NFS4ERR_SHARE_DENIED);
+	other_open(other, f, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+		   NFS4ERR_SHARE_DENIED);
 	ck_nfs_ok(cl, e2e_close(&of));
-	ck_nfs_ok(other, open_as(other, f, NULL, OPEN4_SHARE_ACCESS_WRITE,
-				 OPEN4_SHARE_DENY_BOTH, &o2));
-	ck_nfs_ok(other, e2e_close(&o2));
+	other_open(other, f, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_BOTH,
+		   NFS4_OK);
 	nfs42_client_free(cl);
 	nfs42_client_free(other);
 }
@@ -67,20 +67,18 @@ START_TEST(upgrade_adds_deny_read)
 {
 	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
 	char *f = e2e_uniq("upr"), *owner = e2e_uniq("upr-owner");
-	struct nfs42_file of, o2;
+	struct nfs42_file of;
 
 	e2e_put_backing(f, "upgrade", 7);
 	ck_nfs_ok(cl, open_as(cl, f, owner, OPEN4_SHARE_ACCESS_READ,
 			      OPEN4_SHARE_DENY_NONE, &of));
 	ck_nfs_ok(cl, open_as(cl, f, owner, OPEN4_SHARE_ACCESS_READ,
 			      OPEN4_SHARE_DENY_READ, &of));
-	ck_nfs_status(open_as(other, f, NULL, OPEN4_SHARE_ACCESS_READ,
-			      OPEN4_SHARE_DENY_NONE, &o2),
-		      NFS4ERR_SHARE_DENIED);
+	other_open(other, f, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE,
+		   NFS4ERR_SHARE_DENIED);
 	ck_nfs_ok(cl, e2e_close(&of));
-	ck_nfs_ok(other, open_as(other, f, NULL, OPEN4_SHARE_ACCESS_READ,
-				 OPEN4_SHARE_DENY_NONE, &o2));
-	ck_nfs_ok(other, e2e_close(&o2));
+	other_open(other, f, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE,
+		   NFS4_OK);
 	nfs42_client_free(cl);
 	nfs42_client_free(other);
 }
@@ -91,7 +89,7 @@ START_TEST(downgrade_from_deny_both)
 {
 	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
 	char *f = e2e_uniq("dgb"), *owner = e2e_uniq("dgb-owner");
-	struct nfs42_file of, o2;
+	struct nfs42_file of;
 	char buf[16];
 	uint32_t n;
 	bool eof;
@@ -101,21 +99,18 @@ START_TEST(downgrade_from_deny_both)
 			      OPEN4_SHARE_DENY_NONE, &of));
 	ck_nfs_ok(cl, open_as(cl, f, owner, OPEN4_SHARE_ACCESS_BOTH,
 			      OPEN4_SHARE_DENY_BOTH, &of));
-	ck_nfs_status(open_as(other, f, NULL, OPEN4_SHARE_ACCESS_READ,
-			      OPEN4_SHARE_DENY_NONE, &o2),
-		      NFS4ERR_SHARE_DENIED);
-	ck_nfs_ok(cl, downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
-				OPEN4_SHARE_DENY_NONE));
+	other_open(other, f, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE,
+		   NFS4ERR_SHARE_DENIED);
+	ck_nfs_ok(cl, e2e_open_downgrade(cl, &of, OPEN4_SHARE_ACCESS_READ,
+					 OPEN4_SHARE_DENY_NONE, &of.stateid));
 	ck_nfs_ok(cl, e2e_read(cl, &of.fh, &of.stateid, 0, 9, buf, sizeof(buf),
 			       &n, &eof));
 	ck_assert_uint_eq(n, 9);
 	/* only our READ remains: a writer may come, a deny READ may not */
-	ck_nfs_ok(other, open_as(other, f, NULL, OPEN4_SHARE_ACCESS_WRITE,
-				 OPEN4_SHARE_DENY_NONE, &o2));
-	ck_nfs_ok(other, e2e_close(&o2));
-	ck_nfs_status(open_as(other, f, NULL, OPEN4_SHARE_ACCESS_WRITE,
-			      OPEN4_SHARE_DENY_READ, &o2),
-		      NFS4ERR_SHARE_DENIED);
+	other_open(other, f, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+		   NFS4_OK);
+	other_open(other, f, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_READ,
+		   NFS4ERR_SHARE_DENIED);
 	ck_nfs_ok(cl, e2e_close(&of));
 	nfs42_client_free(cl);
 	nfs42_client_free(other);

@@ -823,10 +823,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("nfs42_ops");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, args_simple_ops);
 	tcase_add_test(tc, args_readdir);
@@ -842,10 +839,5 @@ int main(void)
 	tcase_add_test(tc, reply_unknown_op_kept_raw);
 	tcase_add_test(tc, reply_session_ops);
 	tcase_add_test(tc, reply_hostile_counts);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_tcase("nfs42_ops", tc, CK_FORK_GETENV);
 }

@@ -137,18 +137,30 @@ static void send_rec(int fd, struct nfs42_xdr *x)
 	nfs42_xdr_free(x);
 }
 
+/* Start a reply record: mark slot, xid, REPLY; the reply_stat is next. */
+static void reply_start(struct nfs42_xdr *x, uint32_t xid)
+{
+	nfs42_xdr_enc_init(x);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, xid);
+	nfs42_xdr_put_u32(x, RPC_REPLY);
+}
+
+/* Start an accepted reply: null verifier, SUCCESS; the results are next. */
+static void reply_accepted(struct nfs42_xdr *x, uint32_t xid)
+{
+	reply_start(x, xid);
+	nfs42_xdr_put_u32(x, RPC_MSG_ACCEPTED);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, RPC_SUCCESS);
+}
+
 static void reply_ok(int fd, uint32_t xid, bool two_fragments)
 {
 	struct nfs42_xdr x;
 
-	nfs42_xdr_enc_init(&x);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, xid);
-	nfs42_xdr_put_u32(&x, RPC_REPLY);
-	nfs42_xdr_put_u32(&x, RPC_MSG_ACCEPTED);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, RPC_SUCCESS);
+	reply_accepted(&x, xid);
 	if (two_fragments) {
 		write_frag(fd, x.buf + 4, 8, false);
 		write_frag(fd, x.buf + 12, x.len - 12, true);
@@ -163,14 +175,7 @@ static void reply_compound(int fd, uint32_t xid, uint32_t status)
 {
 	struct nfs42_xdr x;
 
-	nfs42_xdr_enc_init(&x);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, xid);
-	nfs42_xdr_put_u32(&x, RPC_REPLY);
-	nfs42_xdr_put_u32(&x, RPC_MSG_ACCEPTED);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, RPC_SUCCESS);
+	reply_accepted(&x, xid);
 	nfs42_xdr_put_u32(&x, status);
 	nfs42_xdr_put_string(&x, "");
 	nfs42_xdr_put_u32(&x, 1);
@@ -197,17 +202,27 @@ static void cb_call_header(struct nfs42_xdr *x, uint32_t xid, uint32_t proc)
 
 static const uint8_t SESSION[16] = "fake-session-id!";
 
+/* Receive one whole record (the server side); asserts it arrives. */
+static uint8_t *recv_rec(int fd, size_t *len, const char *what)
+{
+	uint8_t *buf;
+	bool partial;
+	int rc;
+
+	rc = nfs42_rm_recv(fd, 5000, 1 << 20, &buf, len, &partial);
+	ck_assert_msg(rc == 0, "%s: nfs42_rm_recv returned %d", what, rc);
+	return buf;
+}
+
 /* Read a reply record; position d after the accept_stat. */
 static uint8_t *read_reply(int fd, uint32_t xid, struct nfs42_xdr *d,
 			   uint32_t *stat)
 {
 	uint8_t *buf;
 	size_t len;
-	bool partial;
 	uint32_t v;
 
-	ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf, &len, &partial),
-			 0);
+	buf = recv_rec(fd, &len, "callback reply");
 	nfs42_xdr_dec_init(d, buf, len);
 	EXPECT_U32(d, xid);
 	EXPECT_U32(d, RPC_REPLY);
@@ -291,7 +306,6 @@ static void *server_main(void *arg)
 	struct nfs42_xdr x;
 	uint8_t *buf, *buf2;
 	size_t len;
-	bool partial;
 	int fd = accept(s->lfd, NULL, NULL);
 
 	ck_assert_int_ge(fd, 0);
@@ -299,8 +313,7 @@ static void *server_main(void *arg)
 		close(fd);
 		return NULL;
 	}
-	ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf, &len, &partial),
-			 0);
+	buf = recv_rec(fd, &len, "first call");
 	parse_cred(s, buf, len);
 	switch (s->script) {
 	case S_CALLBACKS:
@@ -308,18 +321,12 @@ static void *server_main(void *arg)
 		reply_ok(fd, xid_of(buf), true);
 		break;
 	case S_BAD_HEADER:
-		nfs42_xdr_enc_init(&x);
-		nfs42_xdr_put_u32(&x, 0);
-		nfs42_xdr_put_u32(&x, xid_of(buf));
-		nfs42_xdr_put_u32(&x, RPC_REPLY);
+		reply_start(&x, xid_of(buf));
 		nfs42_xdr_put_u32(&x, 7);
 		send_rec(fd, &x);
 		break;
 	case S_DENIED:
-		nfs42_xdr_enc_init(&x);
-		nfs42_xdr_put_u32(&x, 0);
-		nfs42_xdr_put_u32(&x, xid_of(buf));
-		nfs42_xdr_put_u32(&x, RPC_REPLY);
+		reply_start(&x, xid_of(buf));
 		nfs42_xdr_put_u32(&x, RPC_MSG_DENIED);
 		nfs42_xdr_put_u32(&x, 1);
 		nfs42_xdr_put_u32(&x, 1);
@@ -333,16 +340,12 @@ static void *server_main(void *arg)
 		break;
 	case S_DELAY_ONCE:
 		reply_compound(fd, xid_of(buf), NFS4ERR_DELAY);
-		ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf2, &len,
-					       &partial),
-				 0);
+		buf2 = recv_rec(fd, &len, "second call");
 		reply_compound(fd, xid_of(buf2), NFS4_OK);
 		free(buf2);
 		break;
 	case S_REVERSED:
-		ck_assert_int_eq(nfs42_rm_recv(fd, 5000, 1 << 20, &buf2, &len,
-					       &partial),
-				 0);
+		buf2 = recv_rec(fd, &len, "second call");
 		reply_ok(fd, xid_of(buf2), false);
 		reply_ok(fd, xid_of(buf), false);
 		free(buf2);
@@ -389,6 +392,21 @@ static struct nfs42_client *connect_to(struct server *s, int timeout_ms)
 	return cl;
 }
 
+/* Start the fake server on script and connect a client to it. */
+static struct nfs42_client *serve(struct server *s, enum script script,
+				  int timeout_ms)
+{
+	server_start(s, script);
+	return connect_to(s, timeout_ms);
+}
+
+/* Wait for the server's script to end, then drop the client. */
+static void unserve(struct server *s, struct nfs42_client *cl)
+{
+	server_stop(s);
+	nfs42_client_free(cl);
+}
+
 static uint32_t test_hook(struct nfs42_client *cl, void *arg, uint32_t op,
 			  struct nfs42_xdr *args, struct nfs42_xdr *res)
 {
@@ -401,18 +419,22 @@ static uint32_t test_hook(struct nfs42_client *cl, void *arg, uint32_t op,
 	return NFS4_OK;
 }
 
+/* Pretend a session exists so CB_SEQUENCE can match it. */
+static void fake_session(struct nfs42_client *cl, uint32_t cb_nslots)
+{
+	memcpy(cl->sessionid, SESSION, 16);
+	cl->have_session = true;
+	cl->cb_nslots = cb_nslots;
+}
+
 START_TEST(callbacks_served_while_waiting)
 {
 	struct server s;
 	struct nfs42_client *cl;
 	int hook_calls = 0;
 
-	server_start(&s, S_CALLBACKS);
-	cl = connect_to(&s, 5000);
-	/* pretend a session exists so CB_SEQUENCE can match it */
-	memcpy(cl->sessionid, SESSION, 16);
-	cl->have_session = true;
-	cl->cb_nslots = 1;
+	cl = serve(&s, S_CALLBACKS, 5000);
+	fake_session(cl, 1);
 	nfs42_set_cb_handler(cl, test_hook, &hook_calls);
 	ck_assert_int_eq(nfs42_null(cl), 0);
 	server_stop(&s);
@@ -436,11 +458,8 @@ START_TEST(callbacks_default_notsupp)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_CALLBACKS);
-	cl = connect_to(&s, 5000);
-	memcpy(cl->sessionid, SESSION, 16);
-	cl->have_session = true;
-	cl->cb_nslots = 1;
+	cl = serve(&s, S_CALLBACKS, 5000);
+	fake_session(cl, 1);
 	ck_assert_int_eq(nfs42_null(cl), 0);
 	server_stop(&s);
 	ck_assert_uint_eq(s.cb_seq_status, NFS4_OK);
@@ -456,8 +475,7 @@ START_TEST(callbacks_bad_session)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_CALLBACKS);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_CALLBACKS, 5000);
 	ck_assert_int_eq(nfs42_null(cl), 0);
 	server_stop(&s);
 	ck_assert_uint_eq(s.cb_seq_status, NFS4ERR_BADSESSION);
@@ -472,10 +490,27 @@ static struct nfs42_client *make_cb_client(void)
 
 	pthread_mutex_init(&cl->lock, NULL);
 	cl->cb_program = NFS42_CB_PROGRAM_DEFAULT;
-	cl->have_session = true;
-	cl->cb_nslots = 2;
-	memcpy(cl->sessionid, SESSION, 16);
+	fake_session(cl, 2);
 	return cl;
+}
+
+static void free_cb_client(struct nfs42_client *cl)
+{
+	pthread_mutex_destroy(&cl->lock);
+	free(cl);
+}
+
+/* Hand the call in x (after its mark slot) to the backchannel; the reply
+ * goes to r and d is positioned at its xid. */
+static void cb_run(struct nfs42_client *cl, struct nfs42_xdr *x,
+		   struct nfs42_xdr *r, struct nfs42_xdr *d, const char *what)
+{
+	int rc;
+
+	nfs42_xdr_enc_init(r);
+	rc = nfs42_cb_process(cl, x->buf + 4, x->len - 4, r);
+	ck_assert_msg(rc == 0, "%s: nfs42_cb_process returned %d", what, rc);
+	nfs42_xdr_dec_init(d, r->buf + 4, r->len - 4);
 }
 
 static uint32_t cb_seq_status(struct nfs42_client *cl, uint32_t seq,
@@ -496,9 +531,7 @@ static uint32_t cb_seq_status(struct nfs42_client *cl, uint32_t seq,
 	nfs42_xdr_put_u32(&x, 0);
 	nfs42_xdr_put_bool(&x, false);
 	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_enc_init(&r);
-	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
-	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	cb_run(cl, &x, &r, &d, "CB_SEQUENCE");
 	nfs42_xdr_skip(&d, 24);
 	nfs42_xdr_get_u32(&d, &st);
 	nfs42_xdr_skip_opaque(&d);
@@ -530,8 +563,7 @@ START_TEST(cb_sequence_slot_rules)
 	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, OP_CB_RECALL),
 			  NFS4ERR_OP_NOT_IN_SESSION);
 	ck_assert_uint_eq(cb_seq_status(cl, 1, 0, 77), NFS4ERR_OP_ILLEGAL);
-	pthread_mutex_destroy(&cl->lock);
-	free(cl);
+	free_cb_client(cl);
 }
 END_TEST
 
@@ -548,9 +580,7 @@ START_TEST(cb_garbage_and_wrong_program)
 	/* truncated CB_COMPOUND args: BADXDR */
 	cb_call_header(&x, 9, 1);
 	nfs42_xdr_put_u32(&x, 100); /* tag length beyond the end */
-	nfs42_xdr_enc_init(&r);
-	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
-	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	cb_run(cl, &x, &r, &d, "truncated CB_COMPOUND");
 	nfs42_xdr_skip(&d, 24);
 	EXPECT_U32(&d, NFS4ERR_BADXDR);
 	nfs42_xdr_free(&x);
@@ -558,16 +588,13 @@ START_TEST(cb_garbage_and_wrong_program)
 	/* wrong program: PROG_UNAVAIL */
 	cl->cb_program = 42;
 	cb_call_header(&x, 9, 0);
-	nfs42_xdr_enc_init(&r);
-	ck_assert_int_eq(nfs42_cb_process(cl, x.buf + 4, x.len - 4, &r), 0);
-	nfs42_xdr_dec_init(&d, r.buf + 4, r.len - 4);
+	cb_run(cl, &x, &r, &d, "wrong program");
 	nfs42_xdr_skip(&d, 20);
 	nfs42_xdr_get_u32(&d, &v);
 	ck_assert_uint_eq(v, RPC_PROG_UNAVAIL);
 	nfs42_xdr_free(&x);
 	nfs42_xdr_free(&r);
-	pthread_mutex_destroy(&cl->lock);
-	free(cl);
+	free_cb_client(cl);
 }
 END_TEST
 
@@ -576,11 +603,9 @@ START_TEST(bad_reply_header)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_BAD_HEADER);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_BAD_HEADER, 5000);
 	ck_assert_int_eq(nfs42_null(cl), -EBADMSG);
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -589,12 +614,10 @@ START_TEST(denied_reply)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_DENIED);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_DENIED, 5000);
 	ck_assert_int_eq(nfs42_null(cl), -EACCES);
 	ck_assert(strstr(nfs42_client_error(cl), "auth error"));
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -604,14 +627,12 @@ START_TEST(reply_timeout)
 	struct nfs42_client *cl;
 	int64_t t0;
 
-	server_start(&s, S_SILENT);
-	cl = connect_to(&s, 200);
+	cl = serve(&s, S_SILENT, 200);
 	t0 = nfs42_now_ms();
 	ck_assert_int_eq(nfs42_null(cl), -ETIMEDOUT);
 	ck_assert_int_lt(nfs42_now_ms() - t0, 2000);
 	ck_assert(strstr(nfs42_client_error(cl), "no reply"));
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -621,8 +642,7 @@ START_TEST(server_closes)
 	struct nfs42_client *cl;
 	int rc;
 
-	server_start(&s, S_CLOSE);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_CLOSE, 5000);
 	rc = nfs42_null(cl);
 	ck_assert(rc == -ECONNRESET || rc == -EPIPE);
 	server_stop(&s);
@@ -644,16 +664,14 @@ START_TEST(concurrent_calls_matched_by_xid)
 	pthread_t t1, t2;
 	void *r1, *r2;
 
-	server_start(&s, S_REVERSED);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_REVERSED, 5000);
 	pthread_create(&t1, NULL, null_thread, cl);
 	pthread_create(&t2, NULL, null_thread, cl);
 	pthread_join(t1, &r1);
 	pthread_join(t2, &r2);
 	ck_assert_int_eq((intptr_t)r1, 0);
 	ck_assert_int_eq((intptr_t)r2, 0);
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -675,11 +693,9 @@ START_TEST(delay_is_retried)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_DELAY_ONCE);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_DELAY_ONCE, 5000);
 	ck_assert_int_eq(putrootfh_compound(cl, true), NFS4_OK);
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -688,13 +704,11 @@ START_TEST(delay_returned_without_retry)
 	struct server s;
 	struct nfs42_client *cl;
 
-	server_start(&s, S_DELAY_ONCE);
-	cl = connect_to(&s, 5000);
+	cl = serve(&s, S_DELAY_ONCE, 5000);
 	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4ERR_DELAY);
 	/* let the server finish its script */
 	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4_OK);
-	server_stop(&s);
-	nfs42_client_free(cl);
+	unserve(&s, cl);
 }
 END_TEST
 
@@ -722,10 +736,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("nfs42_rpc");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, rm_reassembles_fragments);
@@ -744,11 +755,5 @@ int main(void)
 	tcase_add_test(tc, connect_refused_message);
 	tcase_add_test(tc, delay_is_retried);
 	tcase_add_test(tc, delay_returned_without_retry);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_tcase("nfs42_rpc", tc, CK_NOFORK);
 }

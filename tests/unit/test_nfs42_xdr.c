@@ -350,10 +350,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("nfs42_xdr");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, xdr_round_trip);
 	tcase_add_test(tc, xdr_truncation_is_sticky);
@@ -366,10 +363,5 @@ int main(void)
 	tcase_add_test(tc, owner_strings);
 	tcase_add_test(tc, status_names);
 	tcase_add_test(tc, status_names_complete);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_tcase("nfs42_xdr", tc, CK_FORK_GETENV);
 }

@@ -63,6 +63,26 @@ static size_t next_component(const char **p, const char **start)
 	return n;
 }
 
+/* Start a compound at fh: PUTFH(fh). NULL when out of memory. */
+static struct nfs42_compound *fh_compound(struct nfs42_client *cl,
+					  const struct nfs42_fh *fh)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+
+	if (c)
+		nfs42_op_putfh(c, fh);
+	return c;
+}
+
+/* Run c, free it and return the status of the run. */
+static int run_and_free(struct nfs42_compound *c)
+{
+	int rc = nfs42_compound_run(c);
+
+	nfs42_compound_free(c);
+	return rc;
+}
+
 static int finish_walk(struct nfs42_compound *c, int fhidx, int attridx,
 		       struct nfs42_fh *fh, struct nfs42_attrs *attrs)
 {
@@ -130,13 +150,12 @@ int nfs42_stat(struct nfs42_client *cl, const char *path,
 int nfs42_getattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		     const struct nfs42_bitmap *bm, struct nfs42_attrs *attrs)
 {
-	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_compound *c = fh_compound(cl, fh);
 	struct nfs42_bitmap stat_bm = nfs42_bm_stat();
 	int rc, idx;
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, fh);
 	idx = nfs42_op_getattr(c, bm ? bm : &stat_bm);
 	rc = nfs42_compound_run(c);
 	if (!rc)
@@ -221,10 +240,9 @@ int nfs42_readdir_fh(struct nfs42_client *cl, const struct nfs42_fh *dir,
 	int rc = 0, idx;
 
 	while (!eof && !rc) {
-		c = nfs42_compound_new(cl);
+		c = fh_compound(cl, dir);
 		if (!c)
 			return -ENOMEM;
-		nfs42_op_putfh(c, dir);
 		idx = nfs42_op_readdir(c, cookie, verf, readdir_maxcount(cl),
 				       readdir_maxcount(cl), bm);
 		rc = nfs42_compound_run(c);
@@ -273,7 +291,7 @@ static void new_owner(struct nfs42_client *cl, struct nfs42_file *f)
 static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		    struct nfs42_open_args *a, struct nfs42_file *f)
 {
-	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_compound *c = fh_compound(cl, fh);
 	int rc, oidx, fhidx;
 
 	if (!c)
@@ -283,7 +301,6 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	new_owner(cl, f);
 	a->owner = f->owner;
 	a->owner_len = strlen(f->owner);
-	nfs42_op_putfh(c, fh);
 	oidx = nfs42_op_open(c, a);
 	fhidx = nfs42_op_getfh(c);
 	rc = nfs42_compound_run(c);
@@ -335,16 +352,12 @@ int nfs42_open(struct nfs42_client *cl, const char *path, uint32_t share_access,
 
 int nfs42_file_setattr(struct nfs42_file *f, const struct nfs42_sattr *sa)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
-	int rc;
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &f->fh);
 	nfs42_op_setattr(c, &f->stateid, sa);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
@@ -360,22 +373,18 @@ int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 
 int nfs42_close(struct nfs42_file *f)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
-	int rc;
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &f->fh);
 	nfs42_op_close(c, 0, &f->stateid);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_pread(struct nfs42_file *f, void *buf, uint32_t count,
 		uint64_t offset, uint32_t *nread, bool *eof)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 	const struct nfs42_res *r;
 	int rc, idx;
 
@@ -383,7 +392,6 @@ int nfs42_pread(struct nfs42_file *f, void *buf, uint32_t count,
 		return -ENOMEM;
 	if (count > nfs42_io_size(f->cl))
 		count = nfs42_io_size(f->cl);
-	nfs42_op_putfh(c, &f->fh);
 	idx = nfs42_op_read(c, &f->stateid, offset, count);
 	rc = nfs42_compound_run(c);
 	r = nfs42_res(c, idx);
@@ -404,12 +412,11 @@ static int write_once(struct nfs42_file *f, const void *buf, uint32_t count,
 		      uint64_t offset, enum nfs42_stable_how stable,
 		      uint32_t *written)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 	int rc, idx;
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &f->fh);
 	idx = nfs42_op_write(c, &f->stateid, offset, stable, buf, count);
 	rc = nfs42_compound_run(c);
 	if (!rc)
@@ -444,28 +451,23 @@ int nfs42_pwrite(struct nfs42_file *f, const void *buf, size_t count,
 
 int nfs42_commit(struct nfs42_file *f)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
-	int rc;
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &f->fh);
 	nfs42_op_commit(c, 0, 0);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
 	       uint64_t *result, bool *eof)
 {
-	struct nfs42_compound *c = nfs42_compound_new(f->cl);
+	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
 	const struct nfs42_res *r;
 	int rc, idx;
 
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &f->fh);
 	idx = nfs42_op_seek(c, &f->stateid, offset, what);
 	rc = nfs42_compound_run(c);
 	r = nfs42_res(c, idx);
@@ -648,26 +650,63 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 
 /* ------------------------------------------------------ namespace */
 
+/* Walk to the parent of path, copy its last component to name and start a
+ * compound there: PUTFH(parent). The caller adds its op and runs *cp. */
+static int parent_compound(struct nfs42_client *cl, const char *path,
+			   char *name, size_t namesz,
+			   struct nfs42_compound **cp)
+{
+	struct nfs42_fh dir;
+	int rc;
+
+	rc = walk_parent(cl, path, &dir, name, namesz);
+	if (rc)
+		return rc;
+	*cp = fh_compound(cl, &dir);
+	return *cp ? 0 : -ENOMEM;
+}
+
+/* Look path up and start a compound at it: PUTFH(object). */
+static int path_compound(struct nfs42_client *cl, const char *path,
+			 struct nfs42_compound **cp)
+{
+	struct nfs42_fh fh;
+	int rc;
+
+	rc = nfs42_lookup_path(cl, path, &fh, NULL);
+	if (rc)
+		return rc;
+	*cp = fh_compound(cl, &fh);
+	return *cp ? 0 : -ENOMEM;
+}
+
+/* PUTFH(saved) SAVEFH PUTFH(cur): the two-handle start of RENAME and LINK. */
+static struct nfs42_compound *two_fh_compound(struct nfs42_client *cl,
+					      const struct nfs42_fh *saved,
+					      const struct nfs42_fh *cur)
+{
+	struct nfs42_compound *c = fh_compound(cl, saved);
+
+	if (c) {
+		nfs42_op_savefh(c);
+		nfs42_op_putfh(c, cur);
+	}
+	return c;
+}
+
 static int create_obj(struct nfs42_client *cl, const char *path,
 		      struct nfs42_create_args *a)
 {
 	struct nfs42_compound *c;
-	struct nfs42_fh dir;
 	char name[1024];
 	int rc;
 
-	rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	rc = parent_compound(cl, path, name, sizeof(name), &c);
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
-	if (!c)
-		return -ENOMEM;
 	a->name = name;
-	nfs42_op_putfh(c, &dir);
 	nfs42_op_create(c, a);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_mkdir(struct nfs42_client *cl, const char *path, uint32_t mode)
@@ -705,21 +744,14 @@ int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
 int nfs42_remove(struct nfs42_client *cl, const char *path)
 {
 	struct nfs42_compound *c;
-	struct nfs42_fh dir;
 	char name[1024];
 	int rc;
 
-	rc = walk_parent(cl, path, &dir, name, sizeof(name));
+	rc = parent_compound(cl, path, name, sizeof(name), &c);
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
-	if (!c)
-		return -ENOMEM;
-	nfs42_op_putfh(c, &dir);
 	nfs42_op_remove(c, name);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_rename(struct nfs42_client *cl, const char *from, const char *to)
@@ -734,16 +766,11 @@ int nfs42_rename(struct nfs42_client *cl, const char *from, const char *to)
 		rc = walk_parent(cl, to, &ddir, dname, sizeof(dname));
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
+	c = two_fh_compound(cl, &sdir, &ddir);
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &sdir);
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, &ddir);
 	nfs42_op_rename(c, sname, dname);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_hardlink(struct nfs42_client *cl, const char *existing,
@@ -759,16 +786,11 @@ int nfs42_hardlink(struct nfs42_client *cl, const char *existing,
 		rc = walk_parent(cl, path, &dir, name, sizeof(name));
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
+	c = two_fh_compound(cl, &src, &dir);
 	if (!c)
 		return -ENOMEM;
-	nfs42_op_putfh(c, &src);
-	nfs42_op_savefh(c);
-	nfs42_op_putfh(c, &dir);
 	nfs42_op_link(c, name);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }
 
 int nfs42_readlink(struct nfs42_client *cl, const char *path, char *buf,
@@ -776,16 +798,11 @@ int nfs42_readlink(struct nfs42_client *cl, const char *path, char *buf,
 {
 	struct nfs42_compound *c;
 	const struct nfs42_res *r;
-	struct nfs42_fh fh;
 	int rc, idx;
 
-	rc = nfs42_lookup_path(cl, path, &fh, NULL);
+	rc = path_compound(cl, path, &c);
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
-	if (!c)
-		return -ENOMEM;
-	nfs42_op_putfh(c, &fh);
 	idx = nfs42_op_readlink(c);
 	rc = nfs42_compound_run(c);
 	r = nfs42_res(c, idx);
@@ -801,18 +818,11 @@ int nfs42_setattr_path(struct nfs42_client *cl, const char *path,
 		       const struct nfs42_sattr *sa)
 {
 	struct nfs42_compound *c;
-	struct nfs42_fh fh;
 	int rc;
 
-	rc = nfs42_lookup_path(cl, path, &fh, NULL);
+	rc = path_compound(cl, path, &c);
 	if (rc)
 		return rc;
-	c = nfs42_compound_new(cl);
-	if (!c)
-		return -ENOMEM;
-	nfs42_op_putfh(c, &fh);
 	nfs42_op_setattr(c, NULL, sa);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
+	return run_and_free(c);
 }

@@ -69,19 +69,30 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	}
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len, int timeout_ms)
+/* After send/recv failed: 0 to try again (EINTR, or the socket became ready
+ * for events), else -errno or the error of the wait. */
+static int io_retry(int fd, short events, int timeout_ms)
+{
+	if (errno == EINTR)
+		return 0;
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	return wait_fd(fd, events, timeout_ms);
+}
+
+/* Send (out) or receive exactly len bytes; on receive, EOF is
+ * -ECONNRESET.  -ETIMEDOUT or -errno on failure. */
+static int xfer_all(int fd, uint8_t *p, size_t len, int timeout_ms, bool out)
 {
 	ssize_t n;
 	int rc;
 
 	while (len) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
+		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		if (n == 0 && !out)
+			return -ECONNRESET;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return -errno;
-			rc = wait_fd(fd, POLLOUT, timeout_ms);
+			rc = io_retry(fd, out ? POLLOUT : POLLIN, timeout_ms);
 			if (rc)
 				return rc;
 			continue;
@@ -92,30 +103,15 @@ static int write_all(int fd, const uint8_t *p, size_t len, int timeout_ms)
 	return 0;
 }
 
+static int write_all(int fd, const uint8_t *p, size_t len, int timeout_ms)
+{
+	return xfer_all(fd, (uint8_t *)p, len, timeout_ms, true);
+}
+
 /* Read exactly len bytes; -ETIMEDOUT, -ECONNRESET on EOF, -errno. */
 static int read_all(int fd, uint8_t *p, size_t len, int timeout_ms)
 {
-	ssize_t n;
-	int rc;
-
-	while (len) {
-		n = recv(fd, p, len, 0);
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return -errno;
-			rc = wait_fd(fd, POLLIN, timeout_ms);
-			if (rc)
-				return rc;
-			continue;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return xfer_all(fd, p, len, timeout_ms, false);
 }
 
 /* buf[0..4) is the record mark slot; send the rest as one fragment. */
