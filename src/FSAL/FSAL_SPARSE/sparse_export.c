@@ -45,6 +45,7 @@ static struct config_item sparse_export_items[] = {
 		       0, sparse_export, md_latency_ms),
 	CONF_ITEM_TOKEN("Test_Latency_Scope", SPARSE_LATENCY_ALL,
 			sparse_latency_scopes, sparse_export, md_latency_scope),
+	CONF_ITEM_BOOL("Durable_Metadata", true, sparse_export, durable_md),
 	CONFIG_EOL
 };
 
@@ -69,6 +70,9 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 			cfg->md_latency_scope == SPARSE_LATENCY_UPDATES ?
 				"updating " :
 				"");
+	if (!cfg->durable_md)
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: Durable_Metadata = false: namespace changes and setattrs are acknowledged before they are on disk, a server crash can lose them (UNSAFE)");
 	return 0;
 }
 
@@ -84,6 +88,12 @@ static struct config_block sparse_export_block = {
 uint64_t sparse_export_min_hole(struct fsal_export *exp)
 {
 	return atomic_fetch_uint64_t(&sparse_exp(exp)->min_hole_size);
+}
+
+/* abstract_atomic.h has no bool variant; bool is one byte here. */
+bool sparse_export_durable_md(struct fsal_export *exp)
+{
+	return __atomic_load_n(&sparse_exp(exp)->durable_md, __ATOMIC_ACQUIRE);
 }
 
 /* ---- export operations ------------------------------------------------- */
@@ -300,6 +310,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
 	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
+	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
 		 " Test_Metadata_Latency_Ms=%" PRIu32,

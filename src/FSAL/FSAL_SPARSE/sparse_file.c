@@ -494,6 +494,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 						   attrs_out);
 	else if (attrs_out != NULL)
 		sparse_stat_to_attrs(exp, &st, attrs_out);
+	/* Durable_Metadata; a failed sync undoes the create (out:). */
+	if (created && !FSAL_IS_ERROR(status))
+		status = sparse_sync_created(obj_hdl, &hdl->obj_handle, true);
 	if (FSAL_IS_ERROR(status))
 		goto out;
 
@@ -1064,7 +1067,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->seek2 = sparse_seek2;
 	ops->fallocate = sparse_fallocate;
 	ops->lock_op2 = sparse_lock_op2;
-	ops->setattr2 = sparse_setattr2;
+	ops->setattr2 = sparse_setattr2_durable;
 	ops->close = sparse_close;
 	ops->close2 = sparse_close2;
 	ops->close_func = sparse_close_func;

@@ -498,9 +498,12 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 /*
  * Common tail of mkdir/mknod/symlink: get the new object's handle, apply
  * the attributes the create call could not (the mode was already used),
- * and fetch the attributes asked for.  On failure the new name is removed.
+ * fetch the attributes asked for and, with Durable_Metadata, sync the new
+ * object and dir_hdl.  On failure (a failed sync too) the new name is
+ * removed.
  */
-static fsal_status_t sparse_finish_create(int dirfd, const char *name,
+static fsal_status_t sparse_finish_create(struct fsal_obj_handle *dir_hdl,
+					  int dirfd, const char *name,
 					  bool is_dir,
 					  struct fsal_attrlist *attrib,
 					  struct fsal_obj_handle **handle,
@@ -508,6 +511,7 @@ static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 {
 	struct sparse_handle *hdl = NULL;
 	fsal_status_t status;
+	bool applied;
 
 	status = sparse_lookup_at(sparse_op_export(), dirfd, name, &hdl,
 				  attrs_out);
@@ -516,14 +520,15 @@ static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 	*handle = &hdl->obj_handle;
 
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
-	if (attrib->valid_mask == 0)
-		return status;
-
-	status = sparse_chown_new(hdl, attrib);
+	applied = attrib->valid_mask != 0;
+	if (applied)
+		status = sparse_chown_new(hdl, attrib);
 	if (!FSAL_IS_ERROR(status) && attrib->valid_mask != 0)
 		status = sparse_setattr2(*handle, false, NULL, attrib);
-	if (!FSAL_IS_ERROR(status) && attrs_out != NULL)
+	if (applied && !FSAL_IS_ERROR(status) && attrs_out != NULL)
 		status = sparse_getattrs(*handle, attrs_out);
+	if (!FSAL_IS_ERROR(status))
+		status = sparse_sync_created(dir_hdl, *handle, applied);
 	if (!FSAL_IS_ERROR(status))
 		return status;
 
@@ -590,7 +595,7 @@ static fsal_status_t sparse_make_object(struct fsal_obj_handle *dir_hdl,
 	if (rc != 0)
 		status = posix2fsal_status(rc);
 	else
-		status = sparse_finish_create(dirfd, name,
+		status = sparse_finish_create(dir_hdl, dirfd, name,
 					      obj->type == DIRECTORY, attrib,
 					      handle, attrs_out);
 	close(dirfd);
@@ -756,7 +761,10 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 
 	close(dirfd);
 	close(objfd);
-	return posix2fsal_status(rc);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+	/* Durable_Metadata; on failure the new name stays (NFS4ERR_IO). */
+	return sparse_sync_dirs(destdir_hdl, NULL);
 }
 
 static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
@@ -784,7 +792,10 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 	/* POSIX lets rmdir say EEXIST for a non-empty directory. */
 	if (is_dir && rc == EEXIST)
 		rc = ENOTEMPTY;
-	return posix2fsal_status(rc);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+	/* Durable_Metadata; on failure the name stays removed (NFS4ERR_IO). */
+	return sparse_sync_dirs(dir_hdl, NULL);
 }
 
 static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
@@ -821,7 +832,13 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 			 new_name, strerror(rc));
 	close(newfd);
 	close(oldfd);
-	return posix2fsal_status(rc);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+	/* Durable_Metadata: the target directory first, so a crash between
+	 * the two syncs leaves both names rather than none.  On failure the
+	 * rename stays done (NFS4ERR_IO).
+	 */
+	return sparse_sync_dirs(newdir_hdl, olddir_hdl);
 }
 
 /* ---- export-level entry points ----------------------------------------- */

@@ -87,6 +87,7 @@ struct sparse_export {
 	uint64_t min_hole_size;
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
+	bool durable_md; /* Durable_Metadata */
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -163,6 +164,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				   struct fsal_export *original,
 				   struct fsal_module *updated_super);
 uint64_t sparse_export_min_hole(struct fsal_export *exp);
+bool sparse_export_durable_md(struct fsal_export *exp);
 
 /* sparse_handle.c */
 void sparse_handle_ops_init(struct fsal_obj_ops *ops);
@@ -189,6 +191,28 @@ fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
 fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 			       struct fsal_attrlist *attrib);
 
+/* sparse_durable.c: Durable_Metadata.  Each returns ERR_FSAL_IO when a
+ * sync fails and does nothing when the export's Durable_Metadata is off.
+ */
+bool sparse_durable_md(void);
+fsal_status_t sparse_fsync_fd(int fd, const char *what);
+/* fsync an object's inode (syncfs for symlinks and special files). */
+fsal_status_t sparse_sync_obj(struct fsal_obj_handle *obj_hdl);
+/* fsync one directory, or two (dir2 NULL or equal to dir1: one). */
+fsal_status_t sparse_sync_dirs(struct fsal_obj_handle *dir1,
+			       struct fsal_obj_handle *dir2);
+/* After creating new_hdl in dir_hdl: fsync the new object (a symlink or
+ * special file only when attributes were set on it after its creation),
+ * then the directory.
+ */
+fsal_status_t sparse_sync_created(struct fsal_obj_handle *dir_hdl,
+				  struct fsal_obj_handle *new_hdl,
+				  bool attrs_applied);
+/* The setattr2 op: sparse_setattr2(), then sparse_sync_obj(). */
+fsal_status_t sparse_setattr2_durable(struct fsal_obj_handle *obj_hdl,
+				      bool bypass, struct state_t *state,
+				      struct fsal_attrlist *attrib_set);
+
 /* sparse_file.c */
 struct sparse_map;
 /*
@@ -208,6 +232,7 @@ struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   struct state_t *related_state);
 void sparse_file_ops_init(struct fsal_obj_ops *ops);
 fsal_status_t sparse_close_global(struct sparse_handle *hdl);
+/* setattr without Durable_Metadata's sync (for creates, which sync once) */
 fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 			      struct state_t *state,
 			      struct fsal_attrlist *attrib_set);
