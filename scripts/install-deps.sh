@@ -16,6 +16,7 @@ packages=(
 	libkrb5-dev libnsl-dev libsqlite3-dev
 	check
 	tshark xfsprogs iproute2 procps util-linux
+	strace
 )
 
 missing=()

@@ -8,6 +8,7 @@
  * its handle; a removed object's handle is STALE).
  */
 #include "e2e_fsal_util.h"
+#include "e2e_sync.h"
 
 START_TEST(deleted_handle_is_stale)
 {
@@ -168,9 +169,15 @@ START_TEST(sigkill_after_file_sync)
 	of = e2e_create_rw(cl, f);
 	fh = of.fh;
 	for (uint32_t off = 0; off < 300000; off += 60000) {
+		struct e2e_sync *w = e2e_sync_start();
+
 		ck_nfs_ok(cl,
 			  e2e_write(cl, &of.fh, &of.stateid, off, FILE_SYNC4,
 				    data + off, 60000, &cnt, &com, NULL));
+		/* the reply came after the file was synced */
+		e2e_sync_stop(w);
+		e2e_sync_assert(w, f);
+		e2e_sync_free(w);
 		ck_assert_uint_eq(cnt, 60000);
 		ck_assert_uint_eq(com, FILE_SYNC4);
 	}
@@ -208,5 +215,6 @@ int main(void)
 	tcase_add_test(tc, handles_survive_restart);
 	tcase_add_test(tc, sigkill_after_file_sync);
 	suite_add_tcase(s, tc);
-	return e2e_run(s);
+	e2e_sync_init();
+	return e2e_sync_run(s);
 }

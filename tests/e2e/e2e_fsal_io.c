@@ -5,9 +5,11 @@
  * write verifier (constant within a server lifetime, new after a
  * restart), READ at/after EOF, and random-offset WRITE/READ byte-identical
  * to the backing file.  Oracle: RFC 8881 18.22 (READ), 18.32 (WRITE),
- * 18.3 (COMMIT), and pread() of the backing file.
+ * 18.3 (COMMIT), and pread() of the backing file; the sync of a
+ * DATA_SYNC/FILE_SYNC WRITE is watched with strace (e2e_sync.h).
  */
 #include "e2e_fsal_util.h"
+#include "e2e_sync.h"
 
 START_TEST(write_stable_how_and_verifier)
 {
@@ -22,8 +24,17 @@ START_TEST(write_stable_how_and_verifier)
 	of = e2e_create_rw(cl, f);
 	og = e2e_create_rw(c2, g);
 	for (int i = 0; i < 3; i++) {
+		struct e2e_sync *w = hows[i] != UNSTABLE4 ? e2e_sync_start() :
+							    NULL;
+
 		ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, i * 4, hows[i],
 					"abcd", 4, &cnt, &com, v));
+		e2e_sync_stop(w);
+		/* RFC 8881 18.32.3: DATA_SYNC4/FILE_SYNC4 data is on stable
+		 * storage before the reply: the file was synced in between
+		 */
+		e2e_sync_assert(w, f);
+		e2e_sync_free(w);
 		ck_assert_uint_eq(cnt, 4);
 		/* RFC 8881 18.32.3: committed is at least what was asked */
 		ck_assert_msg(com >= (uint32_t)hows[i] && com <= FILE_SYNC4,
@@ -219,5 +230,6 @@ int main(void)
 	tcase_add_test(tc, random_io_byte_identical);
 	tcase_add_test(tc, write_verifier_changes_on_restart);
 	suite_add_tcase(s, tc);
-	return e2e_run(s);
+	e2e_sync_init();
+	return e2e_sync_run(s);
 }

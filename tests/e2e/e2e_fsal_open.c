@@ -9,6 +9,7 @@
  * backing files.
  */
 #include "e2e_fsal_util.h"
+#include "e2e_sync.h"
 
 static const uint8_t verf_a[8] = "verif-A!", verf_b[8] = "verif-B?";
 
@@ -593,6 +594,7 @@ START_TEST(commit_after_unstable)
 	uint8_t wv[8], cv[8];
 	struct nfs42_compound *c;
 	struct nfs42_file of;
+	struct e2e_sync *w;
 	uint32_t cnt, how;
 	int i;
 
@@ -604,7 +606,14 @@ START_TEST(commit_after_unstable)
 				   UNSTABLE4));
 	c = e2e_cpd(cl, &of.fh);
 	i = nfs42_op_commit(c, 0, 0);
+	w = e2e_sync_start();
 	ck_nfs_ok(cl, nfs42_compound_run(c));
+	e2e_sync_stop(w);
+	/* RFC 8881 18.3.3: the data is stable when COMMIT replies: the
+	 * file was synced between the request and the reply
+	 */
+	e2e_sync_assert(w, f);
+	e2e_sync_free(w);
 	memcpy(cv, nfs42_res(c, i)->u.commit.verf, 8);
 	nfs42_compound_free(c);
 	/* RFC 8881 18.3.3: the same verifier as the WRITEs, server alive */
@@ -680,5 +689,6 @@ int main(void)
 	tcase_add_test(tc, commit_after_unstable);
 	tcase_add_test(tc, open_errors);
 	suite_add_tcase(s, tc);
-	return e2e_run(s);
+	e2e_sync_init();
+	return e2e_sync_run(s);
 }

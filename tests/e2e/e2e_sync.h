@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Watch the server sync: reading a file back after a FILE_SYNC WRITE, a
+ * COMMIT or a namespace change goes through the page cache and passes
+ * whether or not the server ever called fsync.  These helpers attach
+ *
+ *   strace -f -qq -ttt -e trace=fsync,fdatasync -y -p SERVER_PID
+ *
+ * to the running server around one operation and check that the backing
+ * path of what the operation changed was fsync'ed or fdatasync'ed after
+ * the request was sent and before its reply arrived (-y prints the path
+ * of each descriptor, -ttt the wall-clock time of the call).
+ *
+ *   int main(void) { ...; e2e_sync_init(); return e2e_sync_run(s); }
+ *
+ *   struct e2e_sync *w = e2e_sync_start();   (NULL: strace cannot attach)
+ *   ...the operation...
+ *   e2e_sync_stop(w);                          (right after the reply)
+ *   e2e_sync_assert(w, "dir/file");            (backing path, "" = root)
+ *   e2e_sync_free(w);
+ *
+ * When ptrace is not permitted (no CAP_SYS_PTRACE, Yama, seccomp),
+ * e2e_sync_init() says so, e2e_sync_start() returns NULL, the asserts are
+ * no-ops and e2e_sync_run() exits 77, which ctest reports as skipped
+ * (SKIP_RETURN_CODE 77 on these tests).  The server pid is read from
+ * $NFS42_SERVER_PID_FILE if set, else from server.pid next to
+ * $NFS42_SERVER_CTL (harness.sh).
+ */
+#ifndef E2E_SYNC_H
+#define E2E_SYNC_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include "nfs42_e2e.h"
+
+#define E2E_SYNC_SKIP 77
+
+struct e2e_sync {
+	pid_t strace; /* 0 once stopped */
+	char out[PATH_MAX]; /* strace -o file */
+	char err[PATH_MAX]; /* its stderr */
+	int64_t t0_us, t1_us; /* request sent after, reply received before */
+	char *trace; /* the -o file's text, after e2e_sync_stop() */
+};
+
+/* Set in main() by e2e_sync_init(), inherited by the forked tests. */
+static bool e2e_sync_usable;
+
+static inline int64_t e2e_sync_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The server's pid, or -1 (and why on stderr).  No ck_assert here: this
+ * also runs in main(), outside any test.
+ */
+static inline pid_t e2e_sync_server_pid(void)
+{
+	const char *pf = getenv("NFS42_SERVER_PID_FILE");
+	const char *ctl = getenv("NFS42_SERVER_CTL");
+	char path[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
+	int pid = -1;
+
+	if (pf && *pf) {
+		snprintf(path, sizeof(path), "%s", pf);
+	} else if (ctl && *ctl) {
+		snprintf(dir, sizeof(dir), "%s", ctl);
+		snprintf(path, sizeof(path), "%s/server.pid", dirname(dir));
+	} else {
+		fprintf(stderr,
+			"e2e_sync: NFS42_SERVER_CTL not set (run under harness.sh)\n");
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (f == NULL || fscanf(f, "%d", &pid) != 1 || pid <= 0) {
+		fprintf(stderr, "e2e_sync: no server pid in %s\n", path);
+		pid = -1;
+	}
+	if (f != NULL)
+		fclose(f);
+	return pid;
+}
+
+/* The tracer of task tid of pid (0: none, -1: task gone). */
+static inline int e2e_sync_tracer(pid_t pid, const char *tid)
+{
+	char path[PATH_MAX], line[256];
+	int tracer = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/status", (int)pid, tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+/* True when every live thread of pid is traced by tracer. */
+static inline bool e2e_sync_all_traced(pid_t pid, pid_t tracer)
+{
+	char path[64];
+	struct dirent *de;
+	bool all = true;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return false;
+	while (all && (de = readdir(d)) != NULL) {
+		int t;
+
+		if (de->d_name[0] == '.')
+			continue;
+		t = e2e_sync_tracer(pid, de->d_name);
+		all = t == -1 || t == tracer;
+	}
+	closedir(d);
+	return all;
+}
+
+static inline char *e2e_sync_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (f == NULL)
+		return strdup("");
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+static inline void e2e_sync_reap(struct e2e_sync *w)
+{
+	int st;
+
+	if (w->strace <= 0)
+		return;
+	kill(w->strace, SIGINT); /* strace detaches and exits */
+	while (waitpid(w->strace, &st, 0) < 0 && errno == EINTR)
+		;
+	w->strace = 0;
+}
+
+static inline void e2e_sync_discard(struct e2e_sync *w)
+{
+	unlink(w->out);
+	unlink(w->err);
+	free(w->trace);
+	free(w);
+}
+
+/*
+ * Attach strace to the server and wait until every server thread is
+ * traced.  Returns NULL (and prints why) when it cannot attach.  No
+ * ck_assert here either (see above).
+ */
+static inline struct e2e_sync *e2e_sync_try_start(void)
+{
+	struct e2e_sync *w = calloc(1, sizeof(*w));
+	const char *tmp = getenv("TMPDIR");
+	pid_t server = e2e_sync_server_pid(), self = getpid();
+	char pid[16];
+	int i, st;
+
+	if (w == NULL || server < 0) {
+		free(w);
+		return NULL;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)server);
+	snprintf(w->out, sizeof(w->out), "%.4000s/e2e-sync-%d-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp", (int)getpid());
+	i = mkstemp(w->out);
+	if (i < 0) {
+		fprintf(stderr, "e2e_sync: mkstemp %s: %s\n", w->out,
+			strerror(errno));
+		free(w);
+		return NULL;
+	}
+	close(i);
+	snprintf(w->err, sizeof(w->err), "%.4000s.err", w->out);
+
+	w->strace = fork();
+	if (w->strace < 0) {
+		fprintf(stderr, "e2e_sync: fork: %s\n", strerror(errno));
+		e2e_sync_discard(w);
+		return NULL;
+	}
+	if (w->strace == 0) {
+		int fd = open(w->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		/* a test that fails while watching must not leave strace
+		 * attached to the server: detach when the test dies
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGINT);
+		if (getppid() != self)
+			_exit(1);
+		if (fd >= 0)
+			dup2(fd, 2);
+		execlp("strace", "strace", "-f", "-qq", "-ttt", "-e",
+		       "trace=fsync,fdatasync", "-y", "-o", w->out, "-p", pid,
+		       (char *)NULL);
+		fprintf(stderr, "exec strace: %s\n", strerror(errno));
+		_exit(127);
+	}
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(w->strace, &st, WNOHANG) == w->strace) {
+			char *err = e2e_sync_slurp(w->err);
+
+			fprintf(stderr,
+				"e2e_sync: strace cannot attach to the server (pid %d): %s",
+				(int)server, err);
+			free(err);
+			w->strace = 0;
+			e2e_sync_discard(w);
+			return NULL;
+		}
+		if (e2e_sync_all_traced(server, w->strace))
+			break;
+		usleep(10000);
+	}
+	if (i == 1000) {
+		fprintf(stderr,
+			"e2e_sync: strace did not attach to pid %d in 10 s\n",
+			(int)server);
+		e2e_sync_reap(w);
+		e2e_sync_discard(w);
+		return NULL;
+	}
+	w->t0_us = e2e_sync_now_us();
+	return w;
+}
+
+/* Call from main() before running the suite (in the parent process). */
+static inline bool e2e_sync_init(void)
+{
+	struct e2e_sync *w = e2e_sync_try_start();
+
+	e2e_sync_usable = w != NULL;
+	if (w == NULL) {
+		fprintf(stderr,
+			"e2e_sync: SKIP: cannot observe the server's fsync calls (strace -p needs ptrace permission: root or CAP_SYS_PTRACE, kernel.yama.ptrace_scope, no seccomp ban); the sync checks are not run\n");
+		return false;
+	}
+	e2e_sync_reap(w);
+	e2e_sync_discard(w);
+	return true;
+}
+
+/* Start watching; the operation must be sent after this returns. */
+static inline struct e2e_sync *e2e_sync_start(void)
+{
+	struct e2e_sync *w;
+
+	if (!e2e_sync_usable)
+		return NULL;
+	w = e2e_sync_try_start();
+	ck_assert_msg(w != NULL,
+		      "strace attached in main() but not now (see stderr)");
+	return w;
+}
+
+/* The reply has arrived: stop watching and read the trace. */
+static inline void e2e_sync_stop(struct e2e_sync *w)
+{
+	if (w == NULL || w->trace != NULL)
+		return;
+	w->t1_us = e2e_sync_now_us();
+	e2e_sync_reap(w);
+	w->trace = e2e_sync_slurp(w->out);
+}
+
+/*
+ * Whether the backing path of rel appears in an fsync/fdatasync line
+ * stamped in [t0, t1].  strace stamps the call when it stops the thread
+ * at its entry, before the call can complete and so before the reply.
+ */
+static inline bool e2e_sync_seen(struct e2e_sync *w, const char *rel)
+{
+	char *want, real[PATH_MAX], *save = NULL, *line, *copy;
+	bool seen = false;
+
+	e2e_sync_stop(w);
+	ck_assert_msg(realpath(e2e_backing(rel), real) != NULL,
+		      "realpath of backing %s: %s", rel, strerror(errno));
+	ck_assert_int_gt(asprintf(&want, "<%s>", real), 0);
+	copy = strdup(w->trace);
+	for (line = strtok_r(copy, "\n", &save); line && !seen;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long long sec, usec;
+		char *call = strstr(line, "fsync(");
+		int64_t t;
+
+		if (call == NULL)
+			call = strstr(line, "fdatasync(");
+		if (call == NULL || strstr(call, want) == NULL)
+			continue;
+		/* "PID  SEC.USEC fsync(FD</path>) = 0" (or fdatasync) */
+		if (sscanf(line, "%*d %lld.%lld", &sec, &usec) != 2)
+			continue;
+		t = (int64_t)sec * 1000000 + usec;
+		seen = t >= w->t0_us && t <= w->t1_us;
+	}
+	free(copy);
+	free(want);
+	return seen;
+}
+
+/* Fail unless rel's backing path was synced between start and stop. */
+static inline void e2e_sync_assert(struct e2e_sync *w, const char *rel)
+{
+	if (w == NULL)
+		return;
+	ck_assert_msg(
+		e2e_sync_seen(w, rel),
+		"no fsync/fdatasync of backing '%s' between request and reply; the server's sync calls were:\n%s",
+		rel, w->trace);
+}
+
+/* Fail if rel's backing path was synced between start and stop. */
+static inline void e2e_sync_assert_none(struct e2e_sync *w, const char *rel)
+{
+	if (w == NULL)
+		return;
+	ck_assert_msg(!e2e_sync_seen(w, rel),
+		      "backing '%s' was synced, expected no sync:\n%s", rel,
+		      w->trace);
+}
+
+static inline void e2e_sync_free(struct e2e_sync *w)
+{
+	if (w == NULL)
+		return;
+	e2e_sync_reap(w);
+	e2e_sync_discard(w);
+}
+
+/* e2e_run(), but 77 (skipped) when all passed without the sync checks. */
+static inline int e2e_sync_run(Suite *s)
+{
+	int rc = e2e_run(s);
+
+	if (rc == 0 && !e2e_sync_usable) {
+		fprintf(stderr,
+			"e2e_sync: other checks passed; reporting SKIP since the sync was not observed\n");
+		return E2E_SYNC_SKIP;
+	}
+	return rc;
+}
+
+#endif /* E2E_SYNC_H */
