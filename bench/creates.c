@@ -8,7 +8,7 @@
  *
  * The server is expected to add a fixed latency to each backend metadata
  * call (FSAL_SPARSE's Test_Metadata_Latency_Ms); bench/creates.sh sets
- * that up.
+ * that up.  With -l 0 (no added latency) only the rate is printed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (cfg.dir == NULL || cfg.clients < 1 || cfg.files < 1 ||
-	    cfg.runs < 1 || cfg.latency_ms <= 0)
+	    cfg.runs < 1 || cfg.latency_ms < 0)
 		usage();
 
 	rate = calloc(cfg.runs, sizeof(*rate));
@@ -191,11 +191,15 @@ int main(int argc, char **argv)
 	median = rate[cfg.runs / 2];
 	i = cfg.workers > 0 && cfg.workers < cfg.clients ? cfg.workers :
 							   cfg.clients;
-	ideal = i / (cfg.latency_ms / 1000.0);
 	printf("creates N=%-3d files/client=%d runs=%d median=%.1f/s "
-	       "(min %.1f max %.1f) ideal=%.1f/s ratio=%.2f\n",
+	       "(min %.1f max %.1f)",
 	       cfg.clients, cfg.files, cfg.runs, median, rate[0],
-	       rate[cfg.runs - 1], ideal, median / ideal);
+	       rate[cfg.runs - 1]);
+	if (cfg.latency_ms > 0) {
+		ideal = i / (cfg.latency_ms / 1000.0);
+		printf(" ideal=%.1f/s ratio=%.2f", ideal, median / ideal);
+	}
+	printf("\n");
 	free(rate);
 	return 0;
 }
