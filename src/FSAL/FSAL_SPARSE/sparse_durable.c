@@ -47,7 +47,7 @@ fsal_status_t sparse_fsync_fd(int fd, const char *what)
 
 	err = errno;
 	LogCrit(COMPONENT_FSAL,
-		"FSAL_SPARSE: fsync of %s failed: %s; the change is made but may not survive a crash",
+		"FSAL_SPARSE: fsync of %s failed: %s; the operation fails with NFS4ERR_IO",
 		what, strerror(err));
 	return fsalstat(ERR_FSAL_IO, err);
 }
