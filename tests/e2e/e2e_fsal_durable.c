@@ -8,6 +8,8 @@
  * and the object whose own inode changed, must be fsync'ed between the
  * request and its reply.
  *
+ * A failed sync (strace injects EIO) is NFS4ERR_IO.
+ *
  * With E2E_DURABLE_METADATA=false in the environment (ctest
  * e2e_fsal_durable_off, a server with Durable_Metadata = false) the same
  * operations must sync none of those paths.
@@ -48,6 +50,14 @@ static void durable_check(struct e2e_sync *w, ...)
 		struct e2e_sync *_w = e2e_sync_start(); \
 		ck_nfs_ok(cl, expr);                    \
 		durable_check(_w, __VA_ARGS__, NULL);   \
+	} while (0)
+
+/* rc = expr, run while every fsync/fdatasync of the server fails (EIO) */
+#define durable_failing(rc, expr)                               \
+	do {                                                    \
+		struct e2e_sync *_w = e2e_sync_start_failing(); \
+		(rc) = (expr);                                  \
+		e2e_sync_free(_w);                              \
 	} while (0)
 
 /* A fresh directory of the backing store, its name. */
@@ -144,6 +154,45 @@ START_TEST(setattr_file_and_dir)
 }
 END_TEST
 
+/*
+ * A failed sync is NFS4ERR_IO.  A create is undone; a rename, SETATTR or
+ * remove stays done (docs/fsal_sparse.md, Durable metadata).  Without
+ * Durable_Metadata nothing is synced and all succeed.
+ */
+START_TEST(failed_sync_is_io)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *d = durable_dir(), *s = e2e_fmt("%s/sub", d);
+	char *x = e2e_fmt("%s/x", d), *y = e2e_fmt("%s/y", d);
+	int want = durable_expected() ? NFS4ERR_IO : NFS4_OK, rc;
+	struct nfs42_sattr sa;
+
+	if (!e2e_sync_usable) {
+		nfs42_client_free(cl);
+		return; /* no strace to inject the failure */
+	}
+	durable_failing(rc, nfs42_mkdir(cl, e2e_path(s), 0755));
+	ck_nfs_status(rc, want);
+	ck_assert(e2e_bexists(s) == (want == NFS4_OK));
+
+	e2e_put_backing(x, "x", 1);
+	durable_failing(rc, nfs42_rename(cl, e2e_path(x), e2e_path(y)));
+	ck_nfs_status(rc, want);
+	ck_assert(!e2e_bexists(x) && e2e_bexists(y));
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0600);
+	durable_failing(rc, nfs42_setattr_path(cl, e2e_path(y), &sa));
+	ck_nfs_status(rc, want);
+	ck_assert_uint_eq(e2e_bstat(y).st_mode & 07777, 0600);
+
+	durable_failing(rc, nfs42_remove(cl, e2e_path(y)));
+	ck_nfs_status(rc, want);
+	ck_assert(!e2e_bexists(y));
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_fsal_durable");
@@ -161,6 +210,7 @@ int main(void)
 	tcase_add_test(tc, symlink_and_mknod);
 	tcase_add_test(tc, link_rename_remove);
 	tcase_add_test(tc, setattr_file_and_dir);
+	tcase_add_test(tc, failed_sync_is_io);
 	suite_add_tcase(s, tc);
 	return e2e_sync_run(s);
 }

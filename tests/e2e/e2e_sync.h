@@ -173,10 +173,11 @@ static inline void e2e_sync_discard(struct e2e_sync *w)
 
 /*
  * Attach strace to the server and wait until every server thread is
- * traced.  Returns NULL (and prints why) when it cannot attach.  No
- * ck_assert here either (see above).
+ * traced; with fail_syncs, every fsync/fdatasync the server calls fails
+ * with EIO meanwhile (strace -e inject).  Returns NULL (and prints why)
+ * when it cannot attach.  No ck_assert here either (see above).
  */
-static inline struct e2e_sync *e2e_sync_try_start(void)
+static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 {
 	struct e2e_sync *w = calloc(1, sizeof(*w));
 	const char *tmp = getenv("TMPDIR");
@@ -218,9 +219,12 @@ static inline struct e2e_sync *e2e_sync_try_start(void)
 			_exit(1);
 		if (fd >= 0)
 			dup2(fd, 2);
+		/* the second -e injects EIO, or repeats the first */
 		execlp("strace", "strace", "-f", "-qq", "-ttt", "-e",
-		       "trace=fsync,fdatasync", "-y", "-o", w->out, "-p", pid,
-		       (char *)NULL);
+		       "trace=fsync,fdatasync", "-e",
+		       fail_syncs ? "inject=fsync,fdatasync:error=EIO" :
+				    "trace=fsync,fdatasync",
+		       "-y", "-o", w->out, "-p", pid, (char *)NULL);
 		fprintf(stderr, "exec strace: %s\n", strerror(errno));
 		_exit(127);
 	}
@@ -255,7 +259,7 @@ static inline struct e2e_sync *e2e_sync_try_start(void)
 /* Call from main() before running the suite (in the parent process). */
 static inline bool e2e_sync_init(void)
 {
-	struct e2e_sync *w = e2e_sync_try_start();
+	struct e2e_sync *w = e2e_sync_try_start(false);
 
 	e2e_sync_usable = w != NULL;
 	if (w == NULL) {
@@ -268,17 +272,30 @@ static inline bool e2e_sync_init(void)
 	return true;
 }
 
-/* Start watching; the operation must be sent after this returns. */
-static inline struct e2e_sync *e2e_sync_start(void)
+static inline struct e2e_sync *e2e_sync_start_ex(bool fail_syncs)
 {
 	struct e2e_sync *w;
 
 	if (!e2e_sync_usable)
 		return NULL;
-	w = e2e_sync_try_start();
+	w = e2e_sync_try_start(fail_syncs);
 	ck_assert_msg(w != NULL,
 		      "strace attached in main() but not now (see stderr)");
 	return w;
+}
+
+/* Start watching; the operation must be sent after this returns. */
+static inline struct e2e_sync *e2e_sync_start(void)
+{
+	return e2e_sync_start_ex(false);
+}
+
+/* The same, and make every fsync/fdatasync of the server fail with EIO
+ * until e2e_sync_stop() (fault injection by strace).
+ */
+static inline struct e2e_sync *e2e_sync_start_failing(void)
+{
+	return e2e_sync_start_ex(true);
 }
 
 /* The reply has arrived: stop watching and read the trace. */
