@@ -9,3 +9,8 @@ foreach(t e2e_review_handles e2e_review_shares e2e_review_io
 endforeach()
 # credentials other than root only mean something when we are root
 set_tests_properties(e2e/e2e_review_owner PROPERTIES SKIP_RETURN_CODE 77)
+# e2e_review_handles makes handles with FSAL_SPARSE's codec
+target_sources(e2e_review_handles PRIVATE
+  ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fh.c)
+target_include_directories(e2e_review_handles PRIVATE
+  ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)

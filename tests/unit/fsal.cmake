@@ -6,3 +6,8 @@ sparse_unit_test(check_sparse_map
   SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_map.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_map.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)
+
+sparse_unit_test(check_sparse_fh
+  SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fh.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_fh.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)

@@ -479,7 +479,7 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	status = sparse_check_openable(&st);
 	if (FSAL_IS_ERROR(status))
 		goto out;
-	rc = sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh);
+	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
 	if (rc != 0) {
 		status = posix2fsal_status(rc);
 		goto out;

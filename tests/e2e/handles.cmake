@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# FSAL_SPARSE handles (issue #6): filesystem identity, tags, export
+# confinement, stable fsid.  These forge handles with FSAL_SPARSE's own
+# codec (sparse_fh.c), so they are FSAL_SPARSE only (exit 77 under VFS).
+set(sparse_fsal_dir ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)
+
+sparse_e2e_test(e2e_fsal_confine
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_fsal_confine.c
+          ${sparse_fsal_dir}/sparse_fh.c
+  TIMEOUT 180)
+target_include_directories(e2e_fsal_confine PRIVATE ${sparse_fsal_dir})
+set_tests_properties(e2e/e2e_fsal_confine PROPERTIES SKIP_RETURN_CODE 77)
