@@ -56,6 +56,8 @@ static struct config_item sparse_export_items[] = {
 		       0, sparse_export, md_latency_ms),
 	CONF_ITEM_TOKEN("Test_Latency_Scope", SPARSE_LATENCY_ALL,
 			sparse_latency_scopes, sparse_export, md_latency_scope),
+	CONF_ITEM_BOOL("Test_Skip_Confinement", false, sparse_export,
+		       skip_confinement),
 	CONFIG_EOL
 };
 
@@ -80,6 +82,9 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 			cfg->md_latency_scope == SPARSE_LATENCY_UPDATES ?
 				"updating " :
 				"");
+	if (cfg->skip_confinement)
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: Test_Skip_Confinement is a TEST-ONLY setting: handles may reach objects outside the export");
 	return 0;
 }
 

@@ -82,6 +82,8 @@ struct sparse_export {
 	uint64_t min_hole_size;
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
+	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
+	bool skip_confinement;
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
