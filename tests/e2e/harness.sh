@@ -12,13 +12,20 @@
 #   NFS42_BACKING            the export's backing directory on local disk
 #   NFS42_LOG                the server log
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
+#   NFS42_SERVER_PID_FILE    file holding the PID of the current
+#                            ganesha.nfsd (rewritten by every start)
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
 #                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
 #                            is the baseline the same suites can run against)
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
-# temporary directory is removed. No server is left running either way.
+# temporary directory is removed.
+#
+# No server outlives its harness: each runs under a keeper that kills it
+# once the harness process is gone, even after a SIGKILL (ctest's timeout),
+# which no trap sees. The temporary directory records the harness PID; the
+# next harness removes directories whose harness was killed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +49,40 @@ done
 [ $# -ge 1 ] || { echo "usage: harness.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
 stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-e2e.XXXXXX")
+# start_time PID: the kernel's start time of process PID (with the PID, it
+# names one process even after the PID is reused)
+start_time() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	stat=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $stat
+	echo "${20}"
+}
+
+# remove_stale_dirs TMP: the directories of harnesses that were killed (a
+# harness that ends by itself removes its directory or, when keeping it,
+# its harness.pid), with the server of one if it is somehow still there
+remove_stale_dirs() {
+	local d pid start spid
+	for d in "$1"/nfs-sparse-e2e.*; do
+		[ -f "$d/harness.pid" ] || continue
+		read -r pid start <"$d/harness.pid" 2>/dev/null || continue
+		[ "$(start_time "$pid")" = "$start" ] && continue
+		spid=$(cat "$d/server.pid" 2>/dev/null || true)
+		if [ -n "$spid" ] &&
+		   grep -qaF "$d/ganesha.conf" "/proc/$spid/cmdline" 2>/dev/null; then
+			sparse_kill_server "$spid" || true
+		fi
+		echo "harness: removing $d (its harness, PID $pid, was killed)" >&2
+		rm -rf "$d"
+	done
+}
+
+tmp=${TMPDIR:-/tmp}
+remove_stale_dirs "$tmp"
+work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
+echo "$$ $(start_time $$)" >"$work/harness.pid"
 mkdir -p "$work/export" "$work/recovery"
 EXPORT_DIR=$work/export
 PSEUDO=/sparse
@@ -58,7 +98,19 @@ set -euo pipefail
 LOG_LEVEL=$LOG_LEVEL
 start() {
 	local pid
-	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" "$work/server.pid")
+	# after a kill9 the old server's socket may still be closing
+	if [ -f "$work/server.pid" ]; then
+		sparse_wait_port_free "\$(cat "$work/port")" 10 || exit 1
+	fi
+	# Ganesha tells its instances apart by the second they started in
+	# (write verifier, client and state IDs): never two in one second
+	if [ -f "$work/server.started" ]; then
+		while [ "\$(date +%s)" -le "\$(cat "$work/server.started")" ]; do
+			sleep 0.05
+		done
+	fi
+	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" \\
+		"$work/server.pid" $$)
 	if ! sparse_wait_ready "\$pid" "\$(cat "$work/port")" "$work/ganesha.log" 60; then
 		echo "harness: ganesha.nfsd failed to start:" >&2
 		sparse_log_errors "$work/ganesha.log" >&2
@@ -71,14 +123,10 @@ start() {
 		sparse_stop_server "\$pid"
 		exit 1
 	fi
+	date +%s >"$work/server.started"
 }
 stop() { sparse_stop_server "\$(cat "$work/server.pid")"; }
-kill9() {
-	local pid
-	pid=\$(cat "$work/server.pid")
-	kill -KILL "\$pid" 2>/dev/null || true
-	while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
-}
+kill9() { sparse_kill_server "\$(cat "$work/server.pid")"; }
 case "\${1:-}" in
 start) start ;;
 stop) stop ;;
@@ -96,6 +144,7 @@ cleanup() {
 	fi
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
+	rm -f "$work/harness.pid"
 	if [ $rc -ne 0 ] || [ $keep = 1 ]; then
 		echo "harness: kept $work (server log: $work/ganesha.log)" >&2
 		if [ $rc -ne 0 ]; then
@@ -113,6 +162,7 @@ trap 'exit 130' INT TERM
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.
 for attempt in 1 2 3 4 5; do
+	rm -f "$work/server.pid"
 	PORT=$(sparse_free_port)
 	echo "$PORT" >"$work/port"
 	sparse_write_conf "$work/ganesha.conf"
@@ -130,6 +180,7 @@ done
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
+export NFS42_SERVER_PID_FILE=$work/server.pid
 set +e
 "$@"
 rc=$?
