@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep] -- PROGRAM [ARGS]
+# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep]
+#            [--needs-root] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -22,6 +23,10 @@
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
 # temporary directory is removed.
 #
+# Exit status 77 means "skipped" (ctest's SKIP_RETURN_CODE): PROGRAM exited
+# 77, or --needs-root was given and we are not root (then no server is
+# started). A skip is not a failure: nothing is kept, no log is printed.
+#
 # No server outlives its harness: each runs under a keeper that kills it
 # once the harness process is gone, even after a SIGKILL (ctest's timeout),
 # which no trap sees. The temporary directory records the harness PID; the
@@ -36,18 +41,25 @@ FSAL_NAME=${SPARSE_E2E_FSAL:-SPARSE}
 FSAL_OPTS=""
 EXTRA_CONF=""
 keep=0
+needs_root=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--needs-root) needs_root=1; shift ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
 [ $# -ge 1 ] || { echo "usage: harness.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
 stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
+prog=$(basename "$1")
+if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
+	echo "harness: $prog needs root; skipped"
+	exit 77
+fi
 
 # start_time PID: the kernel's start time of process PID (with the PID, it
 # names one process even after the PID is reused)
@@ -145,9 +157,15 @@ cleanup() {
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
 	rm -f "$work/harness.pid"
-	if [ $rc -ne 0 ] || [ $keep = 1 ]; then
+	local failed=0
+	if [ $rc -eq 77 ]; then
+		echo "harness: $prog skipped (exit status 77)"
+	elif [ $rc -ne 0 ]; then
+		failed=1
+	fi
+	if [ $failed = 1 ] || [ $keep = 1 ]; then
 		echo "harness: kept $work (server log: $work/ganesha.log)" >&2
-		if [ $rc -ne 0 ]; then
+		if [ $failed = 1 ]; then
 			echo "harness: last server log lines:" >&2
 			tail -n 20 "$work/ganesha.log" >&2 2>/dev/null || true
 		fi
