@@ -9,7 +9,6 @@
 # FSAL_VFS (SPARSE_E2E_FSAL=VFS) has no such option (skipped there).
 sparse_e2e_test(e2e_fsal_durable
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_fsal_durable.c TIMEOUT 120)
-set_tests_properties(e2e/e2e_fsal_durable PROPERTIES SKIP_RETURN_CODE 77)
 
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/durable-off.sh [[#!/bin/sh
 # durable-off.sh HARNESS PROGRAM: PROGRAM against Durable_Metadata = false

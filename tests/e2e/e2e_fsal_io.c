@@ -231,5 +231,5 @@ int main(void)
 	tcase_add_test(tc, write_verifier_changes_on_restart);
 	suite_add_tcase(s, tc);
 	e2e_sync_init();
-	return e2e_sync_run(s);
+	return e2e_run(s);
 }

@@ -690,5 +690,5 @@ int main(void)
 	tcase_add_test(tc, open_errors);
 	suite_add_tcase(s, tc);
 	e2e_sync_init();
-	return e2e_sync_run(s);
+	return e2e_run(s);
 }

@@ -12,7 +12,7 @@
  * the request was sent and before its reply arrived (-y prints the path
  * of each descriptor, -ttt the wall-clock time of the call).
  *
- *   int main(void) { ...; e2e_sync_init(); return e2e_sync_run(s); }
+ *   int main(void) { ...; e2e_sync_init(); return e2e_run(s); }
  *
  *   struct e2e_sync *w = e2e_sync_start();   (NULL: strace cannot attach)
  *   ...the operation...
@@ -20,10 +20,11 @@
  *   e2e_sync_assert(w, "dir/file");            (backing path, "" = root)
  *   e2e_sync_free(w);
  *
- * When ptrace is not permitted (no CAP_SYS_PTRACE, Yama, seccomp),
- * e2e_sync_init() says so, e2e_sync_start() returns NULL, the asserts are
- * no-ops and e2e_sync_run() exits 77, which ctest reports as skipped
- * (SKIP_RETURN_CODE 77 on these tests).  The server pid is read from
+ * When ptrace is not permitted (no CAP_SYS_PTRACE, Yama, seccomp) or
+ * strace is missing, e2e_sync_init() says so, e2e_sync_start() calls
+ * e2e_skip() and returns NULL and the asserts are no-ops: the other checks
+ * still run and the program exits 77 (skipped) unless one fails.  The
+ * server pid is read from
  * $NFS42_SERVER_PID_FILE if set, else from server.pid next to
  * $NFS42_SERVER_CTL (harness.sh).
  */
@@ -40,8 +41,6 @@
 #include <sys/wait.h>
 
 #include "nfs42_e2e.h"
-
-#define E2E_SYNC_SKIP 77
 
 struct e2e_sync {
 	pid_t strace; /* 0 once stopped */
@@ -276,8 +275,11 @@ static inline struct e2e_sync *e2e_sync_start_ex(bool fail_syncs)
 {
 	struct e2e_sync *w;
 
-	if (!e2e_sync_usable)
+	if (!e2e_sync_usable) {
+		e2e_skip(
+			"strace cannot attach to the server: its syncs are not checked");
 		return NULL;
+	}
 	w = e2e_sync_try_start(fail_syncs);
 	ck_assert_msg(w != NULL,
 		      "strace attached in main() but not now (see stderr)");
@@ -371,19 +373,6 @@ static inline void e2e_sync_free(struct e2e_sync *w)
 		return;
 	e2e_sync_reap(w);
 	e2e_sync_discard(w);
-}
-
-/* e2e_run(), but 77 (skipped) when all passed without the sync checks. */
-static inline int e2e_sync_run(Suite *s)
-{
-	int rc = e2e_run(s);
-
-	if (rc == 0 && !e2e_sync_usable) {
-		fprintf(stderr,
-			"e2e_sync: other checks passed; reporting SKIP since the sync was not observed\n");
-		return E2E_SYNC_SKIP;
-	}
-	return rc;
 }
 
 #endif /* E2E_SYNC_H */
