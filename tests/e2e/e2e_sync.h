@@ -44,8 +44,9 @@
 
 struct e2e_sync {
 	pid_t strace; /* 0 once stopped */
-	char out[PATH_MAX]; /* strace -o file */
-	char err[PATH_MAX]; /* its stderr */
+	char out[PATH_MAX]; /* strace -o file (removed once attached) */
+	int out_fd; /* ours, to read it after it is removed */
+	char err[PATH_MAX]; /* strace's stderr (removed once attached) */
 	int64_t t0_us, t1_us; /* request sent after, reply received before */
 	char *trace; /* the -o file's text, after e2e_sync_stop() */
 };
@@ -134,14 +135,16 @@ static inline bool e2e_sync_all_traced(pid_t pid, pid_t tracer)
 	return all;
 }
 
-static inline char *e2e_sync_slurp(const char *path)
+/* The whole text of the open file fd, from its start ("" if none). */
+static inline char *e2e_sync_slurp(int fd)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 
 	if (f == NULL)
 		return strdup("");
+	rewind(f);
 	if (getdelim(&buf, &len, '\0', f) < 0) {
 		free(buf);
 		buf = strdup("");
@@ -164,6 +167,8 @@ static inline void e2e_sync_reap(struct e2e_sync *w)
 
 static inline void e2e_sync_discard(struct e2e_sync *w)
 {
+	if (w->out_fd >= 0)
+		close(w->out_fd);
 	unlink(w->out);
 	unlink(w->err);
 	free(w->trace);
@@ -191,14 +196,13 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 	snprintf(pid, sizeof(pid), "%d", (int)server);
 	snprintf(w->out, sizeof(w->out), "%.4000s/e2e-sync-%d-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	i = mkstemp(w->out);
-	if (i < 0) {
+	w->out_fd = mkstemp(w->out);
+	if (w->out_fd < 0) {
 		fprintf(stderr, "e2e_sync: mkstemp %s: %s\n", w->out,
 			strerror(errno));
 		free(w);
 		return NULL;
 	}
-	close(i);
 	snprintf(w->err, sizeof(w->err), "%.4000s.err", w->out);
 
 	w->strace = fork();
@@ -229,12 +233,15 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 	}
 	for (i = 0; i < 1000; i++) {
 		if (waitpid(w->strace, &st, WNOHANG) == w->strace) {
-			char *err = e2e_sync_slurp(w->err);
+			int efd = open(w->err, O_RDONLY);
+			char *err = e2e_sync_slurp(efd);
 
 			fprintf(stderr,
 				"e2e_sync: strace cannot attach to the server (pid %d): %s",
 				(int)server, err);
 			free(err);
+			if (efd >= 0)
+				close(efd);
 			w->strace = 0;
 			e2e_sync_discard(w);
 			return NULL;
@@ -251,6 +258,11 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 		e2e_sync_discard(w);
 		return NULL;
 	}
+	/* strace has its -o file open: nothing is left behind if the
+	 * test dies from here on (strace follows it, see above)
+	 */
+	unlink(w->out);
+	unlink(w->err);
 	w->t0_us = e2e_sync_now_us();
 	return w;
 }
@@ -307,7 +319,7 @@ static inline void e2e_sync_stop(struct e2e_sync *w)
 		return;
 	w->t1_us = e2e_sync_now_us();
 	e2e_sync_reap(w);
-	w->trace = e2e_sync_slurp(w->out);
+	w->trace = e2e_sync_slurp(w->out_fd);
 }
 
 /*
