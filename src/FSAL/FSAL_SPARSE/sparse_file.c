@@ -989,11 +989,9 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 
 	sparse_proc_path(fd, proc_path);
 
-	/* chmod on a symlink would follow it; Linux has no symlink modes. */
-	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&
-	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
-		return errno;
-
+	/* Owner before mode: chown clears S_ISUID/S_ISGID, which a mode set
+	 * by the same request must keep.
+	 */
 	if (mask & (ATTR_OWNER | ATTR_GROUP)) {
 		uid_t uid = (mask & ATTR_OWNER) ? (uid_t)set->owner : (uid_t)-1;
 		gid_t gid = (mask & ATTR_GROUP) ? (gid_t)set->group : (gid_t)-1;
@@ -1002,6 +1000,11 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
 			return errno;
 	}
+
+	/* chmod on a symlink would follow it; Linux has no symlink modes. */
+	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&
+	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
+		return errno;
 
 	if ((mask & ATTRS_SET_TIME) && type != SYMBOLIC_LINK) {
 		struct timespec ts[2];

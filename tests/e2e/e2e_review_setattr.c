@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Review regressions, SETATTR (issue #6 item 6):
+ *  - mode and owner in one SETATTR: a chown clears S_ISUID/S_ISGID
+ *    (chown(2)), so the mode the same request sets must be applied after
+ *    the owner change, or the setuid/setgid bits it asked for are lost;
+ *  - times on a symlink are applied (RFC 8881 5.8.2.37/5.8.2.41: time_*_set
+ *    apply to every object type), not silently ignored.
+ * Oracle: the request itself, and lstat() of the backing object.  Needs
+ * root (owner changes, setuid bits).
+ */
+#include "e2e_fsal_util.h"
+
+static int setattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_sattr *sa)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, fh);
+
+	nfs42_op_setattr(c, &e2e_anon_stateid, sa);
+	return e2e_cpd_run(c);
+}
+
+START_TEST(mode_and_owner_keep_setid_bits)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_MODE, -1);
+	char *f = e2e_uniq("setid");
+	struct nfs42_sattr sa;
+	struct nfs42_fh fh;
+	struct stat st;
+
+	e2e_put_backing(f, "#!/bin/sh\n", 10);
+	fh = e2e_fh(cl, f);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_owner(&sa, "2000");
+	nfs42_sattr_group(&sa, "3000");
+	nfs42_sattr_mode(&sa, 06755);
+	ck_nfs_ok(cl, setattr_fh(cl, &fh, &sa));
+	st = e2e_bstat(f);
+	ck_assert_uint_eq(st.st_uid, 2000);
+	ck_assert_uint_eq(st.st_gid, 3000);
+	ck_assert_msg((st.st_mode & 07777) == 06755,
+		      "backing mode %04o, want 6755 (setid bits lost)",
+		      (unsigned int)(st.st_mode & 07777));
+	ck_assert_uint_eq(e2e_getattr(cl, &fh, &bm).mode, 06755);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_review_setattr");
+	TCase *tc = tcase_create("setattr");
+
+	if (geteuid() != 0) {
+		printf("e2e_review_setattr: needs root, skipped\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, mode_and_owner_keep_setid_bits);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
