@@ -48,6 +48,51 @@ START_TEST(mode_and_owner_keep_setid_bits)
 }
 END_TEST
 
+/* time_modify_set to client time on a symlink: applied to the link itself
+ * (the target is untouched), or refused with nothing changed.
+ */
+START_TEST(symlink_times_applied)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_time mt = { .seconds = 1500000000, .nseconds = 123456789 };
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_TIME_MODIFY, -1);
+	char *t = e2e_uniq("lnk-target"), *l = e2e_uniq("lnk");
+	struct nfs42_sattr sa;
+	struct stat before, st;
+	struct nfs42_fh fh;
+	char *bl = e2e_backing(l);
+	int rc;
+
+	e2e_put_backing(t, "t", 1);
+	ck_assert_int_eq(symlink(t, bl), 0);
+	free(bl);
+	before = e2e_bstat(l);
+	fh = e2e_fh(cl, l);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mtime(&sa, &mt);
+	rc = setattr_fh(cl, &fh, &sa);
+	st = e2e_bstat(l);
+	if (rc != NFS4_OK) {
+		printf("symlink_times_applied: refused with %s\n",
+		       nfs42_strerror(rc));
+		ck_assert_int_eq(st.st_mtim.tv_sec, before.st_mtim.tv_sec);
+		ck_assert_int_eq(st.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+	} else {
+		struct nfs42_attrs a = e2e_getattr(cl, &fh, &bm);
+		bool set = st.st_mtim.tv_sec == mt.seconds &&
+			   st.st_mtim.tv_nsec == mt.nseconds;
+
+		ck_assert_msg(set, "SETATTR said OK, link mtime %lld.%09ld",
+			      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		ck_assert_int_eq(a.time_modify.seconds, mt.seconds);
+		ck_assert_uint_eq(a.time_modify.nseconds, mt.nseconds);
+	}
+	/* never through the link */
+	ck_assert_int_ne(e2e_bstat(t).st_mtim.tv_sec, mt.seconds);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_review_setattr");
@@ -59,6 +104,7 @@ int main(void)
 	}
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mode_and_owner_keep_setid_bits);
+	tcase_add_test(tc, symlink_times_applied);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -1006,14 +1006,18 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
 		return errno;
 
-	if ((mask & ATTRS_SET_TIME) && type != SYMBOLIC_LINK) {
+	/* On the object itself, symlinks included (the /proc path would
+	 * follow a symlink).  A kernel whose utimensat lacks AT_EMPTY_PATH
+	 * says EINVAL, which is returned rather than ignored.
+	 */
+	if (mask & ATTRS_SET_TIME) {
 		struct timespec ts[2];
 
 		sparse_set_time(&ts[0], mask, ATTR_ATIME_SERVER, ATTR_ATIME,
 				&set->atime);
 		sparse_set_time(&ts[1], mask, ATTR_MTIME_SERVER, ATTR_MTIME,
 				&set->mtime);
-		if (utimensat(AT_FDCWD, proc_path, ts, 0) != 0)
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 			return errno;
 	}
 	return 0;
