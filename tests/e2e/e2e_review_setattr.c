@@ -98,10 +98,7 @@ int main(void)
 	Suite *s = suite_create("e2e_review_setattr");
 	TCase *tc = tcase_create("setattr");
 
-	if (geteuid() != 0) {
-		printf("e2e_review_setattr: needs root, skipped\n");
-		return 77;
-	}
+	e2e_require_root("e2e_review_setattr");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mode_and_owner_keep_setid_bits);
 	tcase_add_test(tc, symlink_times_applied);
