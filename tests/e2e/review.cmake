@@ -11,3 +11,11 @@ endforeach()
 # credentials other than root only mean something when we are root
 set_tests_properties(e2e/e2e_review_owner e2e/e2e_review_setattr
   PROPERTIES SKIP_RETURN_CODE 77)
+# e2e_review_undo needs an update latency to interleave a local rename with
+# a create (see the test); $<SEMICOLON> keeps the config's ';' in one
+# argument.
+sparse_e2e_test(e2e_review_undo
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_review_undo.c TIMEOUT 120
+  HARNESS_ARGS --fsal-opts
+  "Test_Metadata_Latency_Ms = 1000$<SEMICOLON> Test_Latency_Scope = UPDATES$<SEMICOLON>")
+set_tests_properties(e2e/e2e_review_undo PROPERTIES SKIP_RETURN_CODE 77)

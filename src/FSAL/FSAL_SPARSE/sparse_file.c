@@ -507,12 +507,12 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 out:
 	if (fd >= 0)
 		close(fd);
+	if (created) /* only if name is still the file O_EXCL made */
+		sparse_undo_create(dirfd, name, false, hdl ? &hdl->fh : NULL);
 	if (sfd != NULL && state != NULL)
 		(void)sparse_close_func(&hdl->obj_handle, &sfd->fsal_fd);
 	if (hdl != NULL)
 		hdl->obj_handle.obj_ops->release(&hdl->obj_handle);
-	if (created)
-		unlinkat(dirfd, name, 0);
 	close(dirfd);
 	return status;
 }

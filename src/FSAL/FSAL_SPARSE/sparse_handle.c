@@ -483,6 +483,7 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 	fd = sparse_open_fh(sparse_op_export(), &hdl->fh, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return posix2fsal_status(-fd);
+	sparse_md_delay(SPARSE_MD_UPDATE);
 	sparse_become_caller();
 	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		rc = errno;
@@ -496,9 +497,36 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 }
 
 /*
+ * Undo a create whose follow-up failed: remove dirfd/name, but only while
+ * it still names the object made (handle `made`; NULL when the create
+ * could not tell what it made, and then nothing is removed).  Whatever
+ * was renamed over the name meanwhile survives.  Linux has no "unlink if
+ * it is this inode": a replacement between the check and unlinkat() is
+ * still removed, so the window is narrowed to two system calls, not closed.
+ */
+void sparse_undo_create(int dirfd, const char *name, bool is_dir,
+			const struct sparse_fh *made)
+{
+	struct sparse_fh now;
+	int rc = made ? sparse_fh_from_name(dirfd, name, 0, &now) : EINVAL;
+
+	if (rc == 0 && (now.len != made->len ||
+			memcmp(now.bytes, made->bytes, made->len) != 0))
+		rc = ESTALE; /* another object has the name now */
+	if (rc == 0 && unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0) != 0)
+		rc = errno;
+	if (rc != 0)
+		LogInfo(COMPONENT_FSAL, "failed create of %s not undone: %s",
+			name, strerror(rc));
+}
+
+/*
  * Common tail of mkdir/mknod/symlink: get the new object's handle, apply
  * the attributes the create call could not (the mode was already used),
- * and fetch the attributes asked for.  On failure the new name is removed.
+ * and fetch the attributes asked for.  On failure the new object is
+ * removed.  The object is identified by a lookup right after the create
+ * (mkdirat and friends return no descriptor): something renamed over the
+ * name between the two is taken for the new object.
  */
 static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 					  bool is_dir,
@@ -511,8 +539,11 @@ static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 
 	status = sparse_lookup_at(sparse_op_export(), dirfd, name, &hdl,
 				  attrs_out);
-	if (FSAL_IS_ERROR(status))
-		goto undo;
+	if (FSAL_IS_ERROR(status)) {
+		/* Nothing tells what has the name now: leave it alone. */
+		sparse_undo_create(dirfd, name, is_dir, NULL);
+		return status;
+	}
 	*handle = &hdl->obj_handle;
 
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
@@ -527,10 +558,9 @@ static fsal_status_t sparse_finish_create(int dirfd, const char *name,
 	if (!FSAL_IS_ERROR(status))
 		return status;
 
+	sparse_undo_create(dirfd, name, is_dir, &hdl->fh);
 	(*handle)->obj_ops->release(*handle);
 	*handle = NULL;
-undo:
-	unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
 	return status;
 }
 

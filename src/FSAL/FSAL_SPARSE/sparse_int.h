@@ -188,6 +188,8 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
 fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 			       struct fsal_attrlist *attrib);
+void sparse_undo_create(int dirfd, const char *name, bool is_dir,
+			const struct sparse_fh *made);
 
 /* sparse_file.c */
 struct sparse_map;
