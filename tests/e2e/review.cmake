@@ -19,3 +19,8 @@ sparse_e2e_test(e2e_review_undo
   HARNESS_ARGS --fsal-opts
   "Test_Metadata_Latency_Ms = 1000$<SEMICOLON> Test_Latency_Scope = UPDATES$<SEMICOLON>")
 set_tests_properties(e2e/e2e_review_undo PROPERTIES SKIP_RETURN_CODE 77)
+# e2e_review_commit watches the server with strace (skipped when it cannot
+# attach).
+sparse_e2e_test(e2e_review_commit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_review_commit.c TIMEOUT 120)
+set_tests_properties(e2e/e2e_review_commit PROPERTIES SKIP_RETURN_CODE 77)

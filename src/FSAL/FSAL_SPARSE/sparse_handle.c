@@ -207,8 +207,11 @@ struct sparse_handle *sparse_alloc_handle(struct sparse_export *exp,
 	hdl->obj_handle.fileid = st->st_ino;
 	hdl->obj_handle.obj_ops = &SparseModule.handle_ops;
 	hdl->gfd.fd = -1;
-	if (type == REGULAR_FILE)
+	if (type == REGULAR_FILE) {
 		init_fsal_fd(&hdl->gfd.fsal_fd, FSAL_FD_GLOBAL, &exp->export);
+		PTHREAD_MUTEX_init(&hdl->state_fds_lock, NULL);
+		glist_init(&hdl->state_fds);
+	}
 	return hdl;
 }
 
@@ -224,6 +227,7 @@ static void sparse_release(struct fsal_obj_handle *obj_hdl)
 				"closing global fd of %p failed: %s", hdl,
 				fsal_err_txt(st));
 		destroy_fsal_fd(&hdl->gfd.fsal_fd);
+		PTHREAD_MUTEX_destroy(&hdl->state_fds_lock);
 	}
 	fsal_obj_handle_fini(obj_hdl, false);
 	gsh_free(hdl);

@@ -20,6 +20,10 @@
  *  - fsal_fd.work_mutex and its io/fd work counters (Ganesha's) keep a
  *    global or state descriptor from being closed or reopened while I/O
  *    uses it: every use is bracketed by fsal_start_io()/fsal_complete_io().
+ *  - sparse_handle.state_fds_lock guards the list of a file's open state
+ *    descriptors and their fd numbers: taken to open, reopen or close a
+ *    state's descriptor and by COMMIT around its fsyncs of them.  Nothing
+ *    else is taken while it is held (merge takes two: the dupe's first).
  *  - Export fields are written once at create time and then only read,
  *    except the tunables, which are read and written with atomics.
  */
@@ -101,6 +105,8 @@ struct sparse_state_fd {
 	/* state MUST be first, sfd right after it */
 	struct state_t state;
 	struct sparse_fd sfd;
+	/* On the handle's state_fds while sfd.fd is open (state_fds_lock) */
+	struct glist_head fds_link;
 };
 
 struct sparse_handle {
@@ -111,6 +117,11 @@ struct sparse_handle {
 	 */
 	struct fsal_share share;
 	struct sparse_fd gfd;
+	/* Regular files only: the open state descriptors, for COMMIT (which
+	 * has no stateid), under state_fds_lock.
+	 */
+	pthread_mutex_t state_fds_lock;
+	struct glist_head state_fds;
 };
 
 static inline struct sparse_handle *sparse_hdl(struct fsal_obj_handle *obj)
