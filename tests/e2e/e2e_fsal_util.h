@@ -250,6 +250,19 @@ static inline int e2e_open_ex(struct nfs42_client *cl,
 	return rc;
 }
 
+/* OPEN/create (GUARDED4, read and write) name in dir with attributes sa. */
+static inline int e2e_open_guarded(struct nfs42_client *cl,
+				   const struct nfs42_fh *dir, const char *name,
+				   const struct nfs42_sattr *sa,
+				   struct nfs42_file *f)
+{
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = GUARDED4,
+				   .attrs = sa };
+
+	return e2e_open_ex(cl, dir, name, &rq, f, NULL);
+}
+
 /* OPEN export-relative path rel. */
 static inline int e2e_open(struct nfs42_client *cl, const char *rel,
 			   const struct e2e_open_req *rq, struct nfs42_file *f)

@@ -77,19 +77,16 @@ START_TEST(open_create_cannot_give_away)
 	char *d = e2e_uniq("own-open");
 	struct nfs42_fh dfh = e2e_world_dir(root, d);
 	struct nfs42_sattr sa;
-	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
-				   .createmode = GUARDED4,
-				   .attrs = &sa };
 	struct nfs42_file of;
 
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, 0644);
 	nfs42_sattr_owner(&sa, "0");
-	ck_nfs_status(e2e_open_ex(user, &dfh, "root-file", &rq, &of, NULL),
+	ck_nfs_status(e2e_open_guarded(user, &dfh, "root-file", &sa, &of),
 		      NFS4ERR_PERM);
 	ck_assert(!e2e_bexists(e2e_fmt("%s/root-file", d)));
 	/* root may */
-	ck_nfs_ok(root, e2e_open_ex(root, &dfh, "root-file", &rq, &of, NULL));
+	ck_nfs_ok(root, e2e_open_guarded(root, &dfh, "root-file", &sa, &of));
 	ck_nfs_ok(root, e2e_close(&of));
 	ck_assert_uint_eq(e2e_bstat(e2e_fmt("%s/root-file", d)).st_uid, 0);
 	nfs42_client_free(user);

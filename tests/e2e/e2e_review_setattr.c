@@ -21,6 +21,27 @@ static int setattr_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	return e2e_cpd_run(c);
 }
 
+/* Owner 2000, group 3000 and mode 06755 in one set of attributes. */
+static void setid_attrs(struct nfs42_sattr *sa)
+{
+	nfs42_sattr_init(sa);
+	nfs42_sattr_owner(sa, "2000");
+	nfs42_sattr_group(sa, "3000");
+	nfs42_sattr_mode(sa, 06755);
+}
+
+/* The backing object rel has what setid_attrs() asked for. */
+static void ck_setid_backing(const char *rel)
+{
+	struct stat st = e2e_bstat(rel);
+
+	ck_assert_uint_eq(st.st_uid, 2000);
+	ck_assert_uint_eq(st.st_gid, 3000);
+	ck_assert_msg((st.st_mode & 07777) == 06755,
+		      "backing mode %04o, want 6755 (setid bits lost)",
+		      (unsigned int)(st.st_mode & 07777));
+}
+
 START_TEST(mode_and_owner_keep_setid_bits)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -28,22 +49,32 @@ START_TEST(mode_and_owner_keep_setid_bits)
 	char *f = e2e_uniq("setid");
 	struct nfs42_sattr sa;
 	struct nfs42_fh fh;
-	struct stat st;
 
 	e2e_put_backing(f, "#!/bin/sh\n", 10);
 	fh = e2e_fh(cl, f);
-	nfs42_sattr_init(&sa);
-	nfs42_sattr_owner(&sa, "2000");
-	nfs42_sattr_group(&sa, "3000");
-	nfs42_sattr_mode(&sa, 06755);
+	setid_attrs(&sa);
 	ck_nfs_ok(cl, setattr_fh(cl, &fh, &sa));
-	st = e2e_bstat(f);
-	ck_assert_uint_eq(st.st_uid, 2000);
-	ck_assert_uint_eq(st.st_gid, 3000);
-	ck_assert_msg((st.st_mode & 07777) == 06755,
-		      "backing mode %04o, want 6755 (setid bits lost)",
-		      (unsigned int)(st.st_mode & 07777));
+	ck_setid_backing(f);
 	ck_assert_uint_eq(e2e_getattr(cl, &fh, &bm).mode, 06755);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* The same through the create attributes of OPEN: the file is made with
+ * its mode, then given away; the setid bits must survive that too.
+ */
+START_TEST(create_mode_and_owner_keep_setid_bits)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *d = e2e_uniq("setid-create");
+	struct nfs42_fh dfh = e2e_world_dir(cl, d);
+	struct nfs42_sattr sa;
+	struct nfs42_file of;
+
+	setid_attrs(&sa);
+	ck_nfs_ok(cl, e2e_open_guarded(cl, &dfh, "f", &sa, &of));
+	ck_nfs_ok(cl, e2e_close(&of));
+	ck_setid_backing(e2e_fmt("%s/f", d));
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -101,6 +132,7 @@ int main(void)
 	e2e_require_root("e2e_review_setattr");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mode_and_owner_keep_setid_bits);
+	tcase_add_test(tc, create_mode_and_owner_keep_setid_bits);
 	tcase_add_test(tc, symlink_times_applied);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -48,12 +48,9 @@ static int failing_create(const struct nfs42_fh *dir, const char *name,
 		nfs42_op_create(c, &ca);
 		rc = e2e_cpd_run(c);
 	} else {
-		struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
-					   .createmode = GUARDED4,
-					   .attrs = &sa };
 		struct nfs42_file of;
 
-		rc = e2e_open_ex(cl, dir, name, &rq, &of, NULL);
+		rc = e2e_open_guarded(cl, dir, name, &sa, &of);
 	}
 	nfs42_client_free(cl);
 	return rc;

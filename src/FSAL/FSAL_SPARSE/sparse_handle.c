@@ -470,7 +470,9 @@ static mode_t sparse_create_mode(struct fsal_attrlist *attrib)
 /*
  * Give a new object the owner/group its creator asked for, as the caller:
  * Ganesha checks these only for SETATTR, so the kernel must refuse a
- * give-away here (EPERM) as it would for a local chown.  Clears them from
+ * give-away here (EPERM) as it would for a local chown.  The chown clears
+ * the setuid/setgid bits of a non-directory; the ones the create gave it
+ * (after the kernel's own checks) are put back.  Clears owner/group from
  * attrib.
  */
 fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
@@ -479,7 +481,9 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 	attrmask_t mask = attrib->valid_mask;
 	uid_t uid = (mask & ATTR_OWNER) ? (uid_t)attrib->owner : (uid_t)-1;
 	gid_t gid = (mask & ATTR_GROUP) ? (gid_t)attrib->group : (gid_t)-1;
+	char proc_path[SPARSE_PROC_PATH_LEN];
 	int fd, rc = 0;
+	struct stat st;
 
 	if ((mask & (ATTR_OWNER | ATTR_GROUP)) == 0)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -488,10 +492,18 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 	if (fd < 0)
 		return posix2fsal_status(-fd);
 	sparse_md_delay(SPARSE_MD_UPDATE);
+	if (fstat(fd, &st) != 0)
+		rc = errno;
 	sparse_become_caller();
-	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+	if (rc == 0 &&
+	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		rc = errno;
 	sparse_become_server();
+	sparse_proc_path(fd, proc_path);
+	if (rc == 0 && !S_ISDIR(st.st_mode) &&
+	    (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+	    chmod(proc_path, st.st_mode & 07777) != 0)
+		rc = errno;
 	close(fd);
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_OWNER | ATTR_GROUP);
 	if (rc != 0)
