@@ -71,7 +71,7 @@ log=$run/ganesha.log
 sparse_write_conf "$conf"
 : >"$log"
 
-pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid")
+pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid" $$)
 trap 'echo; echo "serve: stopping ganesha.nfsd ($pid)"; sparse_stop_server "$pid"; exit 0' INT TERM
 if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
 	echo "serve: ganesha.nfsd did not start; from $log:" >&2

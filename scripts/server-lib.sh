@@ -83,16 +83,51 @@ ${EXTRA_CONF:-}
 CONF
 }
 
-# sparse_start_server STAGE CONF LOG PIDFILE: start ganesha.nfsd in the
-# background in its own session (so that a test runner killing its own
-# process group does not take the server with it); echoes its PID.
+SPARSE_SERVER_LIB=${BASH_SOURCE[0]}
+
+# sparse_start_server STAGE CONF LOG PIDFILE OWNER: start ganesha.nfsd in
+# the background under a keeper (see sparse_keep) that ends it when process
+# OWNER is gone; both in their own session, so that a test runner killing
+# its own process group does not take the server with it. Writes the
+# server's PID to PIDFILE and echoes it.
 sparse_start_server() {
-	local stage=$1 conf=$2 log=$3 pidfile=$4
+	local stage=$1 conf=$2 log=$3 pidfile=$4 owner=$5 i
+	rm -f "$pidfile"
 	ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
-		setsid "$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
+		setsid bash -c '. "$0"; sparse_keep "$@"' "$SPARSE_SERVER_LIB" \
+		"$owner" "$pidfile" \
+		"$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
 		-N "NIV_${LOG_LEVEL:-EVENT}" </dev/null >>"$log.stdout" 2>&1 &
-	echo $! >"$pidfile"
-	echo $!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$pidfile" ] && break
+		sleep 0.05
+	done
+	cat "$pidfile"
+}
+
+# sparse_keep OWNER PIDFILE CMD [ARGS]: run CMD as a child of this keeper
+# process, writing its PID to PIDFILE; the keeper
+# ends when CMD does or when process OWNER is gone (killed with SIGKILL,
+# say), and then kills CMD. Should the keeper itself be killed, CMD gets
+# SIGKILL from the kernel (PR_SET_PDEATHSIG, set by setpriv). CMD is
+# Ganesha run with -F: it does not fork, so the PID stays its own.
+sparse_keep() {
+	local owner=$1 pidfile=$2 cmd watch ended=
+	shift 2
+	setpriv --pdeathsig KILL -- "$@" &
+	cmd=$!
+	echo "$cmd" >"$pidfile.tmp"
+	mv "$pidfile.tmp" "$pidfile"
+	tail -s 0.2 -f /dev/null --pid="$owner" &
+	watch=$!
+	wait -n -p ended "$cmd" "$watch" || true
+	if [ "$ended" = "$cmd" ]; then
+		kill "$watch" 2>/dev/null || true
+		wait "$watch" 2>/dev/null || true
+	else
+		kill -KILL "$cmd" 2>/dev/null || true
+		wait "$cmd" 2>/dev/null || true
+	fi
 }
 
 # sparse_wait_ready PID PORT LOG [SECONDS]: 0 once the server says it is
@@ -123,8 +158,33 @@ sparse_stop_server() {
 		sleep 0.1
 	done
 	echo "server $pid ignored SIGTERM for ${limit}s; killing it" >&2
+	sparse_kill_server "$pid"
+}
+
+# sparse_kill_server PID: SIGKILL, then wait (up to 10 s) until the process
+# is gone. The server is not our child (its keeper is its parent), so it is
+# polled, never waited for.
+sparse_kill_server() {
+	local pid=$1 i
 	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	echo "server $pid still there 10s after SIGKILL" >&2
+	return 1
+}
+
+# sparse_wait_port_free PORT [SECONDS]: 0 once nothing listens on PORT
+# (a killed server's socket is gone), 1 after SECONDS (default 10).
+sparse_wait_port_free() {
+	local port=$1 limit=${2:-10} i
+	for ((i = 0; i < limit * 10; i++)); do
+		sparse_port_in_use "$port" || return 0
+		sleep 0.1
+	done
+	echo "port $port still in use after ${limit}s" >&2
+	return 1
 }
 
 # sparse_config_errors LOG: Ganesha starts even when an EXPORT block is

@@ -38,19 +38,13 @@ static char *slurp(int fd, size_t *len)
 	return b;
 }
 
-/* Run the CLI with -s/-p from the environment and the given args. */
-static struct run cli(const char *const *args)
+/* Run argv (argv[0] a path), collecting its output and exit status. */
+static struct run run_argv(const char *const *argv)
 {
-	const char *argv[32] = { e2e_env("SPARSE_NFS42"), "-s",
-				 e2e_env("NFS42_HOST"), "-p",
-				 e2e_env("NFS42_PORT") };
-	int out[2], err[2], i, st;
+	int out[2], err[2], st;
 	struct run r;
 	pid_t pid;
 
-	for (i = 0; args[i]; i++)
-		argv[5 + i] = args[i];
-	argv[5 + i] = NULL;
 	ck_assert_int_eq(pipe(out), 0);
 	ck_assert_int_eq(pipe(err), 0);
 	pid = fork();
@@ -73,19 +67,34 @@ static struct run cli(const char *const *args)
 	return r;
 }
 
+/* Run the CLI on the harness's host and port (or port, if not NULL). */
+static struct run cli_at(const char *port, const char *const *args)
+{
+	const char *argv[32] = { e2e_env("SPARSE_NFS42"), "-s",
+				 e2e_env("NFS42_HOST"), "-p",
+				 port ? port : e2e_env("NFS42_PORT") };
+	int i;
+
+	for (i = 0; args[i]; i++)
+		argv[5 + i] = args[i];
+	argv[5 + i] = NULL;
+	return run_argv(argv);
+}
+
 static void run_free(struct run *r)
 {
 	free(r->out);
 	free(r->err);
 }
 
-#define CLI(...) cli((const char *const[]){ __VA_ARGS__, NULL })
+#define CLI(...) cli_at(NULL, (const char *const[]){ __VA_ARGS__, NULL })
 
 /* Run the CLI: it must exit with want and, if errsub is not NULL, say
  * errsub on stderr.  Failures name the arguments. */
-static void cli_expect(int want, const char *errsub, const char *const *args)
+static void cli_expect(int want, const char *errsub, const char *port,
+		       const char *const *args)
 {
-	struct run r = cli(args);
+	struct run r = cli_at(port, args);
 	char label[256] = "";
 	size_t n = 0;
 	int i;
@@ -100,8 +109,30 @@ static void cli_expect(int want, const char *errsub, const char *const *args)
 	run_free(&r);
 }
 
-#define CLI_EXPECT(want, errsub, ...) \
-	cli_expect(want, errsub, (const char *const[]){ __VA_ARGS__, NULL })
+#define CLI_EXPECT(want, errsub, ...)  \
+	cli_expect(want, errsub, NULL, \
+		   (const char *const[]){ __VA_ARGS__, NULL })
+
+/* A loopback port where nothing listens (bound, then closed). */
+static const char *dead_port(void)
+{
+	static char port[16];
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &sl), 0);
+	close(fd);
+	snprintf(port, sizeof(port), "%u", ntohs(sin.sin_port));
+	return port;
+}
+
+/* Like CLI_EXPECT, against a port where no server listens. */
+#define DEAD_EXPECT(want, errsub, ...)        \
+	cli_expect(want, errsub, dead_port(), \
+		   (const char *const[]){ __VA_ARGS__, NULL })
 
 START_TEST(ping_and_usage)
 {
@@ -125,43 +156,47 @@ END_TEST
 
 START_TEST(transport_error_exit_3)
 {
-	const char *argv[] = { e2e_env("SPARSE_NFS42"),
-			       "-s",
-			       "127.0.0.1",
-			       "-p",
-			       NULL,
-			       "ping",
-			       NULL };
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sin);
-	char port[16], want[96], *err;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), p[2], st;
-	pid_t pid;
+	const char *port = dead_port();
+	struct run r = cli_at(port, (const char *const[]){ "ping", NULL });
+	char want[96];
 
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(fd, (struct sockaddr *)&sin, sizeof(sin));
-	getsockname(fd, (struct sockaddr *)&sin, &sl);
-	close(fd);
-	snprintf(port, sizeof(port), "%u", ntohs(sin.sin_port));
-	argv[4] = port;
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 2);
-		close(p[0]);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(p[1]);
-	err = slurp(p[0], NULL);
-	close(p[0]);
-	waitpid(pid, &st, 0);
-	ck_assert_int_eq(WEXITSTATUS(st), 3);
-	snprintf(want, sizeof(want),
-		 "nfs42: cannot connect to 127.0.0.1:%s: Connection refused\n",
-		 port);
-	ck_assert_str_eq(err, want);
-	free(err);
+	ck_assert_int_eq(r.status, 3);
+	snprintf(want, sizeof(want), "nfs42: cannot connect to %s:%s: %s\n",
+		 e2e_env("NFS42_HOST"), port, "Connection refused");
+	ck_assert_str_eq(r.err, want);
+	run_free(&r);
+}
+END_TEST
+
+/* Usage errors come before any connection: exit 2 where no server is. */
+START_TEST(usage_before_connect)
+{
+	DEAD_EXPECT(2, "wrong number of arguments for ls", "ls");
+	DEAD_EXPECT(2, "usage: nfs42 [options] stat PATH", "stat", "a", "b");
+	DEAD_EXPECT(2, NULL, "ping", "extra");
+	DEAD_EXPECT(2, NULL, "mv", "a");
+	DEAD_EXPECT(2, NULL, "truncate", "a");
+	DEAD_EXPECT(2, NULL, "chmod", "0644", "a", "b");
+	DEAD_EXPECT(2, NULL, "ln", "a");
+	DEAD_EXPECT(2, NULL, "seek", "a", "0");
+	DEAD_EXPECT(2, NULL, "mkdir", "-m", "0700", "a", "b");
+	DEAD_EXPECT(2, "unknown verb 'frobnicate'", "frobnicate");
+	/* -u, -g, -t, -G are range-checked like -p */
+	DEAD_EXPECT(2, "bad uid 'x'", "-u", "x", "ping");
+	DEAD_EXPECT(2, "bad uid '-1'", "-u", "-1", "ping");
+	DEAD_EXPECT(2, "bad uid '4294967296'", "-u", "4294967296", "ping");
+	DEAD_EXPECT(2, "bad gid '12abc'", "-g", "12abc", "ping");
+	DEAD_EXPECT(2, "bad gid '-5'", "-g", "-5", "ping");
+	DEAD_EXPECT(2, "bad gid '99999999999999999999'", "-g",
+		    "99999999999999999999", "ping");
+	DEAD_EXPECT(2, "bad timeout '0'", "-t", "0", "ping");
+	DEAD_EXPECT(2, "bad timeout '-3'", "-t", "-3", "ping");
+	DEAD_EXPECT(2, "bad timeout '3000000'", "-t", "3000000", "ping");
+	DEAD_EXPECT(2, "bad timeout 'soon'", "-t", "soon", "ping");
+	DEAD_EXPECT(2, "bad gid list '1,x'", "-G", "1,x", "ping");
+	/* good values get as far as connecting */
+	DEAD_EXPECT(3, NULL, "-u", "4294967295", "-g", "0", "-t", "5", "-G",
+		    "1,2", "ping");
 }
 END_TEST
 
@@ -320,6 +355,127 @@ START_TEST(seek_verb)
 }
 END_TEST
 
+/* Contents of a backing file (len: its size); free it. */
+static char *read_backing(const char *rel, size_t *len)
+{
+	int fd = open(e2e_backing(rel), O_RDONLY);
+	char *b;
+
+	ck_assert_int_ge(fd, 0);
+	b = slurp(fd, len);
+	close(fd);
+	return b;
+}
+
+static void expect_backing(const char *rel, const void *want, size_t n)
+{
+	size_t len;
+	char *b = read_backing(rel, &len);
+
+	ck_assert_uint_eq(len, n);
+	ck_assert_msg(memcmp(b, want, n) == 0, "%s: other bytes", rel);
+	free(b);
+}
+
+/* Permission bits of a backing file, checked to be of the given type. */
+static mode_t backing_mode(const char *rel, mode_t type)
+{
+	struct stat st;
+
+	ck_assert_int_eq(lstat(e2e_backing(rel), &st), 0);
+	ck_assert_uint_eq(st.st_mode & S_IFMT, type);
+	return st.st_mode & 07777;
+}
+
+START_TEST(truncate_verb)
+{
+	const char *np = e2e_path("cli-trunc");
+
+	e2e_put_backing("cli-trunc", "0123456789", 10);
+	CLI_EXPECT(0, NULL, "truncate", np, "4");
+	expect_backing("cli-trunc", "0123", 4);
+	CLI_EXPECT(0, NULL, "truncate", np, "8"); /* grows with zeros */
+	expect_backing("cli-trunc", "0123\0\0\0\0", 8);
+	CLI_EXPECT(0, NULL, "truncate", np, "0x10");
+	expect_backing("cli-trunc", "0123\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	CLI_EXPECT(0, NULL, "truncate", np, "0");
+	expect_backing("cli-trunc", "", 0);
+	CLI_EXPECT(2, NULL, "truncate", np, "-1");
+	CLI_EXPECT(2, NULL, "truncate", np, "ten");
+	CLI_EXPECT(1, "NFS4ERR_NOENT", "truncate", e2e_path("cli-nope"), "1");
+}
+END_TEST
+
+START_TEST(chmod_verb)
+{
+	static const struct {
+		const char *arg;
+		mode_t mode;
+	} cases[] = { { "600", 0600 },	 { "0751", 0751 }, { "2750", 02750 },
+		      { "4755", 04755 }, { "0", 0 },	   { "0644", 0644 } };
+	const char *np = e2e_path("cli-chmod"), *dp = e2e_path("cli-chmod-d");
+	size_t i;
+
+	e2e_put_backing("cli-chmod", "x", 1);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CLI_EXPECT(0, NULL, "chmod", cases[i].arg, np);
+		ck_assert_uint_eq(backing_mode("cli-chmod", S_IFREG),
+				  cases[i].mode);
+	}
+	expect_backing("cli-chmod", "x", 1);
+	ck_assert_int_eq(mkdir(e2e_backing("cli-chmod-d"), 0755), 0);
+	CLI_EXPECT(0, NULL, "chmod", "1777", dp);
+	ck_assert_uint_eq(backing_mode("cli-chmod-d", S_IFDIR), 01777);
+	CLI_EXPECT(2, NULL, "chmod", "0800", np);
+	CLI_EXPECT(2, NULL, "chmod", "17777", np);
+	CLI_EXPECT(2, NULL, "chmod", "rwx", np);
+	ck_assert_uint_eq(backing_mode("cli-chmod", S_IFREG), 0644);
+}
+END_TEST
+
+START_TEST(hard_link_verb)
+{
+	const char *src = e2e_path("cli-hl-src"), *dst = e2e_path("cli-hl-dst");
+	struct stat a, b;
+
+	e2e_put_backing("cli-hl-src", "linked\n", 7);
+	CLI_EXPECT(0, NULL, "ln", src, dst);
+	ck_assert_int_eq(lstat(e2e_backing("cli-hl-src"), &a), 0);
+	ck_assert_int_eq(lstat(e2e_backing("cli-hl-dst"), &b), 0);
+	ck_assert_uint_eq(a.st_ino, b.st_ino);
+	ck_assert_uint_eq(a.st_nlink, 2);
+	expect_backing("cli-hl-dst", "linked\n", 7);
+	CLI_EXPECT(1, "NFS4ERR_EXIST", "ln", src, dst);
+	CLI_EXPECT(1, "NFS4ERR_NOENT", "ln", e2e_path("cli-hl-none"),
+		   e2e_path("cli-hl-other"));
+	ck_assert_int_eq(access(e2e_backing("cli-hl-other"), F_OK), -1);
+}
+END_TEST
+
+START_TEST(mkdir_mode_verb)
+{
+	static const struct {
+		const char *arg, *name;
+		mode_t mode;
+	} cases[] = { { "0700", "cli-md-700", 0700 },
+		      { "751", "cli-md-751", 0751 },
+		      { "0", "cli-md-0", 0 },
+		      { "1777", "cli-md-1777", 01777 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CLI_EXPECT(0, NULL, "mkdir", "-m", cases[i].arg,
+			   e2e_path(cases[i].name));
+		ck_assert_uint_eq(backing_mode(cases[i].name, S_IFDIR),
+				  cases[i].mode);
+	}
+	CLI_EXPECT(2, NULL, "mkdir", "-m", "0800", e2e_path("cli-md-bad"));
+	CLI_EXPECT(2, NULL, "mkdir", "-m", "rwx", e2e_path("cli-md-bad"));
+	CLI_EXPECT(2, NULL, "mkdir", "-x", "0700", e2e_path("cli-md-bad"));
+	ck_assert_int_eq(access(e2e_backing("cli-md-bad"), F_OK), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_client_cli");
@@ -328,10 +484,15 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ping_and_usage);
 	tcase_add_test(tc, transport_error_exit_3);
+	tcase_add_test(tc, usage_before_connect);
 	tcase_add_test(tc, ls_stat_cat);
 	tcase_add_test(tc, put_cat_binary_roundtrip);
 	tcase_add_test(tc, namespace_verbs);
 	tcase_add_test(tc, seek_verb);
+	tcase_add_test(tc, truncate_verb);
+	tcase_add_test(tc, chmod_verb);
+	tcase_add_test(tc, hard_link_verb);
+	tcase_add_test(tc, mkdir_mode_verb);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

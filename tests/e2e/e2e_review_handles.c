@@ -8,11 +8,13 @@
  *
  * An NFSv4 handle from Ganesha is its 5-byte wrapper (version, flags,
  * export id, fs_len) followed by fs_len FSAL bytes; FSAL_SPARSE's bytes are
- * [version][n][type x4][n kernel bytes].
+ * [version][n][type x4][fs identity x8][n kernel bytes][tag x8]
+ * (sparse_fh.h).  A handle whose tag is wrong is STALE before the kernel
+ * sees it, so the cases that reach the kernel carry the export's real tag.
  */
-#include "e2e_fsal_util.h"
+#include "e2e_fsal_handle_util.h"
 
-#define WRAP_LEN 5 /* offsetof(struct file_handle_v4, fsopaque) */
+#define WRAP_LEN E2E_WRAP_LEN
 
 /* The export root's handle, checked to have the expected framing. */
 static struct nfs42_fh root_fh(struct nfs42_client *cl)
@@ -20,7 +22,9 @@ static struct nfs42_fh root_fh(struct nfs42_client *cl)
 	struct nfs42_fh fh = e2e_fh(cl, "");
 
 	ck_assert_uint_eq(fh.data[WRAP_LEN - 1], fh.len - WRAP_LEN);
-	ck_assert_uint_eq(fh.data[WRAP_LEN + 1] + 6, fh.len - WRAP_LEN);
+	ck_assert_uint_eq(fh.data[WRAP_LEN + 1] + SPARSE_FH_HDR_LEN +
+				  SPARSE_FH_TAG_LEN,
+			  fh.len - WRAP_LEN);
 	return fh;
 }
 
@@ -70,7 +74,8 @@ START_TEST(empty_kernel_handle)
 
 	get_fsal_part(&fh, b);
 	b[1] = 0;
-	ck_badhandle(cl, &fh, b, 6, "0-byte kernel handle");
+	ck_badhandle(cl, &fh, b, SPARSE_FH_HDR_LEN + SPARSE_FH_TAG_LEN,
+		     "0-byte kernel handle");
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -80,10 +85,14 @@ START_TEST(bad_kernel_handle_type)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh fh = root_fh(cl);
-	uint8_t b[64];
+	uint8_t b[64], key[SPARSE_FH_KEY_BYTES];
 	size_t len = get_fsal_part(&fh, b);
+	struct sparse_fh s;
 
-	b[5] = 0xff; /* type byte 3: sign bit */
+	e2e_handle_key(e2e_env("NFS42_BACKING"), key);
+	ck_assert(sparse_fh_from_bytes(b, len, &s));
+	s.bytes[5] = 0xff; /* type byte 3: sign bit */
+	sparse_fh_to_wire(&s, key, b);
 	ck_badhandle(cl, &fh, b, len, "negative handle type");
 	nfs42_client_free(cl);
 }
@@ -117,9 +126,10 @@ START_TEST(oversized_handle)
 	ck_nfs_status2(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE, NFS4ERR_STALE);
 	/* shorter than the header, and a wrong version */
 	ck_badhandle(cl, &fh, b, 3, "3-byte handle");
-	b[0] = 2;
+	b[0] = SPARSE_FH_VERSION + 1;
 	b[1] = 10;
-	ck_badhandle(cl, &fh, b, 16, "version 2");
+	ck_badhandle(cl, &fh, b, SPARSE_FH_HDR_LEN + 10 + SPARSE_FH_TAG_LEN,
+		     "a later version");
 	nfs42_client_free(cl);
 }
 END_TEST

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep] -- PROGRAM [ARGS]
+# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep]
+#            [--needs-root] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -12,13 +13,24 @@
 #   NFS42_BACKING            the export's backing directory on local disk
 #   NFS42_LOG                the server log
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
+#   NFS42_SERVER_PID_FILE    file holding the PID of the current
+#                            ganesha.nfsd (rewritten by every start)
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
 #                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
 #                            is the baseline the same suites can run against)
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
-# temporary directory is removed. No server is left running either way.
+# temporary directory is removed.
+#
+# Exit status 77 means "skipped" (ctest's SKIP_RETURN_CODE): PROGRAM exited
+# 77, or --needs-root was given and we are not root (then no server is
+# started). A skip is not a failure: nothing is kept, no log is printed.
+#
+# No server outlives its harness: each runs under a keeper that kills it
+# once the harness process is gone, even after a SIGKILL (ctest's timeout),
+# which no trap sees. The temporary directory records the harness PID; the
+# next harness removes directories whose harness was killed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,20 +41,60 @@ FSAL_NAME=${SPARSE_E2E_FSAL:-SPARSE}
 FSAL_OPTS=""
 EXTRA_CONF=""
 keep=0
+needs_root=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--needs-root) needs_root=1; shift ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
 [ $# -ge 1 ] || { echo "usage: harness.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
 stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
+prog=$(basename "$1")
+if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
+	echo "harness: $prog needs root; skipped"
+	exit 77
+fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-e2e.XXXXXX")
+# start_time PID: the kernel's start time of process PID (with the PID, it
+# names one process even after the PID is reused)
+start_time() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	stat=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $stat
+	echo "${20}"
+}
+
+# remove_stale_dirs TMP: the directories of harnesses that were killed (a
+# harness that ends by itself removes its directory or, when keeping it,
+# its harness.pid), with the server of one if it is somehow still there
+remove_stale_dirs() {
+	local d pid start spid
+	for d in "$1"/nfs-sparse-e2e.*; do
+		[ -f "$d/harness.pid" ] || continue
+		read -r pid start <"$d/harness.pid" 2>/dev/null || continue
+		[ "$(start_time "$pid")" = "$start" ] && continue
+		spid=$(cat "$d/server.pid" 2>/dev/null || true)
+		if [ -n "$spid" ] &&
+		   grep -qaF "$d/ganesha.conf" "/proc/$spid/cmdline" 2>/dev/null; then
+			sparse_kill_server "$spid" || true
+		fi
+		echo "harness: removing $d (its harness, PID $pid, was killed)" >&2
+		rm -rf "$d"
+	done
+}
+
+tmp=${TMPDIR:-/tmp}
+remove_stale_dirs "$tmp"
+work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
+echo "$$ $(start_time $$)" >"$work/harness.pid"
 mkdir -p "$work/export" "$work/recovery"
 EXPORT_DIR=$work/export
 PSEUDO=/sparse
@@ -58,7 +110,19 @@ set -euo pipefail
 LOG_LEVEL=$LOG_LEVEL
 start() {
 	local pid
-	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" "$work/server.pid")
+	# after a kill9 the old server's socket may still be closing
+	if [ -f "$work/server.pid" ]; then
+		sparse_wait_port_free "\$(cat "$work/port")" 10 || exit 1
+	fi
+	# Ganesha tells its instances apart by the second they started in
+	# (write verifier, client and state IDs): never two in one second
+	if [ -f "$work/server.started" ]; then
+		while [ "\$(date +%s)" -le "\$(cat "$work/server.started")" ]; do
+			sleep 0.05
+		done
+	fi
+	pid=\$(sparse_start_server "$stage" "$work/ganesha.conf" "$work/ganesha.log" \\
+		"$work/server.pid" $$)
 	if ! sparse_wait_ready "\$pid" "\$(cat "$work/port")" "$work/ganesha.log" 60; then
 		echo "harness: ganesha.nfsd failed to start:" >&2
 		sparse_log_errors "$work/ganesha.log" >&2
@@ -71,14 +135,10 @@ start() {
 		sparse_stop_server "\$pid"
 		exit 1
 	fi
+	date +%s >"$work/server.started"
 }
 stop() { sparse_stop_server "\$(cat "$work/server.pid")"; }
-kill9() {
-	local pid
-	pid=\$(cat "$work/server.pid")
-	kill -KILL "\$pid" 2>/dev/null || true
-	while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
-}
+kill9() { sparse_kill_server "\$(cat "$work/server.pid")"; }
 case "\${1:-}" in
 start) start ;;
 stop) stop ;;
@@ -96,9 +156,16 @@ cleanup() {
 	fi
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
-	if [ $rc -ne 0 ] || [ $keep = 1 ]; then
+	rm -f "$work/harness.pid"
+	local failed=0
+	if [ $rc -eq 77 ]; then
+		echo "harness: $prog skipped (exit status 77)"
+	elif [ $rc -ne 0 ]; then
+		failed=1
+	fi
+	if [ $failed = 1 ] || [ $keep = 1 ]; then
 		echo "harness: kept $work (server log: $work/ganesha.log)" >&2
-		if [ $rc -ne 0 ]; then
+		if [ $failed = 1 ]; then
 			echo "harness: last server log lines:" >&2
 			tail -n 20 "$work/ganesha.log" >&2 2>/dev/null || true
 		fi
@@ -113,6 +180,7 @@ trap 'exit 130' INT TERM
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.
 for attempt in 1 2 3 4 5; do
+	rm -f "$work/server.pid"
 	PORT=$(sparse_free_port)
 	echo "$PORT" >"$work/port"
 	sparse_write_conf "$work/ganesha.conf"
@@ -130,6 +198,7 @@ done
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
+export NFS42_SERVER_PID_FILE=$work/server.pid
 set +e
 "$@"
 rc=$?

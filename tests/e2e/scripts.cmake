@@ -11,3 +11,10 @@ add_test(NAME e2e/serve_check
          COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/serve_check.sh)
 set_tests_properties(e2e/serve_check PROPERTIES LABELS e2e TIMEOUT 180
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# harness.sh killed with SIGKILL (ctest's timeout): no server outlives it,
+# and the next harness removes its temporary directory.
+add_test(NAME e2e/harness_kill_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/harness_kill_check.sh)
+set_tests_properties(e2e/harness_kill_check PROPERTIES LABELS e2e TIMEOUT 120
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")

@@ -16,10 +16,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "sparse_map.h"
-
-#define K 1024ULL
-#define M (1024ULL * 1024ULL)
+#include "check_sparse_map.h"
 
 /* ---- a fake file: sorted, non-overlapping data runs --------------------- */
 
@@ -71,14 +68,7 @@ static void walk_fake(struct fake_file *f, uint64_t start, uint64_t len,
 		sparse_map_walk(&s, f->size, start, len, min_hole, map), 0);
 }
 
-/* Compare a map with an expected list: offset, length, is_hole. */
-struct want {
-	uint64_t off, len;
-	bool hole;
-};
-
-static void expect_map(const struct sparse_map *map, const struct want *w,
-		       size_t n)
+void expect_map(const struct sparse_map *map, const struct want *w, size_t n)
 {
 	size_t i;
 
@@ -330,6 +320,42 @@ START_TEST(append_rules)
 }
 END_TEST
 
+/* data 0-4K, hole 4K-64K, data 64K-68K */
+static void three_extents(struct sparse_map *map)
+{
+	sparse_map_init(map);
+	ck_assert_int_eq(sparse_map_append(map, 0, 4 * K, 0, false), 0);
+	ck_assert_int_eq(sparse_map_append(map, 4 * K, 60 * K, 0, true), 0);
+	ck_assert_int_eq(sparse_map_append(map, 64 * K, 4 * K, 0, false), 0);
+	map->end = 68 * K;
+}
+
+START_TEST(clip_rules)
+{
+	static const struct want in_hole[] = { { 0, 4 * K, false },
+					       { 4 * K, 6 * K, true } };
+	static const struct want at_edge[] = { { 0, 4 * K, false } };
+	struct sparse_map map;
+
+	three_extents(&map);
+	sparse_map_clip(&map, 1 * M); /* past the end: no change */
+	ck_assert_uint_eq(map.count, 3);
+	ck_assert_uint_eq(map.end, 68 * K);
+	sparse_map_clip(&map, 10 * K);
+	expect_map(&map, in_hole, 2);
+	ck_assert_uint_eq(map.end, 10 * K);
+	sparse_map_clip(&map, 4 * K);
+	expect_map(&map, at_edge, 1);
+	sparse_map_free(&map);
+
+	three_extents(&map);
+	sparse_map_clip(&map, 0);
+	ck_assert_uint_eq(map.count, 0);
+	ck_assert_uint_eq(map.end, 0);
+	sparse_map_free(&map);
+}
+END_TEST
+
 static int64_t broken_seek(void *ctx, uint64_t off, int whence)
 {
 	return -EIO;
@@ -349,16 +375,29 @@ END_TEST
 
 /* ---- real sparse files -------------------------------------------------- */
 
-static int make_temp_file(void)
+static const char *temp_dir(void)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+}
+
+/* An unlinked temporary file, or -1 with errno. */
+static int open_temp_file(void)
+{
 	char path[4096];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/check_sparse_map.XXXXXX", dir);
+	snprintf(path, sizeof(path), "%s/check_sparse_map.XXXXXX", temp_dir());
 	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int make_temp_file(void)
+{
+	int fd = open_temp_file();
+
 	ck_assert_int_ge(fd, 0);
-	unlink(path);
 	return fd;
 }
 
@@ -374,12 +413,6 @@ static void write_at(int fd, uint64_t off, uint64_t len)
 		ck_assert_int_eq(pwrite(fd, buf, n, off + done), (ssize_t)n);
 		done += n;
 	}
-}
-
-/* Skip the real-file checks where the filesystem reports no holes. */
-static bool fs_reports_holes(int fd)
-{
-	return lseek(fd, 0, SEEK_HOLE) == 4 * K;
 }
 
 START_TEST(real_mixed_file)
@@ -400,12 +433,6 @@ START_TEST(real_mixed_file)
 	write_at(fd, 1 * M, 8 * K);
 	ck_assert_int_eq(ftruncate(fd, 2 * M), 0);
 	ck_assert_int_eq(fsync(fd), 0);
-	if (!fs_reports_holes(fd)) {
-		fprintf(stderr,
-			"real_mixed_file: no SEEK_HOLE support, skipped\n");
-		close(fd);
-		return;
-	}
 
 	sparse_map_init(&map);
 	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 2 * M, 4096, &map), 0);
@@ -440,12 +467,10 @@ START_TEST(real_punched_hole)
 
 	write_at(fd, 0, 256 * K);
 	ck_assert_int_eq(fsync(fd), 0);
-	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 64 * K,
-		      64 * K) != 0) {
-		fprintf(stderr, "real_punched_hole: no PUNCH_HOLE, skipped\n");
-		close(fd);
-		return;
-	}
+	ck_assert_int_eq(fallocate(fd,
+				   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				   64 * K, 64 * K),
+			 0);
 
 	sparse_map_init(&map);
 	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, 4096, &map), 0);
@@ -493,10 +518,6 @@ START_TEST(real_small_hole_folded)
 	write_at(fd, 0, 4 * K);
 	write_at(fd, 8 * K, 4 * K);
 	ck_assert_int_eq(fsync(fd), 0);
-	if (!fs_reports_holes(fd)) {
-		close(fd);
-		return;
-	}
 	sparse_map_init(&map);
 	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 12 * K, 4096, &map), 0);
 	expect_map(&map, kept, 3);
@@ -509,8 +530,7 @@ END_TEST
 
 START_TEST(real_not_regular)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	int fd = open(temp_dir(), O_RDONLY | O_DIRECTORY);
 	struct sparse_map map;
 
 	ck_assert_int_ge(fd, 0);
@@ -520,11 +540,41 @@ START_TEST(real_not_regular)
 }
 END_TEST
 
+/*
+ * The real-file cases need a TMPDIR that reports holes (SEEK_HOLE) and can
+ * punch them.  Returns 0 when it can, 77 (ctest's skip code) with the
+ * reason printed when it cannot, 1 when no file can be made there at all.
+ */
+static int real_files_supported(void)
+{
+	char buf[4096] = { 1 };
+	bool holes, punch;
+	int fd = open_temp_file();
+
+	if (fd < 0) {
+		printf("check_sparse_map: cannot create a file in %s: %s\n",
+		       temp_dir(), strerror(errno));
+		return 1;
+	}
+	holes = pwrite(fd, buf, sizeof(buf), 0) == sizeof(buf) &&
+		ftruncate(fd, 64 * K) == 0 && fsync(fd) == 0 &&
+		lseek(fd, 0, SEEK_HOLE) == sizeof(buf);
+	punch = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			  sizeof(buf)) == 0;
+	close(fd);
+	if (holes && punch)
+		return 0;
+	printf("check_sparse_map real: SKIPPED: the filesystem of %s %s\n",
+	       temp_dir(),
+	       holes ? "cannot punch holes (FALLOC_FL_PUNCH_HOLE)" :
+		       "reports no holes (SEEK_HOLE)");
+	return 77;
+}
+
 static Suite *sparse_map_suite(void)
 {
 	Suite *s = suite_create("sparse_map");
 	TCase *pure = tcase_create("pure");
-	TCase *real = tcase_create("real_files");
 
 	tcase_add_test(pure, all_data);
 	tcase_add_test(pure, all_hole);
@@ -537,23 +587,45 @@ static Suite *sparse_map_suite(void)
 	tcase_add_test(pure, beyond_eof);
 	tcase_add_test(pure, small_trailing_hole_folded);
 	tcase_add_test(pure, append_rules);
+	tcase_add_test(pure, clip_rules);
 	tcase_add_test(pure, seek_error_propagates);
+	tcase_add_test(pure, real_not_regular);
 	suite_add_tcase(s, pure);
+	return s;
+}
+
+static Suite *sparse_map_real_suite(void)
+{
+	Suite *s = suite_create("sparse_map_real_files");
+	TCase *real = tcase_create("real_files");
 
 	tcase_add_test(real, real_mixed_file);
 	tcase_add_test(real, real_punched_hole);
 	tcase_add_test(real, real_all_hole_and_empty);
 	tcase_add_test(real, real_small_hole_folded);
-	tcase_add_test(real, real_not_regular);
 	suite_add_tcase(s, real);
 	return s;
 }
 
-int main(void)
+/*
+ * "check_sparse_map" runs the pure suites, "check_sparse_map real" the
+ * real-file cases, which depend on the filesystem of TMPDIR.
+ */
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(sparse_map_suite());
+	bool real = argc > 1 && strcmp(argv[1], "real") == 0;
+	SRunner *sr;
 	int failed;
 
+	if (real) {
+		failed = real_files_supported();
+		if (failed != 0)
+			return failed;
+		sr = srunner_create(sparse_map_real_suite());
+	} else {
+		sr = srunner_create(sparse_map_suite());
+		srunner_add_suite(sr, sparse_map_race_suite());
+	}
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -8,7 +8,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -17,15 +20,87 @@
 #include "internal.h"
 #include "nfs42_test_util.h"
 
+/* ------------------------------------------------ checks in the server */
+
+/*
+ * The fake server below runs in a thread of its own while the test (run
+ * with CK_NOFORK) waits in the client. Check's assertions must not run in
+ * that thread: they longjmp to the test's runner, on another thread's
+ * stack (a crash). Code that can run in the server thread checks with
+ * SRV_CHECK instead: there it records the first failure (line and
+ * message) in the server and ends the server's script, and the test's
+ * own thread fails on it after joining (server_stop). In the test's
+ * thread SRV_CHECK fails the test at once, like ck_assert_msg.
+ */
+struct server;
+static __thread struct server *srv_self;
+static void srv_failed(struct server *s, const char *msg);
+
+__attribute__((format(printf, 3, 4))) static void
+srv_check(bool ok, int line, const char *fmt, ...)
+{
+	char msg[200], where[240];
+	va_list ap;
+
+	if (ok)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof(where), "line %d: %s", line, msg);
+	if (!srv_self)
+		ck_abort_msg("%s", where);
+	srv_failed(srv_self, where);
+}
+
+#define SRV_CHECK(cond, ...) srv_check((cond), __LINE__, __VA_ARGS__)
+
+/* EXPECT_U32 / _STR / _FIXED / _END of nfs42_test_util.h, for the server */
+static void srv_expect_u32(struct nfs42_xdr *x, uint32_t want, const char *what,
+			   int line)
+{
+	uint32_t v = 0;
+	bool ok = nfs42_xdr_get_u32(x, &v);
+
+	srv_check(ok && v == want, line, "%s: got %u%s", what, v,
+		  ok ? "" : " (short)");
+}
+
+static void srv_expect_str(struct nfs42_xdr *x, const char *want, int line)
+{
+	char b[1024] = "";
+	bool ok = nfs42_xdr_get_string(x, b, sizeof(b));
+
+	srv_check(ok && !strcmp(b, want), line, "want \"%s\", got \"%s\"", want,
+		  b);
+}
+
+static void srv_expect_fixed(struct nfs42_xdr *x, const void *want, size_t n,
+			     const char *what, int line)
+{
+	uint8_t b[256];
+	bool ok = n <= sizeof(b) && nfs42_xdr_get_fixed(x, b, n);
+
+	srv_check(ok && !memcmp(b, want, n), line, "%s differs", what);
+}
+
+#define SRV_EXPECT_U32(x, want) srv_expect_u32((x), (want), #want, __LINE__)
+#define SRV_EXPECT_STR(x, want) srv_expect_str((x), (want), __LINE__)
+#define SRV_EXPECT_FIXED(x, p, n) srv_expect_fixed((x), (p), (n), #p, __LINE__)
+#define SRV_EXPECT_END(x)                                                \
+	SRV_CHECK(nfs42_xdr_remaining(x) == 0, "%zu bytes past the end", \
+		  nfs42_xdr_remaining(x))
+
 /* ----------------------------------------------------- record marking */
 
 static void write_frag(int fd, const void *p, uint32_t len, bool last)
 {
 	uint32_t mark = htonl(len | (last ? 0x80000000u : 0));
 
-	ck_assert_int_eq(write(fd, &mark, 4), 4);
+	SRV_CHECK(write(fd, &mark, 4) == 4, "record mark not written");
 	if (len)
-		ck_assert_int_eq(write(fd, p, len), (ssize_t)len);
+		SRV_CHECK(write(fd, p, len) == (ssize_t)len,
+			  "fragment not written");
 }
 
 START_TEST(rm_reassembles_fragments)
@@ -117,6 +192,10 @@ struct server {
 	uint16_t port;
 	enum script script;
 	pthread_t thr;
+	int fd; /* the accepted connection */
+	/* the first failed check in the server thread ("" if none) */
+	char failure[256];
+	jmp_buf bail;
 	/* results seen by the server */
 	uint32_t cb_null_stat;
 	uint32_t cb_compound_status;
@@ -131,9 +210,17 @@ static uint32_t xid_of(const uint8_t *b)
 	return (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
 }
 
+/* Record a failure of the server thread and end its script. */
+static void srv_failed(struct server *s, const char *msg)
+{
+	snprintf(s->failure, sizeof(s->failure), "%s", msg);
+	longjmp(s->bail, 1);
+}
+
 static void send_rec(int fd, struct nfs42_xdr *x)
 {
-	ck_assert_int_eq(nfs42_rm_send(fd, x->buf, x->len, 1000), 0);
+	SRV_CHECK(nfs42_rm_send(fd, x->buf, x->len, 1000) == 0,
+		  "nfs42_rm_send failed");
 	nfs42_xdr_free(x);
 }
 
@@ -210,7 +297,7 @@ static uint8_t *recv_rec(int fd, size_t *len, const char *what)
 	int rc;
 
 	rc = nfs42_rm_recv(fd, 5000, 1 << 20, &buf, len, &partial);
-	ck_assert_msg(rc == 0, "%s: nfs42_rm_recv returned %d", what, rc);
+	SRV_CHECK(rc == 0, "%s: nfs42_rm_recv returned %d", what, rc);
 	return buf;
 }
 
@@ -224,9 +311,9 @@ static uint8_t *read_reply(int fd, uint32_t xid, struct nfs42_xdr *d,
 
 	buf = recv_rec(fd, &len, "callback reply");
 	nfs42_xdr_dec_init(d, buf, len);
-	EXPECT_U32(d, xid);
-	EXPECT_U32(d, RPC_REPLY);
-	EXPECT_U32(d, RPC_MSG_ACCEPTED);
+	SRV_EXPECT_U32(d, xid);
+	SRV_EXPECT_U32(d, RPC_REPLY);
+	SRV_EXPECT_U32(d, RPC_MSG_ACCEPTED);
 	nfs42_xdr_get_u32(d, &v);
 	nfs42_xdr_skip_opaque(d);
 	nfs42_xdr_get_u32(d, stat);
@@ -260,26 +347,26 @@ static void do_callbacks(struct server *s, int fd)
 	nfs42_xdr_put_u32(&x, 0xc0ffee); /* consumed by the test hook */
 	send_rec(fd, &x);
 	buf = read_reply(fd, 0x6666, &d, &n);
-	ck_assert_uint_eq(n, RPC_SUCCESS);
+	SRV_CHECK(n == RPC_SUCCESS, "CB_COMPOUND accept_stat %u", n);
 	nfs42_xdr_get_u32(&d, &s->cb_compound_status);
-	EXPECT_STR(&d, "cbtag");
+	SRV_EXPECT_STR(&d, "cbtag");
 	nfs42_xdr_get_u32(&d, &n);
-	ck_assert_uint_ge(n, 1);
-	EXPECT_U32(&d, OP_CB_SEQUENCE);
+	SRV_CHECK(n >= 1, "CB_COMPOUND reply without results");
+	SRV_EXPECT_U32(&d, OP_CB_SEQUENCE);
 	nfs42_xdr_get_u32(&d, &s->cb_seq_status);
 	if (s->cb_seq_status == 0) {
-		EXPECT_FIXED(&d, SESSION, 16);
-		EXPECT_U32(&d, 1);
-		EXPECT_U32(&d, 0);
+		SRV_EXPECT_FIXED(&d, SESSION, 16);
+		SRV_EXPECT_U32(&d, 1);
+		SRV_EXPECT_U32(&d, 0);
 		nfs42_xdr_skip(&d, 8);
 	}
 	if (n == 2) {
-		EXPECT_U32(&d, OP_CB_OFFLOAD);
+		SRV_EXPECT_U32(&d, OP_CB_OFFLOAD);
 		nfs42_xdr_get_u32(&d, &s->cb_op2_status);
 		if (s->cb_op2_status == 0)
 			nfs42_xdr_get_u32(&d, &s->cb_op2_body);
 	}
-	EXPECT_END(&d);
+	SRV_EXPECT_END(&d);
 	free(buf);
 }
 
@@ -300,19 +387,20 @@ static void parse_cred(struct server *s, const uint8_t *buf, size_t len)
 	}
 }
 
-static void *server_main(void *arg)
+/* The server's script; its checks may end it early (srv_failed). */
+static void server_script(struct server *s)
 {
-	struct server *s = arg;
+	struct pollfd pfd = { .fd = s->lfd, .events = POLLIN };
 	struct nfs42_xdr x;
 	uint8_t *buf, *buf2;
 	size_t len;
-	int fd = accept(s->lfd, NULL, NULL);
+	int fd;
 
-	ck_assert_int_ge(fd, 0);
-	if (s->script == S_ACCEPT_ONLY) {
-		close(fd);
-		return NULL;
-	}
+	SRV_CHECK(poll(&pfd, 1, 5000) == 1, "no client within 5 s");
+	fd = s->fd = accept(s->lfd, NULL, NULL);
+	SRV_CHECK(fd >= 0, "accept failed");
+	if (s->script == S_ACCEPT_ONLY)
+		return;
 	buf = recv_rec(fd, &len, "first call");
 	parse_cred(s, buf, len);
 	switch (s->script) {
@@ -352,7 +440,17 @@ static void *server_main(void *arg)
 		break;
 	}
 	free(buf);
-	close(fd);
+}
+
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+
+	srv_self = s;
+	if (!setjmp(s->bail))
+		server_script(s);
+	if (s->fd >= 0)
+		close(s->fd);
 	return NULL;
 }
 
@@ -363,6 +461,7 @@ static void server_start(struct server *s, enum script script)
 
 	memset(s, 0, sizeof(*s));
 	s->script = script;
+	s->fd = -1;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	s->lfd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_eq(bind(s->lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
@@ -372,32 +471,41 @@ static void server_start(struct server *s, enum script script)
 	pthread_create(&s->thr, NULL, server_main, s);
 }
 
+/*
+ * Wait for the server's script to end; a check that failed in the server
+ * thread fails the test here, in the test's thread. Call it before
+ * asserting on what the client got: a server that gave up explains it.
+ */
 static void server_stop(struct server *s)
 {
 	pthread_join(s->thr, NULL);
 	close(s->lfd);
-}
-
-static struct nfs42_client *connect_to(struct server *s, int timeout_ms)
-{
-	struct nfs42_client *cl;
-	struct nfs42_opts o;
-
-	nfs42_opts_init(&o);
-	o.port = s->port;
-	o.timeout_ms = timeout_ms;
-	o.uid = 1234;
-	o.gid = 5678;
-	ck_assert_int_eq(nfs42_connect(&o, &cl), 0);
-	return cl;
+	ck_assert_msg(!s->failure[0], "fake server: %s", s->failure);
 }
 
 /* Start the fake server on script and connect a client to it. */
 static struct nfs42_client *serve(struct server *s, enum script script,
 				  int timeout_ms)
 {
+	struct nfs42_client *cl;
+	struct nfs42_opts o;
+	int rc;
+
 	server_start(s, script);
-	return connect_to(s, timeout_ms);
+	nfs42_opts_init(&o);
+	o.port = s->port;
+	o.timeout_ms = timeout_ms;
+	o.uid = 1234;
+	o.gid = 5678;
+	rc = nfs42_connect(&o, &cl);
+	if (rc) {
+		/* wake the server thread waiting for us; ours is the failure */
+		shutdown(s->lfd, SHUT_RDWR);
+		pthread_join(s->thr, NULL);
+		close(s->lfd);
+		ck_abort_msg("connect to the fake server: %d", rc);
+	}
+	return cl;
 }
 
 /* Wait for the server's script to end, then drop the client. */
@@ -431,13 +539,14 @@ START_TEST(callbacks_served_while_waiting)
 {
 	struct server s;
 	struct nfs42_client *cl;
-	int hook_calls = 0;
+	int hook_calls = 0, rc;
 
 	cl = serve(&s, S_CALLBACKS, 5000);
 	fake_session(cl, 1);
 	nfs42_set_cb_handler(cl, test_hook, &hook_calls);
-	ck_assert_int_eq(nfs42_null(cl), 0);
+	rc = nfs42_null(cl);
 	server_stop(&s);
+	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(s.auth_flavor, RPC_AUTH_SYS);
 	ck_assert_uint_eq(s.uid, 1234);
 	ck_assert_uint_eq(s.gid, 5678);
@@ -457,11 +566,13 @@ START_TEST(callbacks_default_notsupp)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc;
 
 	cl = serve(&s, S_CALLBACKS, 5000);
 	fake_session(cl, 1);
-	ck_assert_int_eq(nfs42_null(cl), 0);
+	rc = nfs42_null(cl);
 	server_stop(&s);
+	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(s.cb_seq_status, NFS4_OK);
 	ck_assert_uint_eq(s.cb_op2_status, NFS4ERR_NOTSUPP);
 	ck_assert_uint_eq(s.cb_compound_status, NFS4ERR_NOTSUPP);
@@ -474,10 +585,12 @@ START_TEST(callbacks_bad_session)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc;
 
 	cl = serve(&s, S_CALLBACKS, 5000);
-	ck_assert_int_eq(nfs42_null(cl), 0);
+	rc = nfs42_null(cl);
 	server_stop(&s);
+	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(s.cb_seq_status, NFS4ERR_BADSESSION);
 	ck_assert_uint_eq(s.cb_compound_status, NFS4ERR_BADSESSION);
 	nfs42_client_free(cl);
@@ -602,10 +715,12 @@ START_TEST(bad_reply_header)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc;
 
 	cl = serve(&s, S_BAD_HEADER, 5000);
-	ck_assert_int_eq(nfs42_null(cl), -EBADMSG);
+	rc = nfs42_null(cl);
 	unserve(&s, cl);
+	ck_assert_int_eq(rc, -EBADMSG);
 }
 END_TEST
 
@@ -613,11 +728,14 @@ START_TEST(denied_reply)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc;
 
 	cl = serve(&s, S_DENIED, 5000);
-	ck_assert_int_eq(nfs42_null(cl), -EACCES);
+	rc = nfs42_null(cl);
+	server_stop(&s);
+	ck_assert_int_eq(rc, -EACCES);
 	ck_assert(strstr(nfs42_client_error(cl), "auth error"));
-	unserve(&s, cl);
+	nfs42_client_free(cl);
 }
 END_TEST
 
@@ -625,14 +743,18 @@ START_TEST(reply_timeout)
 {
 	struct server s;
 	struct nfs42_client *cl;
-	int64_t t0;
+	int64_t t0, took;
+	int rc;
 
 	cl = serve(&s, S_SILENT, 200);
 	t0 = nfs42_now_ms();
-	ck_assert_int_eq(nfs42_null(cl), -ETIMEDOUT);
-	ck_assert_int_lt(nfs42_now_ms() - t0, 2000);
+	rc = nfs42_null(cl);
+	took = nfs42_now_ms() - t0;
+	server_stop(&s);
+	ck_assert_int_eq(rc, -ETIMEDOUT);
+	ck_assert_int_lt(took, 2000);
 	ck_assert(strstr(nfs42_client_error(cl), "no reply"));
-	unserve(&s, cl);
+	nfs42_client_free(cl);
 }
 END_TEST
 
@@ -644,8 +766,8 @@ START_TEST(server_closes)
 
 	cl = serve(&s, S_CLOSE, 5000);
 	rc = nfs42_null(cl);
-	ck_assert(rc == -ECONNRESET || rc == -EPIPE);
 	server_stop(&s);
+	ck_assert(rc == -ECONNRESET || rc == -EPIPE);
 	/* the connection stays failed */
 	ck_assert_int_lt(nfs42_null(cl), 0);
 	nfs42_client_free(cl);
@@ -669,9 +791,9 @@ START_TEST(concurrent_calls_matched_by_xid)
 	pthread_create(&t2, NULL, null_thread, cl);
 	pthread_join(t1, &r1);
 	pthread_join(t2, &r2);
+	unserve(&s, cl);
 	ck_assert_int_eq((intptr_t)r1, 0);
 	ck_assert_int_eq((intptr_t)r2, 0);
-	unserve(&s, cl);
 }
 END_TEST
 
@@ -692,10 +814,12 @@ START_TEST(delay_is_retried)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc;
 
 	cl = serve(&s, S_DELAY_ONCE, 5000);
-	ck_assert_int_eq(putrootfh_compound(cl, true), NFS4_OK);
+	rc = putrootfh_compound(cl, true);
 	unserve(&s, cl);
+	ck_assert_int_eq(rc, NFS4_OK);
 }
 END_TEST
 
@@ -703,12 +827,15 @@ START_TEST(delay_returned_without_retry)
 {
 	struct server s;
 	struct nfs42_client *cl;
+	int rc1, rc2;
 
 	cl = serve(&s, S_DELAY_ONCE, 5000);
-	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4ERR_DELAY);
+	rc1 = putrootfh_compound(cl, false);
 	/* let the server finish its script */
-	ck_assert_int_eq(putrootfh_compound(cl, false), NFS4_OK);
+	rc2 = putrootfh_compound(cl, false);
 	unserve(&s, cl);
+	ck_assert_int_eq(rc1, NFS4ERR_DELAY);
+	ck_assert_int_eq(rc2, NFS4_OK);
 }
 END_TEST
 
@@ -718,13 +845,15 @@ START_TEST(connect_refused_message)
 	struct nfs42_client *cl;
 	struct nfs42_opts o;
 	char want[64];
+	int rc;
 
 	server_start(&s, S_ACCEPT_ONLY);
 	nfs42_opts_init(&o);
 	o.port = s.port;
 	/* accept the one connection the server thread waits for */
-	ck_assert_int_eq(nfs42_connect(&o, &cl), 0);
+	rc = nfs42_connect(&o, &cl);
 	server_stop(&s); /* listener closed: port now refuses */
+	ck_assert_int_eq(rc, 0);
 	nfs42_client_free(cl);
 	ck_assert_int_eq(nfs42_connect(&o, &cl), -ECONNREFUSED);
 	snprintf(want, sizeof(want),

@@ -5,10 +5,12 @@
  *
  * Exit codes: 0 ok, 1 NFS error, 2 usage, 3 connection/transport error.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +26,8 @@
 
 static struct nfs42_client *g_cl;
 
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: nfs42 [-s host] [-p port] [-m 1|2] [-u uid -g gid]\n"
-		"             [-G gid,...] [-t timeout_s] VERB ARGS\n"
-		"  -m    NFSv4 minor version (default 2)\n"
-		"verbs:\n"
-		"  ping                     NULL RPC + session setup\n"
-		"  ls [-l] PATH             list a directory\n"
-		"  stat PATH                attributes (key: value)\n"
-		"  cat PATH [-o FILE]       file contents to stdout or FILE\n"
-		"  put LOCALFILE PATH       write a file\n"
-		"  mkdir [-m MODE] PATH     create a directory\n"
-		"  rm PATH | rmdir PATH     remove a file / an empty dir\n"
-		"  mv FROM TO               rename\n"
-		"  ln -s TARGET PATH        symbolic link (ln EXISTING PATH: hard)\n"
-		"  readlink PATH            symlink target\n"
-		"  truncate PATH SIZE       set the size\n"
-		"  chmod MODE PATH          set the mode (octal)\n"
-		"  seek PATH OFFSET data|hole\n"
-		"environment: NFS42_HOST, NFS42_PORT give defaults for -s/-p\n");
-}
+struct verb;
+static void usage(void);
 
 /* Report an error and return the exit code for it. */
 static int fail(const char *what, int rc)
@@ -143,7 +125,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmd_ls(int argc, char **argv)
+static int cmd_ls(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct nfs42_bitmap bm = nfs42_bm_stat();
 	struct listing l = { 0 };
@@ -191,13 +173,11 @@ static void print_time(const char *key, const struct nfs42_time *t)
 	printf("%s: %" PRId64 ".%09u\n", key, t->seconds, t->nseconds);
 }
 
-static int cmd_stat(int argc, char **argv)
+static int cmd_stat(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct nfs42_attrs a;
 	int rc;
 
-	if (argc != 2)
-		return usage(), EXIT_USAGE;
 	rc = nfs42_stat(g_cl, argv[1], &a);
 	if (rc)
 		return fail(argv[1], rc);
@@ -219,7 +199,7 @@ static int cmd_stat(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_cat(int argc, char **argv)
+static int cmd_cat(struct nfs42_opts *o, int argc, char **argv)
 {
 	const char *out = NULL;
 	int fd = STDOUT_FILENO, rc;
@@ -242,13 +222,11 @@ static int cmd_cat(int argc, char **argv)
 	return rc ? fail(argv[1], rc) : 0;
 }
 
-static int cmd_put(int argc, char **argv)
+static int cmd_put(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct stat st;
 	int fd, rc;
 
-	if (argc != 3)
-		return usage(), EXIT_USAGE;
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "nfs42: %s: %s\n", argv[1], strerror(errno));
@@ -272,7 +250,7 @@ static bool parse_mode(const char *s, uint32_t *mode)
 	return true;
 }
 
-static int cmd_mkdir(int argc, char **argv)
+static int cmd_mkdir(struct nfs42_opts *o, int argc, char **argv)
 {
 	uint32_t mode = 0755;
 	int rc;
@@ -289,34 +267,41 @@ static int cmd_mkdir(int argc, char **argv)
 	return rc ? fail(argv[1], rc) : 0;
 }
 
-static int cmd_rm(int argc, char **argv, bool dir)
+/* rm and rmdir: path must be a non-directory, or a directory. */
+static int remove_path(const char *path, bool dir)
 {
 	struct nfs42_attrs a;
 	int rc;
 
-	if (argc != 2)
-		return usage(), EXIT_USAGE;
-	rc = nfs42_stat(g_cl, argv[1], &a);
+	rc = nfs42_stat(g_cl, path, &a);
 	if (!rc && dir && a.type != NF4DIR)
 		rc = NFS4ERR_NOTDIR;
 	if (!rc && !dir && a.type == NF4DIR)
 		rc = NFS4ERR_ISDIR;
 	if (!rc)
-		rc = nfs42_remove(g_cl, argv[1]);
-	return rc ? fail(argv[1], rc) : 0;
+		rc = nfs42_remove(g_cl, path);
+	return rc ? fail(path, rc) : 0;
 }
 
-static int cmd_mv(int argc, char **argv)
+static int cmd_rm(struct nfs42_opts *o, int argc, char **argv)
+{
+	return remove_path(argv[1], false);
+}
+
+static int cmd_rmdir(struct nfs42_opts *o, int argc, char **argv)
+{
+	return remove_path(argv[1], true);
+}
+
+static int cmd_mv(struct nfs42_opts *o, int argc, char **argv)
 {
 	int rc;
 
-	if (argc != 3)
-		return usage(), EXIT_USAGE;
 	rc = nfs42_rename(g_cl, argv[1], argv[2]);
 	return rc ? fail(argv[1], rc) : 0;
 }
 
-static int cmd_ln(int argc, char **argv)
+static int cmd_ln(struct nfs42_opts *o, int argc, char **argv)
 {
 	int rc;
 
@@ -329,13 +314,11 @@ static int cmd_ln(int argc, char **argv)
 	return rc ? fail(argv[argc - 1], rc) : 0;
 }
 
-static int cmd_readlink(int argc, char **argv)
+static int cmd_readlink(struct nfs42_opts *o, int argc, char **argv)
 {
 	char buf[4096];
 	int rc;
 
-	if (argc != 2)
-		return usage(), EXIT_USAGE;
 	rc = nfs42_readlink(g_cl, argv[1], buf, sizeof(buf));
 	if (rc)
 		return fail(argv[1], rc);
@@ -349,16 +332,16 @@ static bool parse_u64(const char *s, uint64_t *v)
 
 	errno = 0;
 	*v = strtoull(s, &end, 0);
-	return *s && !*end && !errno && *s != '-';
+	return isdigit((unsigned char)*s) && !*end && !errno;
 }
 
-static int cmd_truncate(int argc, char **argv)
+static int cmd_truncate(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct nfs42_sattr sa;
 	uint64_t size;
 	int rc;
 
-	if (argc != 3 || !parse_u64(argv[2], &size))
+	if (!parse_u64(argv[2], &size))
 		return usage(), EXIT_USAGE;
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_size(&sa, size);
@@ -366,13 +349,13 @@ static int cmd_truncate(int argc, char **argv)
 	return rc ? fail(argv[1], rc) : 0;
 }
 
-static int cmd_chmod(int argc, char **argv)
+static int cmd_chmod(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct nfs42_sattr sa;
 	uint32_t mode;
 	int rc;
 
-	if (argc != 3 || !parse_mode(argv[1], &mode))
+	if (!parse_mode(argv[1], &mode))
 		return usage(), EXIT_USAGE;
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, mode);
@@ -380,7 +363,7 @@ static int cmd_chmod(int argc, char **argv)
 	return rc ? fail(argv[2], rc) : 0;
 }
 
-static int cmd_seek(int argc, char **argv)
+static int cmd_seek(struct nfs42_opts *o, int argc, char **argv)
 {
 	struct nfs42_file f;
 	enum nfs42_content what;
@@ -388,7 +371,7 @@ static int cmd_seek(int argc, char **argv)
 	bool eof;
 	int rc, rc2;
 
-	if (argc != 4 || !parse_u64(argv[2], &off))
+	if (!parse_u64(argv[2], &off))
 		return usage(), EXIT_USAGE;
 	if (!strcmp(argv[3], "data"))
 		what = NFS4_CONTENT_DATA;
@@ -410,142 +393,214 @@ static int cmd_seek(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_ping(struct nfs42_opts *o)
+static int cmd_ping(struct nfs42_opts *o, int argc, char **argv)
 {
 	printf("%s:%u: ok (clientid 0x%016" PRIx64 ", %u slots)\n", o->host,
 	       o->port, nfs42_clientid(g_cl), nfs42_slot_count(g_cl));
 	return 0;
 }
 
-static int run_verb(struct nfs42_opts *o, int argc, char **argv)
-{
-	const char *v = argv[0];
+/*
+ * The verbs: usage line, what it does, and how many words may follow the
+ * verb (options of the verb included).  The handlers check the finer
+ * shape of their arguments; the counts are checked before connecting.
+ */
+struct verb {
+	const char *name;
+	int (*run)(struct nfs42_opts *o, int argc, char **argv);
+	int min_args, max_args;
+	const char *synopsis;
+	const char *help;
+};
 
-	if (!strcmp(v, "ping"))
-		return cmd_ping(o);
-	if (!strcmp(v, "ls"))
-		return cmd_ls(argc, argv);
-	if (!strcmp(v, "stat"))
-		return cmd_stat(argc, argv);
-	if (!strcmp(v, "cat"))
-		return cmd_cat(argc, argv);
-	if (!strcmp(v, "put"))
-		return cmd_put(argc, argv);
-	if (!strcmp(v, "mkdir"))
-		return cmd_mkdir(argc, argv);
-	if (!strcmp(v, "rm"))
-		return cmd_rm(argc, argv, false);
-	if (!strcmp(v, "rmdir"))
-		return cmd_rm(argc, argv, true);
-	if (!strcmp(v, "mv"))
-		return cmd_mv(argc, argv);
-	if (!strcmp(v, "ln"))
-		return cmd_ln(argc, argv);
-	if (!strcmp(v, "readlink"))
-		return cmd_readlink(argc, argv);
-	if (!strcmp(v, "truncate"))
-		return cmd_truncate(argc, argv);
-	if (!strcmp(v, "chmod"))
-		return cmd_chmod(argc, argv);
-	if (!strcmp(v, "seek"))
-		return cmd_seek(argc, argv);
-	fprintf(stderr, "nfs42: unknown verb '%s'\n", v);
-	usage();
-	return EXIT_USAGE;
+static const struct verb verbs[] = {
+	{ "ping", cmd_ping, 0, 0, "ping", "NULL RPC + session setup" },
+	{ "ls", cmd_ls, 1, 2, "ls [-l] PATH", "list a directory" },
+	{ "stat", cmd_stat, 1, 1, "stat PATH", "attributes (key: value)" },
+	{ "cat", cmd_cat, 1, 3, "cat PATH [-o FILE]",
+	  "file contents to stdout or FILE" },
+	{ "put", cmd_put, 2, 2, "put LOCALFILE PATH", "write a file" },
+	{ "mkdir", cmd_mkdir, 1, 3, "mkdir [-m MODE] PATH",
+	  "create a directory" },
+	{ "rm", cmd_rm, 1, 1, "rm PATH", "remove a file" },
+	{ "rmdir", cmd_rmdir, 1, 1, "rmdir PATH", "remove an empty directory" },
+	{ "mv", cmd_mv, 2, 2, "mv FROM TO", "rename" },
+	{ "ln", cmd_ln, 2, 3, "ln [-s] TARGET PATH",
+	  "hard link to TARGET (-s: symbolic link)" },
+	{ "readlink", cmd_readlink, 1, 1, "readlink PATH", "symlink target" },
+	{ "truncate", cmd_truncate, 2, 2, "truncate PATH SIZE",
+	  "set the size" },
+	{ "chmod", cmd_chmod, 2, 2, "chmod MODE PATH", "set the mode (octal)" },
+	{ "seek", cmd_seek, 3, 3, "seek PATH OFFSET data|hole",
+	  "next data or hole (SEEK)" },
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static void usage(void)
+{
+	size_t i;
+
+	fprintf(stderr,
+		"usage: nfs42 [-s host] [-p port] [-m 1|2] [-u uid -g gid]\n"
+		"             [-G gid,...] [-t timeout_s] VERB ARGS\n"
+		"  -m    NFSv4 minor version (default 2)\n"
+		"verbs:\n");
+	for (i = 0; i < NVERBS; i++)
+		fprintf(stderr, "  %-28s %s\n", verbs[i].synopsis,
+			verbs[i].help);
+	fprintf(stderr,
+		"environment: NFS42_HOST, NFS42_PORT give defaults for -s/-p\n");
 }
 
-static bool known_verb(const char *v)
+static const struct verb *find_verb(const char *name)
 {
-	static const char *const verbs[] = {
-		"ping",	    "ls",	"stat",	 "cat",	 "put",
-		"mkdir",    "rm",	"rmdir", "mv",	 "ln",
-		"readlink", "truncate", "chmod", "seek", NULL,
-	};
-	int i;
+	size_t i;
 
-	for (i = 0; verbs[i]; i++)
-		if (!strcmp(v, verbs[i]))
-			return true;
-	return false;
+	for (i = 0; i < NVERBS; i++)
+		if (!strcmp(verbs[i].name, name))
+			return &verbs[i];
+	return NULL;
 }
 
-static int parse_gids(struct nfs42_opts *o, char *s)
+/* The verb of argv[0] if its argument count fits, else NULL (told). */
+static const struct verb *check_verb(int argc, char **argv)
 {
-	char *tok, *save = NULL;
+	const struct verb *v = find_verb(argv[0]);
 
-	o->ngids = 0;
-	for (tok = strtok_r(s, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->ngids == NFS42_MAX_GIDS)
-			return -1;
-		o->gids[o->ngids++] = strtoul(tok, NULL, 10);
+	if (v == NULL) {
+		fprintf(stderr, "nfs42: unknown verb '%s'\n", argv[0]);
+		usage();
+		return NULL;
 	}
-	return 0;
+	if (argc - 1 < v->min_args || argc - 1 > v->max_args) {
+		fprintf(stderr,
+			"nfs42: wrong number of arguments for %s\n"
+			"usage: nfs42 [options] %s\n",
+			v->name, v->synopsis);
+		return NULL;
+	}
+	return v;
 }
 
-/* A whole decimal number in [min, max]; 0 or -1. */
+/* A whole decimal number in [min, max], digits only; 0 or -1. */
 static int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		       unsigned long *out)
 {
 	char *end;
 
+	if (!isdigit((unsigned char)*s))
+		return -1; /* strtoul would take a sign or blanks */
 	errno = 0;
 	*out = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *out < min || *out > max)
+	if (errno || *end || *out < min || *out > max)
 		return -1;
 	return 0;
 }
 
-static int bad_option(const char *what, const char *value)
+/* -G: gids separated by commas. */
+static int parse_gids(struct nfs42_opts *o, const char *s)
 {
-	fprintf(stderr, "nfs42: bad %s '%s'\n", what, value);
-	return EXIT_USAGE;
+	unsigned long num;
+	char tok[16];
+	size_t len;
+
+	o->ngids = 0;
+	do {
+		len = strcspn(s, ",");
+		if (len >= sizeof(tok) || o->ngids == NFS42_MAX_GIDS)
+			return -1;
+		memcpy(tok, s, len);
+		tok[len] = '\0';
+		if (parse_ulong(tok, 0, UINT32_MAX, &num))
+			return -1;
+		o->gids[o->ngids++] = num;
+		s += len;
+	} while (*s++ == ',');
+	return 0;
 }
 
-int main(int argc, char **argv)
+/* optarg as a number in [min, max], or false with a usage message. */
+static bool number_option(const char *what, unsigned long min,
+			  unsigned long max, unsigned long *num)
 {
-	struct nfs42_opts o;
-	unsigned long num;
-	int ch, rc;
+	if (parse_ulong(optarg, min, max, num) == 0)
+		return true;
+	fprintf(stderr, "nfs42: bad %s '%s'\n", what, optarg);
+	return false;
+}
 
-	nfs42_opts_init(&o);
-	nfs42_opts_from_env(&o);
+/* Options into o, leaving optind at the verb; 0 or EXIT_USAGE. */
+static int parse_options(struct nfs42_opts *o, int argc, char **argv)
+{
+	unsigned long num;
+	int ch;
+
 	while ((ch = getopt(argc, argv, "+s:p:m:u:g:G:t:h")) != -1) {
 		switch (ch) {
 		case 's':
-			o.host = optarg;
+			o->host = optarg;
 			break;
 		case 'p':
-			if (parse_ulong(optarg, 1, 65535, &num))
-				return bad_option("port", optarg);
-			o.port = (uint16_t)num;
+			if (!number_option("port", 1, UINT16_MAX, &num))
+				return EXIT_USAGE;
+			o->port = num;
 			break;
 		case 'm':
-			if (parse_ulong(optarg, 1, 2, &num))
-				return bad_option("minor version", optarg);
-			o.minorversion = (uint32_t)num;
+			if (!number_option("minor version", 1, 2, &num))
+				return EXIT_USAGE;
+			o->minorversion = num;
 			break;
 		case 'u':
-			o.uid = strtoul(optarg, NULL, 10);
+			if (!number_option("uid", 0, UINT32_MAX, &num))
+				return EXIT_USAGE;
+			o->uid = num;
 			break;
 		case 'g':
-			o.gid = strtoul(optarg, NULL, 10);
+			if (!number_option("gid", 0, UINT32_MAX, &num))
+				return EXIT_USAGE;
+			o->gid = num;
 			break;
 		case 'G':
-			if (parse_gids(&o, optarg))
-				return usage(), EXIT_USAGE;
+			if (parse_gids(o, optarg)) {
+				fprintf(stderr, "nfs42: bad gid list '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 't':
-			o.timeout_ms = atoi(optarg) * 1000;
-			o.connect_timeout_ms = o.timeout_ms;
+			if (!number_option("timeout", 1, INT_MAX / 1000, &num))
+				return EXIT_USAGE;
+			o->timeout_ms = num * 1000;
+			o->connect_timeout_ms = o->timeout_ms;
 			break;
 		default:
 			usage();
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc || !known_verb(argv[optind]))
-		return usage(), EXIT_USAGE;
+	if (optind >= argc) {
+		usage();
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct verb *verb;
+	struct nfs42_opts o;
+	int rc;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	rc = parse_options(&o, argc, argv);
+	if (rc)
+		return rc;
+	/* Usage errors are told before any connection is tried. */
+	verb = check_verb(argc - optind, argv + optind);
+	if (verb == NULL)
+		return EXIT_USAGE;
 	o.no_back_channel = false;
 	rc = nfs42_connect(&o, &g_cl);
 	if (!rc)
@@ -555,7 +610,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		rc = fail("session", rc);
 	} else {
-		rc = run_verb(&o, argc - optind, argv + optind);
+		rc = verb->run(&o, argc - optind, argv + optind);
 		fflush(stdout);
 	}
 	nfs42_client_free(g_cl);

@@ -14,7 +14,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/random.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 
 #include "fsal.h"
 #include "fsal_convert.h"
@@ -36,8 +39,16 @@ static struct config_item_list sparse_latency_scopes[] = {
 	CONFIG_LIST_TOK("UPDATES", SPARSE_LATENCY_UPDATES), CONFIG_LIST_EOL
 };
 
+static struct config_item_list sparse_fsid_types[] = {
+	CONFIG_LIST_TOK("UUID", SPARSE_FSID_UUID),
+	CONFIG_LIST_TOK("DEVICE", SPARSE_FSID_DEVICE),
+	CONFIG_LIST_TOK("STATFS", SPARSE_FSID_STATFS), CONFIG_LIST_EOL
+};
+
 static struct config_item sparse_export_items[] = {
 	CONF_ITEM_NOOP("name"),
+	CONF_ITEM_TOKEN("Fsid_Type", SPARSE_FSID_UUID, sparse_fsid_types,
+			sparse_export, fsid_type),
 	CONF_ITEM_UI64("Min_Hole_Size", SPARSE_MIN_HOLE_MIN,
 		       SPARSE_MIN_HOLE_MAX, SPARSE_MIN_HOLE_DEFAULT,
 		       sparse_export, min_hole_size),
@@ -45,6 +56,8 @@ static struct config_item sparse_export_items[] = {
 		       0, sparse_export, md_latency_ms),
 	CONF_ITEM_TOKEN("Test_Latency_Scope", SPARSE_LATENCY_ALL,
 			sparse_latency_scopes, sparse_export, md_latency_scope),
+	CONF_ITEM_BOOL("Test_Skip_Confinement", false, sparse_export,
+		       skip_confinement),
 	CONFIG_EOL
 };
 
@@ -69,6 +82,9 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 			cfg->md_latency_scope == SPARSE_LATENCY_UPDATES ?
 				"updating " :
 				"");
+	if (cfg->skip_confinement)
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: Test_Skip_Confinement is a TEST-ONLY setting: handles may reach objects outside the export");
 	return 0;
 }
 
@@ -100,6 +116,7 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
+	sparse_confine_fini(&exp->confine);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
 }
@@ -165,6 +182,7 @@ static void sparse_export_ops_init(struct export_ops *ops)
 	ops->release = sparse_release_export;
 	ops->lookup_path = sparse_lookup_path;
 	ops->wire_to_host = sparse_wire_to_host;
+	ops->host_to_key = sparse_host_to_key;
 	ops->create_handle = sparse_create_handle;
 	ops->get_fs_dynamic_info = sparse_get_dynamic_info;
 	ops->alloc_state = sparse_alloc_state;
@@ -173,10 +191,66 @@ static void sparse_export_ops_init(struct export_ops *ops)
 
 /* ---- create / update --------------------------------------------------- */
 
+static const char *const sparse_fsid_type_names[] = { "UUID", "DEVICE",
+						      "STATFS" };
+
+static void sparse_fsid_from_uuid(const uint8_t uuid[SPARSE_UUID_LEN],
+				  fsal_fsid_t *fsid)
+{
+	int i;
+
+	fsid->major = 0;
+	fsid->minor = 0;
+	for (i = 0; i < 8; i++) {
+		fsid->major = fsid->major << 8 | uuid[i];
+		fsid->minor = fsid->minor << 8 | uuid[8 + i];
+	}
+}
+
+/*
+ * The fsid reported to clients.  UUID survives reboots and device
+ * renumbering; without a UUID it falls back to the device number.
+ */
+static void sparse_choose_fsid(struct sparse_export *exp,
+			       enum sparse_uuid_source src,
+			       const uint8_t uuid[SPARSE_UUID_LEN])
+{
+	struct statfs sf;
+
+	switch (exp->fsid_type) {
+	case SPARSE_FSID_UUID:
+		if (src != SPARSE_UUID_NONE) {
+			sparse_fsid_from_uuid(uuid, &exp->fsid);
+			return;
+		}
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: filesystem has no UUID; the fsid is the device number, which can change at reboot",
+			exp->root_path);
+		break;
+	case SPARSE_FSID_STATFS:
+		if (fstatfs(exp->root_fd, &sf) == 0) {
+			exp->fsid.major = (uint32_t)sf.f_fsid.__val[0];
+			exp->fsid.minor = (uint32_t)sf.f_fsid.__val[1];
+			return;
+		}
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: statfs failed (%s); the fsid is the device number",
+			exp->root_path, strerror(errno));
+		break;
+	default:
+		break;
+	}
+	exp->fsid.major = major(exp->root_dev);
+	exp->fsid.minor = minor(exp->root_dev);
+}
+
 /* Open the exported directory and remember what identifies it. */
 static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 {
+	uint8_t uuid[SPARSE_UUID_LEN];
+	enum sparse_uuid_source src;
 	struct stat st;
+	int rc;
 
 	exp->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (exp->root_fd < 0) {
@@ -191,8 +265,74 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 		return errno;
 
 	exp->root_dev = st.st_dev;
-	exp->fsid.major = major(st.st_dev);
-	exp->fsid.minor = minor(st.st_dev);
+	src = sparse_fs_uuid(exp->root_fd, st.st_dev, uuid);
+	exp->fs_ident = sparse_fs_ident(src, uuid, st.st_dev);
+	sparse_choose_fsid(exp, src, uuid);
+
+	rc = sparse_confine_init(&exp->confine, exp->root_fd);
+	if (rc != 0)
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: cannot name the export root: %s",
+			path, strerror(rc));
+	return rc;
+}
+
+#define SPARSE_KEY_XATTR "trusted.nfs_sparse.handle_key"
+
+/*
+ * The key of the handle tags lives with the export root (a trusted xattr,
+ * which only CAP_SYS_ADMIN can read), so handles survive a restart and move
+ * with the filesystem to another server.  Made on first use; an export
+ * whose filesystem keeps no xattrs gets a key derived from its identity
+ * (predictable: handles are then checked for framing and filesystem only,
+ * plus the confinement walk).
+ */
+static int sparse_read_or_make_key(int root_fd, uint8_t *key)
+{
+	int attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		ssize_t n = fgetxattr(root_fd, SPARSE_KEY_XATTR, key,
+				      SPARSE_FH_KEY_BYTES);
+		int flags = XATTR_CREATE;
+
+		if (n == SPARSE_FH_KEY_BYTES)
+			return 0;
+		if (n >= 0 || errno == ERANGE)
+			flags = XATTR_REPLACE; /* a malformed one */
+		else if (errno != ENODATA)
+			return errno;
+		if (getrandom(key, SPARSE_FH_KEY_BYTES, 0) !=
+		    SPARSE_FH_KEY_BYTES)
+			return errno;
+		if (fsetxattr(root_fd, SPARSE_KEY_XATTR, key,
+			      SPARSE_FH_KEY_BYTES, flags) == 0)
+			return 0;
+		if (errno != EEXIST) /* else another export made it: reread */
+			return errno;
+	}
+	return EEXIST;
+}
+
+static int sparse_load_handle_key(struct sparse_export *exp)
+{
+	const uint8_t zero[SPARSE_FH_KEY_BYTES] = { 0 };
+	struct sparse_fh root;
+	uint64_t k0;
+	int rc;
+
+	rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
+	if (rc == 0)
+		return 0;
+	LogWarn(COMPONENT_FSAL,
+		"FSAL_SPARSE: %s: no handle key in %s (%s): handle tags are predictable, only the confinement check protects this export",
+		exp->root_path, SPARSE_KEY_XATTR, strerror(rc));
+	rc = sparse_fh_from_name(exp, exp->root_fd, "", AT_EMPTY_PATH, &root);
+	if (rc != 0)
+		return rc;
+	k0 = sparse_siphash24(zero, root.bytes, root.len);
+	memcpy(exp->handle_key, &k0, sizeof(k0));
+	memcpy(exp->handle_key + 8, &exp->fs_ident, sizeof(exp->fs_ident));
 	return 0;
 }
 
@@ -204,7 +344,7 @@ static int sparse_probe_handles(struct sparse_export *exp)
 	struct sparse_fh fh;
 	int fd, rc;
 
-	rc = sparse_fh_from_name(exp->root_fd, "", AT_EMPTY_PATH, &fh);
+	rc = sparse_fh_from_name(exp, exp->root_fd, "", AT_EMPTY_PATH, &fh);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"FSAL_SPARSE: %s: filesystem gives no usable file handles: %s",
@@ -252,6 +392,9 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	rc = sparse_probe_handles(exp);
 	if (rc != 0)
 		goto err_free;
+	rc = sparse_load_handle_key(exp);
+	if (rc != 0)
+		goto err_free;
 
 	rc = fsal_attach_export(fsal_hdl, &exp->export.exports);
 	if (rc != 0) {
@@ -263,14 +406,18 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	op_ctx->fsal_export = &exp->export;
 
 	LogInfo(COMPONENT_FSAL,
-		"FSAL_SPARSE export %s: Min_Hole_Size=%" PRIu64
+		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
+		" (Fsid_Type %s), Min_Hole_Size=%" PRIu64
 		" Test_Metadata_Latency_Ms=%" PRIu32,
-		exp->root_path, exp->min_hole_size, exp->md_latency_ms);
+		exp->root_path, exp->fsid.major, exp->fsid.minor,
+		sparse_fsid_type_names[exp->fsid_type], exp->min_hole_size,
+		exp->md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 err_free:
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
+	sparse_confine_fini(&exp->confine);
 	free_export_ops(&exp->export);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
@@ -296,6 +443,12 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	if (load_config_from_node(parse_node, &sparse_export_block, &cfg, true,
 				  err_type) != 0)
 		return posix2fsal_status(EINVAL);
+	if (cfg.fsid_type != orig->fsid_type) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE export %s: Fsid_Type cannot change without a restart",
+			orig->root_path);
+		return posix2fsal_status(EINVAL);
+	}
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);

@@ -506,7 +506,7 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	status = sparse_check_openable(&st);
 	if (FSAL_IS_ERROR(status))
 		goto out;
-	rc = sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh);
+	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
 	if (rc != 0) {
 		status = posix2fsal_status(rc);
 		goto out;
@@ -744,12 +744,18 @@ static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 
 /* ---- sparse read (for READ_PLUS) ---------------------------------------- */
 
-/* Keep the map up to `end` (a short read showed the file ends there). */
-static void sparse_map_cut(struct sparse_map *map, size_t ext, uint64_t end)
+/*
+ * A read found end of file at offset: the file was truncated after the map
+ * was built, maybe to below holes already mapped.  Cut the map at the size
+ * the file has now, offset at most, so that no extent lies past EOF.
+ */
+static void sparse_map_cut(int fd, struct sparse_map *map, uint64_t offset)
 {
-	map->ext[ext].length = end - map->ext[ext].offset;
-	map->count = map->ext[ext].length ? ext + 1 : ext;
-	map->end = end;
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < offset)
+		offset = st.st_size;
+	sparse_map_clip(map, offset);
 	map->eof = true;
 }
 
@@ -771,7 +777,7 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 			if (n < 0)
 				return posix2fsal_status(errno);
 			if (n == 0) {
-				sparse_map_cut(map, i, e->offset + done);
+				sparse_map_cut(fd, map, e->offset + done);
 				return fsalstat(ERR_FSAL_NO_ERROR, 0);
 			}
 			done += n;

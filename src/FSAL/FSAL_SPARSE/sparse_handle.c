@@ -35,49 +35,21 @@ union sparse_kfh {
 
 /* ---- handle encoding --------------------------------------------------- */
 
-static void sparse_fh_encode(const struct file_handle *kfh,
-			     struct sparse_fh *fh)
-{
-	uint32_t type = (uint32_t)kfh->handle_type;
-
-	fh->bytes[0] = SPARSE_FH_VERSION;
-	fh->bytes[1] = (uint8_t)kfh->handle_bytes;
-	fh->bytes[2] = type & 0xff;
-	fh->bytes[3] = (type >> 8) & 0xff;
-	fh->bytes[4] = (type >> 16) & 0xff;
-	fh->bytes[5] = (type >> 24) & 0xff;
-	memcpy(fh->bytes + SPARSE_FH_HDR_LEN, kfh->f_handle, kfh->handle_bytes);
-	fh->len = SPARSE_FH_HDR_LEN + kfh->handle_bytes;
-}
-
-/* Check the framing of a handle received from outside: our version, a
- * non-empty kernel handle (the kernel refuses 0 bytes) and exactly the
- * encoded length, so no two wire handles name one object.
- */
-static bool sparse_fh_well_formed(const void *addr, size_t len)
-{
-	const uint8_t *b = addr;
-
-	return len > SPARSE_FH_HDR_LEN && len <= SPARSE_FH_MAX_LEN &&
-	       b[0] == SPARSE_FH_VERSION && b[1] != 0 &&
-	       (size_t)b[1] + SPARSE_FH_HDR_LEN == len;
-}
-
 static void sparse_fh_decode(const struct sparse_fh *fh, union sparse_kfh *k)
 {
-	const uint8_t *b = fh->bytes;
+	size_t n;
+	const uint8_t *bytes = sparse_fh_kernel_bytes(fh, &n);
 
-	k->fh.handle_bytes = b[1];
-	k->fh.handle_type = (int)((uint32_t)b[2] | (uint32_t)b[3] << 8 |
-				  (uint32_t)b[4] << 16 | (uint32_t)b[5] << 24);
-	memcpy(k->fh.f_handle, b + SPARSE_FH_HDR_LEN, b[1]);
+	k->fh.handle_bytes = n;
+	k->fh.handle_type = (int)sparse_fh_kernel_type(fh);
+	memcpy(k->fh.f_handle, bytes, n);
 }
 
-/* Handle of dirfd/name (name "" with AT_EMPTY_PATH: dirfd itself).
- * Returns 0 or an errno.
+/* Handle of dirfd/name (name "" with AT_EMPTY_PATH: dirfd itself), in
+ * exp's filesystem.  Returns 0 or an errno.
  */
-int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
-			struct sparse_fh *fh)
+int sparse_fh_from_name(struct sparse_export *exp, int dirfd, const char *name,
+			int at_flags, struct sparse_fh *fh)
 {
 	union sparse_kfh k;
 	int mnt_id;
@@ -85,13 +57,13 @@ int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, at_flags) != 0)
 		return errno;
-	if (k.fh.handle_bytes > SPARSE_FH_MAX_KERNEL) {
+	if (!sparse_fh_encode((uint32_t)k.fh.handle_type, k.fh.f_handle,
+			      k.fh.handle_bytes, exp->fs_ident, fh)) {
 		LogCrit(COMPONENT_FSAL,
 			"kernel handle of %u bytes does not fit FSAL_SPARSE's %d",
 			k.fh.handle_bytes, SPARSE_FH_MAX_KERNEL);
 		return EOVERFLOW;
 	}
-	sparse_fh_encode(&k.fh, fh);
 	return 0;
 }
 
@@ -233,30 +205,53 @@ static void sparse_release(struct fsal_obj_handle *obj_hdl)
 	gsh_free(hdl);
 }
 
+/* The export a handle is given out through: the request's, which for a
+ * cache entry shared by several exports of one filesystem is the one asked.
+ */
+static struct sparse_export *sparse_wire_export(void)
+{
+	struct fsal_export *exp = op_ctx ? op_ctx->fsal_export : NULL;
+
+	if (exp == NULL || exp->fsal != &SparseModule.fsal)
+		return NULL;
+	return sparse_exp(exp);
+}
+
 static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 					   fsal_digesttype_t output_type,
 					   struct gsh_buffdesc *fh_desc)
 {
 	const struct sparse_handle *hdl =
 		container_of(obj, struct sparse_handle, obj_handle);
+	struct sparse_export *exp = sparse_wire_export();
+	size_t len = hdl->fh.len + SPARSE_FH_TAG_LEN;
 
 	switch (output_type) {
 	case FSAL_DIGEST_NFSV3:
 	case FSAL_DIGEST_NFSV4:
-		if (fh_desc->len < hdl->fh.len) {
-			LogMajor(COMPONENT_FSAL,
-				 "handle buffer too small: need %u, have %zu",
-				 hdl->fh.len, fh_desc->len);
-			return fsalstat(ERR_FSAL_TOOSMALL, 0);
-		}
-		memcpy(fh_desc->addr, hdl->fh.bytes, hdl->fh.len);
-		fh_desc->len = hdl->fh.len;
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+		break;
 	default:
 		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
 	}
+	if (exp == NULL) {
+		LogCrit(COMPONENT_FSAL, "handle_to_wire outside an export");
+		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+	}
+	if (fh_desc->len < len) {
+		LogMajor(COMPONENT_FSAL,
+			 "handle buffer too small: need %zu, have %zu", len,
+			 fh_desc->len);
+		return fsalstat(ERR_FSAL_TOOSMALL, 0);
+	}
+	sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr);
+	fh_desc->len = len;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* The MDCACHE key is the key form: filesystem identity + kernel handle, the
+ * same for every export of one filesystem, so they share one cache entry
+ * (and one set of share counters) per object.
+ */
 static void sparse_handle_to_key(struct fsal_obj_handle *obj_hdl,
 				 struct gsh_buffdesc *fh_desc)
 {
@@ -297,7 +292,7 @@ static fsal_status_t sparse_lookup_at(struct sparse_export *exp, int dirfd,
 		rc = EXDEV;
 		goto out;
 	}
-	rc = sparse_fh_from_name(fd, "", AT_EMPTY_PATH, &fh);
+	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
 	if (rc != 0)
 		goto out;
 
@@ -523,8 +518,12 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 void sparse_undo_create(int dirfd, const char *name, bool is_dir,
 			const struct sparse_fh *made)
 {
+	struct sparse_export *exp = sparse_op_export();
 	struct sparse_fh now;
-	int rc = made ? sparse_fh_from_name(dirfd, name, 0, &now) : EINVAL;
+	int rc = EINVAL;
+
+	if (made != NULL)
+		rc = sparse_fh_from_name(exp, dirfd, name, 0, &now);
 
 	if (rc == 0 && (now.len != made->len ||
 			memcmp(now.bytes, made->bytes, made->len) != 0))
@@ -921,54 +920,115 @@ fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl, const char *path,
 	return status;
 }
 
+/*
+ * Every PUTFH comes here, cached object or not: check the handle belongs to
+ * this export (framing, filesystem, tag) and cut it to its key form.
+ */
 fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 				  fsal_digesttype_t in_type,
 				  struct gsh_buffdesc *fh_desc, int flags)
 {
-	/* The handle bytes are already host independent; only check the
-	 * framing (the MDCACHE key is these bytes, so they must be exact).
-	 */
-	if (!sparse_fh_well_formed(fh_desc->addr, fh_desc->len)) {
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+	enum sparse_fh_verdict v;
+	size_t key_len = 0;
+
+	v = sparse_fh_check_wire(fh_desc->addr, fh_desc->len, exp->fs_ident,
+				 exp->handle_key, &key_len);
+	switch (v) {
+	case SPARSE_FH_OK:
+		fh_desc->len = key_len;
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	case SPARSE_FH_BAD:
 		LogDebug(COMPONENT_FSAL, "bad FSAL_SPARSE handle, len %zu",
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	default:
+		LogInfo(COMPONENT_FSAL, "export %s: stale handle (%s)",
+			exp->root_path,
+			v == SPARSE_FH_STALE_VERSION ? "older format" :
+			v == SPARSE_FH_STALE_FS	     ? "another filesystem" :
+						       "not given out here");
+		return fsalstat(ERR_FSAL_STALE, ESTALE);
+	}
+}
+
+/* MDCACHE feeds its own stored wire handles (a directory's parent) to
+ * create_handle without wire_to_host: accept both forms, key by the key form.
+ */
+fsal_status_t sparse_host_to_key(struct fsal_export *exp_hdl,
+				 struct gsh_buffdesc *fh_desc)
+{
+	switch (sparse_fh_classify(fh_desc->addr, fh_desc->len)) {
+	case SPARSE_FH_WIRE:
+		fh_desc->len -= SPARSE_FH_TAG_LEN;
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	case SPARSE_FH_KEY:
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	default:
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	}
+}
+
+/* Open the object of a key-form handle of this export, O_PATH. */
+static fsal_status_t sparse_open_new_object(struct sparse_export *exp,
+					    const struct sparse_fh *fh, int *fd,
+					    struct stat *st)
+{
+	if (sparse_fh_fs_ident(fh) != exp->fs_ident)
+		return fsalstat(ERR_FSAL_STALE, ESTALE);
+
+	*fd = sparse_open_fh(exp, fh, O_PATH | O_NOFOLLOW);
+	if (*fd < 0) {
+		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
+			 strerror(-*fd));
+		/* The kernel says EINVAL for a type or size it rejects. */
+		if (*fd == -EINVAL)
+			return fsalstat(ERR_FSAL_BADHANDLE, EINVAL);
+		return posix2fsal_status(-*fd);
+	}
+	sparse_md_delay(SPARSE_MD_READ);
+	if (fstat(*fd, st) != 0) {
+		int err = errno;
+
+		close(*fd);
+		return posix2fsal_status(err);
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/*
+ * An MDCACHE miss: the handle is turned into an object.  The kernel opens
+ * any inode of the filesystem, so the object must be checked to lie inside
+ * this export's tree (sparse_confine_check); one outside is STALE.
+ */
 fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 				   struct gsh_buffdesc *hdl_desc,
 				   struct fsal_obj_handle **handle,
 				   struct fsal_attrlist *attrs_out)
 {
 	struct sparse_export *exp = sparse_exp(exp_hdl);
+	fsal_status_t status;
 	struct sparse_fh fh;
 	struct stat st;
-	int fd, rc = 0;
+	int fd, inside;
 
 	*handle = NULL;
-	if (!sparse_fh_well_formed(hdl_desc->addr, hdl_desc->len))
+	if (!sparse_fh_from_bytes(hdl_desc->addr, hdl_desc->len, &fh))
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
-	fh.len = hdl_desc->len;
-	memcpy(fh.bytes, hdl_desc->addr, hdl_desc->len);
 
-	fd = sparse_open_fh(exp, &fh, O_PATH | O_NOFOLLOW);
-	if (fd < 0) {
-		LogDebug(COMPONENT_FSAL, "open_by_handle_at: %s",
-			 strerror(-fd));
-		/* The kernel says EINVAL for a type or size it rejects. */
-		if (fd == -EINVAL)
-			return fsalstat(ERR_FSAL_BADHANDLE, EINVAL);
-		return posix2fsal_status(-fd);
-	}
-	sparse_md_delay(SPARSE_MD_READ);
-	if (fstat(fd, &st) != 0)
-		rc = errno;
+	status = sparse_open_new_object(exp, &fh, &fd, &st);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	inside = exp->skip_confinement ?
+			 1 :
+			 sparse_confine_check(&exp->confine, fd, &st);
 	close(fd);
-	if (rc != 0)
-		return posix2fsal_status(rc);
-	if (st.st_dev != exp->root_dev)
+	if (inside != 1) {
+		LogInfo(COMPONENT_FSAL, "export %s: object %llu refused: %s",
+			exp->root_path, (unsigned long long)st.st_ino,
+			inside == 0 ? "outside the export" : strerror(-inside));
 		return fsalstat(ERR_FSAL_STALE, ESTALE);
+	}
 
 	*handle = &sparse_alloc_handle(exp, &fh, &st)->obj_handle;
 	if (attrs_out != NULL)

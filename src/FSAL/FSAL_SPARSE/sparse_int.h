@@ -41,24 +41,10 @@
 #include "fsal_api.h"
 #include "fsal_types.h"
 #include "FSAL/fsal_commonlib.h"
+#include "sparse_fh.h"
+#include "sparse_fs.h"
 
 #define SPARSE_FSAL_NAME "SPARSE"
-
-/* Wire handle layout (at most 59 bytes so it also fits NFSv3):
- *   [0]     format version (SPARSE_FH_VERSION)
- *   [1]     n = length of the kernel handle bytes
- *   [2..5]  kernel handle type, little endian
- *   [6..6+n) kernel handle bytes (opaque, from name_to_handle_at)
- */
-#define SPARSE_FH_VERSION 1
-#define SPARSE_FH_HDR_LEN 6
-#define SPARSE_FH_MAX_LEN 59
-#define SPARSE_FH_MAX_KERNEL (SPARSE_FH_MAX_LEN - SPARSE_FH_HDR_LEN)
-
-struct sparse_fh {
-	uint8_t len;
-	uint8_t bytes[SPARSE_FH_MAX_LEN];
-};
 
 /* Defaults and limits of the export tunables (see docs/fsal_sparse.md). */
 #define SPARSE_MIN_HOLE_DEFAULT 4096
@@ -86,11 +72,22 @@ struct sparse_export {
 	 * since their handles could not be opened through root_fd.
 	 */
 	dev_t root_dev;
+	/* The fsid reported to clients, chosen by Fsid_Type. */
 	fsal_fsid_t fsid;
+	uint32_t fsid_type; /* enum sparse_fsid_type */
+	/* Identity of the filesystem, carried in every handle, and the key of
+	 * the tag that says this export gave a handle out (sparse_fh.h).
+	 */
+	uint64_t fs_ident;
+	uint8_t handle_key[SPARSE_FH_KEY_BYTES];
+	/* What sparse_create_handle checks a new object against. */
+	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */
 	uint64_t min_hole_size;
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
+	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
+	bool skip_confinement;
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -155,6 +152,13 @@ enum sparse_md_kind {
 	SPARSE_MD_UPDATE, /* create, mkdir, link, unlink, rename, setattr */
 };
 
+/* Fsid_Type values: what the fsid attribute is made of. */
+enum sparse_fsid_type {
+	SPARSE_FSID_UUID = 0, /* the filesystem UUID (default) */
+	SPARSE_FSID_DEVICE = 1, /* major/minor of the device number */
+	SPARSE_FSID_STATFS = 2, /* statfs() f_fsid */
+};
+
 /* Test_Latency_Scope values */
 enum sparse_latency_scope {
 	SPARSE_LATENCY_ALL = 0,
@@ -179,8 +183,8 @@ uint64_t sparse_export_min_hole(struct fsal_export *exp);
 void sparse_handle_ops_init(struct fsal_obj_ops *ops);
 int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
 		   int flags);
-int sparse_fh_from_name(int dirfd, const char *name, int at_flags,
-			struct sparse_fh *fh);
+int sparse_fh_from_name(struct sparse_export *exp, int dirfd, const char *name,
+			int at_flags, struct sparse_fh *fh);
 fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl, const char *path,
 				 struct fsal_obj_handle **handle,
 				 struct fsal_attrlist *attrs_out);
@@ -188,6 +192,8 @@ fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 				   struct gsh_buffdesc *hdl_desc,
 				   struct fsal_obj_handle **handle,
 				   struct fsal_attrlist *attrs_out);
+fsal_status_t sparse_host_to_key(struct fsal_export *exp_hdl,
+				 struct gsh_buffdesc *fh_desc);
 fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 				  fsal_digesttype_t in_type,
 				  struct gsh_buffdesc *fh_desc, int flags);

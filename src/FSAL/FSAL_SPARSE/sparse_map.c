@@ -136,9 +136,29 @@ static int64_t sparse_seek(const struct sparse_seeker *seeker, uint64_t offset,
 	return seeker->seek(seeker->ctx, offset, whence);
 }
 
+void sparse_map_clip(struct sparse_map *map, uint64_t end)
+{
+	struct sparse_extent *e;
+	size_t i;
+
+	end = max_u64(end, map->start);
+	if (end >= map->end)
+		return;
+	for (i = 0; i < map->count; i++) {
+		e = &map->ext[i];
+		if (e->offset + e->length < end)
+			continue;
+		e->length = end - e->offset;
+		map->count = e->length ? i + 1 : i;
+		break;
+	}
+	map->end = end;
+}
+
 /*
  * start lies inside a hole: find where that hole begins, looking back at
  * most min_hole bytes (further back does not change the fold decision).
+ * Only the fold decision depends on it, so any surprise answers start.
  */
 static int64_t sparse_leading_hole_start(const struct sparse_seeker *seeker,
 					 uint64_t start, uint64_t min_hole)
@@ -148,6 +168,8 @@ static int64_t sparse_leading_hole_start(const struct sparse_seeker *seeker,
 
 	while (pos < start) {
 		hole = sparse_seek(seeker, pos, SEEK_HOLE);
+		if (hole == -ENXIO)
+			return start; /* truncated meanwhile */
 		if (hole < 0)
 			return hole;
 		if ((uint64_t)hole >= start)
@@ -164,58 +186,136 @@ static int64_t sparse_leading_hole_start(const struct sparse_seeker *seeker,
 	return start;
 }
 
-/* Offset of the next data at or after pos, file_size when there is none. */
-static int64_t sparse_next_data(const struct sparse_seeker *seeker,
-				uint64_t pos, uint64_t file_size)
-{
-	int64_t data = sparse_seek(seeker, pos, SEEK_DATA);
+/*
+ * A walk in progress.  The file may change under it (a concurrent write,
+ * DEALLOCATE or truncate), so the seek answers need not agree with each
+ * other.  Whatever they say, the map never shows a hole where the walk saw
+ * data, never reaches past the end of file as last seen, and a merely
+ * changing file is never an error: data it no longer holds reads as zeros.
+ */
+struct sparse_walk {
+	const struct sparse_seeker *seeker;
+	struct sparse_map *map;
+	uint64_t pos;
+	uint64_t size; /* file size as last seen */
+	uint64_t min_hole;
+};
 
-	if (data == -ENXIO)
-		return file_size;
-	if (data < 0)
-		return data;
-	if ((uint64_t)data < pos)
-		return -EIO;
-	return min_u64(data, file_size);
+/* An answer showed the file to be at least size bytes long. */
+static void sparse_walk_saw_size(struct sparse_walk *w, uint64_t size)
+{
+	w->size = max_u64(w->size, size);
 }
 
-/* Offset where the data at pos stops, file_size at the latest. */
-static int64_t sparse_next_hole(const struct sparse_seeker *seeker,
-				uint64_t pos, uint64_t file_size)
+/* The file is now size bytes long: drop what lies past it. */
+static void sparse_walk_set_size(struct sparse_walk *w, uint64_t size)
 {
-	int64_t hole = sparse_seek(seeker, pos, SEEK_HOLE);
-
-	if (hole == -ENXIO)
-		return file_size; /* file shrank: rest reads as zeros */
-	if (hole < 0)
-		return hole;
-	if ((uint64_t)hole <= pos)
-		return -EIO;
-	return min_u64(hole, file_size);
+	w->size = size;
+	sparse_map_clip(w->map, size);
+	w->pos = min_u64(w->pos, w->map->end);
 }
 
-static int sparse_walk_hole(const struct sparse_seeker *seeker,
-			    struct sparse_map *map, uint64_t pos, uint64_t data,
-			    uint64_t min_hole)
+static int sparse_walk_refresh_size(struct sparse_walk *w)
 {
-	int64_t hole_start = pos;
+	int64_t size;
 
-	if (pos == map->start && pos > 0 && min_hole > 0) {
-		hole_start = sparse_leading_hole_start(seeker, pos, min_hole);
+	if (w->seeker->size == NULL)
+		return 0;
+	size = w->seeker->size(w->seeker->ctx);
+	if (size < 0)
+		return size;
+	sparse_walk_set_size(w, size);
+	return 0;
+}
+
+/* Map [pos, to) as one run (clipped to the map) and move past it. */
+static int sparse_walk_add(struct sparse_walk *w, uint64_t to, uint64_t span,
+			   bool is_hole)
+{
+	uint64_t stop = min_u64(to, w->map->end);
+	int rc;
+
+	rc = sparse_map_append(w->map, w->pos, stop - w->pos, span, is_hole);
+	if (rc == 0)
+		w->pos = stop;
+	return rc;
+}
+
+/* [pos, data) is a hole; data may lie past the end of the map. */
+static int sparse_walk_hole(struct sparse_walk *w, uint64_t data)
+{
+	int64_t hole_start = w->pos;
+
+	if (w->pos == w->map->start && w->pos > 0 && w->min_hole > 0) {
+		hole_start = sparse_leading_hole_start(w->seeker, w->pos,
+						       w->min_hole);
 		if (hole_start < 0)
 			return hole_start;
 	}
-	return sparse_map_append(map, pos, min_u64(data, map->end) - pos,
-				 data - hole_start, true);
+	return sparse_walk_add(w, data, data - hole_start, true);
+}
+
+/* No data at or after pos: a hole up to the end of file, wherever it is. */
+static int sparse_walk_tail(struct sparse_walk *w)
+{
+	int rc = sparse_walk_refresh_size(w);
+
+	if (rc != 0 || w->pos >= w->map->end)
+		return rc;
+	return sparse_walk_hole(w, w->size);
+}
+
+/* The layout changed between two answers: the rest is mapped as data. */
+static int sparse_walk_rest_as_data(struct sparse_walk *w)
+{
+	int rc = sparse_walk_refresh_size(w);
+
+	if (rc != 0 || w->pos >= w->map->end)
+		return rc;
+	return sparse_walk_add(w, w->map->end, 0, false);
+}
+
+/* There is data at pos: map it up to the next hole. */
+static int sparse_walk_data(struct sparse_walk *w)
+{
+	int64_t hole = sparse_seek(w->seeker, w->pos, SEEK_HOLE);
+	int rc;
+
+	if (hole == -ENXIO) {
+		/* Cut at pos or before; eof only if it still ends there. */
+		rc = sparse_walk_refresh_size(w);
+		sparse_map_clip(w->map, w->pos);
+		return rc;
+	}
+	if (hole < 0)
+		return hole;
+	if ((uint64_t)hole <= w->pos)
+		return sparse_walk_rest_as_data(w); /* data punched meanwhile */
+	sparse_walk_saw_size(w, hole);
+	return sparse_walk_add(w, hole, 0, false);
+}
+
+static int sparse_walk_step(struct sparse_walk *w)
+{
+	int64_t data = sparse_seek(w->seeker, w->pos, SEEK_DATA);
+
+	if (data == -ENXIO)
+		return sparse_walk_tail(w);
+	if (data < 0)
+		return data;
+	sparse_walk_saw_size(w, data + 1);
+	if ((uint64_t)data > w->pos)
+		return sparse_walk_hole(w, data);
+	/* data < pos makes no sense: taking pos as data is always safe. */
+	return sparse_walk_data(w);
 }
 
 int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 		    uint64_t start, uint64_t length, uint64_t min_hole,
 		    struct sparse_map *map)
 {
-	uint64_t pos;
-	int64_t next;
-	int rc;
+	struct sparse_walk w = { seeker, map, start, file_size, min_hole };
+	int rc = 0;
 
 	sparse_map_free(map);
 	map->start = start;
@@ -228,38 +328,16 @@ int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 	}
 
 	map->end = length >= file_size - start ? file_size : start + length;
-	map->eof = map->end == file_size;
-
-	for (pos = start; pos < map->end;) {
-		next = sparse_next_data(seeker, pos, file_size);
-		if (next < 0)
-			goto fail;
-		if ((uint64_t)next > pos) {
-			rc = sparse_walk_hole(seeker, map, pos, next, min_hole);
-			if (rc != 0)
-				goto fail_rc;
-			pos = min_u64(next, map->end);
-			continue;
-		}
-
-		next = sparse_next_hole(seeker, pos, file_size);
-		if (next < 0)
-			goto fail;
-		rc = sparse_map_append(map, pos, min_u64(next, map->end) - pos,
-				       0, false);
-		if (rc != 0)
-			goto fail_rc;
-		pos = min_u64(next, map->end);
+	while (rc == 0 && w.pos < map->end)
+		rc = sparse_walk_step(&w);
+	if (rc != 0) {
+		sparse_map_free(map);
+		return rc;
 	}
-
+	map->file_size = w.size;
+	map->eof = map->end >= w.size;
 	sparse_map_fold(map, min_hole);
 	return 0;
-
-fail:
-	rc = (int)next;
-fail_rc:
-	sparse_map_free(map);
-	return rc;
 }
 
 /* lseek-based seeker; filesystems without SEEK_DATA read as all data. */
@@ -281,10 +359,21 @@ static int64_t sparse_fd_seek(void *ctx, uint64_t offset, int whence)
 	return whence == SEEK_DATA ? (int64_t)offset : (int64_t)st.st_size;
 }
 
+static int64_t sparse_fd_size(void *ctx)
+{
+	struct stat st;
+
+	if (fstat(*(int *)ctx, &st) != 0)
+		return -errno;
+	return st.st_size;
+}
+
 int sparse_map_build_fd(int fd, uint64_t start, uint64_t length,
 			uint64_t min_hole, struct sparse_map *map)
 {
-	struct sparse_seeker seeker = { .seek = sparse_fd_seek, .ctx = &fd };
+	struct sparse_seeker seeker = { .seek = sparse_fd_seek,
+					.size = sparse_fd_size,
+					.ctx = &fd };
 	struct stat st;
 
 	if (fstat(fd, &st) != 0)

@@ -54,10 +54,16 @@ struct sparse_map {
  * How the walk finds data and holes.  seek() behaves like lseek(2) with
  * SEEK_DATA or SEEK_HOLE: it returns the found offset, or -ENXIO when
  * there is no data at or after offset (or offset is at or beyond EOF), or
- * another negative errno on failure.
+ * another negative errno on failure.  size(), when set, returns the
+ * current size of the file (or a negative errno); the walk asks for it
+ * when the answers show that the file changed under it.
+ *
+ * The file may change between two calls: the walk then degrades to data
+ * (which always reads right) and never fails for that alone.
  */
 struct sparse_seeker {
 	int64_t (*seek)(void *ctx, uint64_t offset, int whence);
+	int64_t (*size)(void *ctx);
 	void *ctx;
 };
 
@@ -80,9 +86,19 @@ int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
 void sparse_map_fold(struct sparse_map *map, uint64_t min_hole);
 
 /*
+ * Drop everything at or past end (the file turned out to be shorter):
+ * the extent holding end is cut there.  end below start empties the map;
+ * end at or past map->end changes nothing.  eof is left to the caller.
+ */
+void sparse_map_clip(struct sparse_map *map, uint64_t end);
+
+/*
  * Walk [start, start + length) of a file of size file_size with seeker,
  * producing a clipped, folded map.  length == 0 or start >= file_size gives
- * an empty map with eof set.  Returns 0 or a negative errno.
+ * an empty map with eof set.  A file seen to shrink during the walk ends
+ * the map there (eof set); one seen to grow clears eof.  map->file_size is
+ * the size as last seen.  Returns 0 or a negative errno (never for a file
+ * that merely changed).
  */
 int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 		    uint64_t start, uint64_t length, uint64_t min_hole,

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE handle codec: the bytes of a handle, their framing and their
+ * authentication tag.  Free of Ganesha headers so it can be unit tested.
+ *
+ * Two forms of one handle:
+ *
+ *   key form (MDCACHE key, what create_handle receives after wire_to_host)
+ *     [0]        format version (SPARSE_FH_VERSION)
+ *     [1]        n = length of the kernel handle bytes (1..SPARSE_FH_MAX_KERNEL)
+ *     [2..5]     kernel handle type, little endian
+ *     [6..13]    filesystem identity, little endian (see sparse_fsid.c)
+ *     [14..14+n) kernel handle bytes (from name_to_handle_at)
+ *
+ *   wire form (what a client holds)
+ *     the key form followed by an 8-byte tag, SipHash-2-4 of the key form
+ *     under the export's handle key, little endian.
+ *
+ * The filesystem identity keeps two filesystems whose objects have the same
+ * kernel handle (fresh ext4 filesystems: root inode 2, generation 0) apart,
+ * in MDCACHE and on the wire.  The tag says that this export gave the
+ * handle out: a handle forged for an object outside the export's tree, or
+ * taken from another export, does not carry a valid tag.
+ */
+
+#ifndef SPARSE_FH_H
+#define SPARSE_FH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPARSE_FH_VERSION 2
+#define SPARSE_FH_VERSION_V1 1 /* 6-byte header, no identity, no tag */
+#define SPARSE_FH_HDR_LEN 14
+#define SPARSE_FH_TAG_LEN 8
+/* 59 = NFSv3's 64-byte handle less Ganesha's 5-byte wrapper. */
+#define SPARSE_FH_MAX_LEN 59
+#define SPARSE_FH_MAX_KERNEL \
+	(SPARSE_FH_MAX_LEN - SPARSE_FH_HDR_LEN - SPARSE_FH_TAG_LEN)
+#define SPARSE_FH_KEY_BYTES 16
+
+struct sparse_fh {
+	uint8_t len; /* of the key form */
+	uint8_t bytes[SPARSE_FH_MAX_LEN];
+};
+
+/* What a byte string presented as a handle is. */
+enum sparse_fh_form {
+	SPARSE_FH_MALFORMED, /* not a handle of ours at all */
+	SPARSE_FH_OLD, /* a well framed handle of an older format */
+	SPARSE_FH_KEY, /* key form */
+	SPARSE_FH_WIRE, /* wire form (key form + tag) */
+};
+
+/* Verdict on a wire handle presented to an export. */
+enum sparse_fh_verdict {
+	SPARSE_FH_OK,
+	SPARSE_FH_BAD, /* malformed: NFS4ERR_BADHANDLE */
+	SPARSE_FH_STALE_VERSION, /* older format: NFS4ERR_STALE */
+	SPARSE_FH_STALE_FS, /* another filesystem: NFS4ERR_STALE */
+	SPARSE_FH_STALE_TAG, /* not given out by this export: NFS4ERR_STALE */
+};
+
+uint64_t sparse_siphash24(const uint8_t key[SPARSE_FH_KEY_BYTES],
+			  const void *data, size_t len);
+
+/* Build the key form.  Returns false when the kernel handle is too long. */
+bool sparse_fh_encode(uint32_t kernel_type, const void *kernel_bytes,
+		      size_t kernel_len, uint64_t fs_ident,
+		      struct sparse_fh *fh);
+
+enum sparse_fh_form sparse_fh_classify(const void *addr, size_t len);
+
+uint64_t sparse_fh_fs_ident(const struct sparse_fh *fh);
+uint32_t sparse_fh_kernel_type(const struct sparse_fh *fh);
+const uint8_t *sparse_fh_kernel_bytes(const struct sparse_fh *fh, size_t *len);
+
+/* Append the tag: out must have room for fh->len + SPARSE_FH_TAG_LEN. */
+void sparse_fh_to_wire(const struct sparse_fh *fh,
+		       const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
+
+/*
+ * Check a wire handle against an export (its filesystem identity and handle
+ * key); on SPARSE_FH_OK *key_len is the length of its key form (a prefix).
+ */
+enum sparse_fh_verdict
+sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
+		     const uint8_t key[SPARSE_FH_KEY_BYTES], size_t *key_len);
+
+/* Copy the key form of a key- or wire-form handle; false if neither. */
+bool sparse_fh_from_bytes(const void *addr, size_t len, struct sparse_fh *fh);
+
+#endif /* SPARSE_FH_H */

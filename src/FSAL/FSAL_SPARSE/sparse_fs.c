@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE filesystem identity (UUID, handle identity) and export
+ * confinement (is an object opened from a handle inside the export?).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+
+#include <blkid/blkid.h>
+
+#include "sparse_fs.h"
+
+/* FS_IOC_GETFSUUID (Linux 6.5); Debian 12's kernel headers predate it. */
+struct sparse_fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[SPARSE_UUID_LEN];
+};
+#define SPARSE_IOC_GETFSUUID _IOR(0x15, 0, struct sparse_fsuuid2)
+
+/* Deepest directory walk before giving up (ELOOP). */
+#define SPARSE_CONFINE_MAX_DEPTH 4096
+
+static bool sparse_uuid_is_zero(const uint8_t uuid[SPARSE_UUID_LEN])
+{
+	int i;
+
+	for (i = 0; i < SPARSE_UUID_LEN; i++)
+		if (uuid[i] != 0)
+			return false;
+	return true;
+}
+
+static int sparse_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "8-4-4-4-12" hex text to 16 bytes; false if it is not one. */
+static bool sparse_parse_uuid(const char *s, uint8_t uuid[SPARSE_UUID_LEN])
+{
+	int n = 0;
+
+	for (; *s != '\0' && n < 2 * SPARSE_UUID_LEN; s++) {
+		int d = sparse_hex_digit(*s);
+
+		if (*s == '-')
+			continue;
+		if (d < 0)
+			return false;
+		if (n % 2 == 0)
+			uuid[n / 2] = (uint8_t)(d << 4);
+		else
+			uuid[n / 2] |= (uint8_t)d;
+		n++;
+	}
+	return n == 2 * SPARSE_UUID_LEN && *s == '\0';
+}
+
+static bool sparse_blkid_uuid(dev_t dev, uint8_t uuid[SPARSE_UUID_LEN])
+{
+	char *devname = blkid_devno_to_devname(dev);
+	char *value;
+	bool ok = false;
+
+	if (devname == NULL)
+		return false;
+	value = blkid_get_tag_value(NULL, "UUID", devname);
+	if (value != NULL)
+		ok = sparse_parse_uuid(value, uuid);
+	free(value);
+	free(devname);
+	return ok;
+}
+
+enum sparse_uuid_source sparse_fs_uuid(int fd, dev_t dev,
+				       uint8_t uuid[SPARSE_UUID_LEN])
+{
+	struct sparse_fsuuid2 k = { .len = SPARSE_UUID_LEN };
+
+	if (ioctl(fd, SPARSE_IOC_GETFSUUID, &k) == 0 &&
+	    k.len == SPARSE_UUID_LEN && !sparse_uuid_is_zero(k.uuid)) {
+		memcpy(uuid, k.uuid, SPARSE_UUID_LEN);
+		return SPARSE_UUID_KERNEL;
+	}
+	if (sparse_blkid_uuid(dev, uuid) && !sparse_uuid_is_zero(uuid))
+		return SPARSE_UUID_BLKID;
+	memset(uuid, 0, SPARSE_UUID_LEN);
+	return SPARSE_UUID_NONE;
+}
+
+uint64_t sparse_fs_ident(enum sparse_uuid_source src,
+			 const uint8_t uuid[SPARSE_UUID_LEN], dev_t dev)
+{
+	uint64_t hi = 0, lo = 0;
+	int i;
+
+	if (src == SPARSE_UUID_NONE)
+		return (1ULL << 63) | (uint64_t)major(dev) << 32 | minor(dev);
+	for (i = 0; i < 8; i++) {
+		hi = hi << 8 | uuid[i];
+		lo = lo << 8 | uuid[8 + i];
+	}
+	return (hi ^ lo) & ~(1ULL << 63);
+}
+
+/* ---- confinement --------------------------------------------------------- */
+
+static bool sparse_same_inode(const struct stat *a, dev_t dev, ino_t ino)
+{
+	return a->st_dev == dev && a->st_ino == ino;
+}
+
+int sparse_confine_init(struct sparse_confine *c, int root_fd)
+{
+	char proc[32], path[PATH_MAX];
+	struct stat st, up;
+	ssize_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (fstat(root_fd, &st) != 0 ||
+	    fstatat(root_fd, "..", &up, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno;
+	c->root_dev = st.st_dev;
+	c->root_ino = st.st_ino;
+	/* ".." of a filesystem's top is on another device, or is itself */
+	c->whole_fs = up.st_dev != st.st_dev || up.st_ino == st.st_ino;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", root_fd);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0)
+		return n < 0 ? errno : ENOENT;
+	path[n] = '\0';
+	c->root_path = strdup(path);
+	return c->root_path == NULL ? ENOMEM : 0;
+}
+
+void sparse_confine_fini(struct sparse_confine *c)
+{
+	free(c->root_path);
+	c->root_path = NULL;
+}
+
+/* Walk ".." from a directory: a directory has exactly one parent. */
+static int sparse_dir_inside(const struct sparse_confine *c, int fd)
+{
+	struct stat st, up_st;
+	int cur = fd, depth, rc = -ELOOP;
+
+	if (fstat(cur, &st) != 0)
+		return -errno;
+	for (depth = 0; depth < SPARSE_CONFINE_MAX_DEPTH; depth++) {
+		int up;
+
+		if (sparse_same_inode(&st, c->root_dev, c->root_ino)) {
+			rc = 1;
+			break;
+		}
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &up_st) != 0) {
+			rc = -errno;
+			if (up >= 0)
+				close(up);
+			break;
+		}
+		if (cur != fd)
+			close(cur);
+		cur = up;
+		/* left the filesystem, or reached the top of the tree */
+		if (up_st.st_dev != c->root_dev ||
+		    sparse_same_inode(&up_st, st.st_dev, st.st_ino)) {
+			rc = 0;
+			break;
+		}
+		st = up_st;
+	}
+	if (cur != fd)
+		close(cur);
+	return rc;
+}
+
+/* Is path at or below the export root's path? */
+static bool sparse_path_below(const struct sparse_confine *c, const char *path)
+{
+	size_t len = strlen(c->root_path);
+
+	if (len == 1) /* "/" */
+		return path[0] == '/';
+	return strncmp(path, c->root_path, len) == 0 &&
+	       (path[len] == '/' || path[len] == '\0');
+}
+
+/* A non-directory: the kernel's name for the descriptor, when it has one. */
+static int sparse_file_inside(const struct sparse_confine *c, int fd,
+			      const struct stat *st)
+{
+	char proc[32], path[PATH_MAX];
+	struct stat by_path;
+	ssize_t n;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 1; /* no name to check (see sparse_fs.h) */
+	path[n] = '\0';
+	/* A dentry the kernel could not connect to the tree reads as "/". */
+	if (strcmp(path, "/") == 0 || path[0] != '/')
+		return 1;
+	if (sparse_path_below(c, path))
+		return 1;
+	/* Named outside: the object is outside unless another link of it
+	 * is inside, which only a single-link object rules out.  The name
+	 * must still be this object (it may have been renamed since).
+	 */
+	if (st->st_nlink != 1)
+		return 1;
+	if (stat(path, &by_path) != 0 ||
+	    !sparse_same_inode(&by_path, st->st_dev, st->st_ino))
+		return 1;
+	return 0;
+}
+
+int sparse_confine_check(const struct sparse_confine *c, int fd,
+			 const struct stat *st)
+{
+	if (st->st_dev != c->root_dev)
+		return 0;
+	if (c->whole_fs)
+		return 1;
+	if (S_ISDIR(st->st_mode))
+		return sparse_dir_inside(c, fd);
+	return sparse_file_inside(c, fd, st);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE filesystem identity and export confinement.  Free of Ganesha
+ * headers so it can be unit tested on real directories.
+ */
+
+#ifndef SPARSE_FS_H
+#define SPARSE_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define SPARSE_UUID_LEN 16
+
+/* Where a filesystem UUID came from. */
+enum sparse_uuid_source {
+	SPARSE_UUID_NONE, /* none known (or all zeros) */
+	SPARSE_UUID_KERNEL, /* FS_IOC_GETFSUUID (Linux 6.5+) */
+	SPARSE_UUID_BLKID, /* the superblock of the block device, via libblkid */
+};
+
+/*
+ * UUID of the filesystem holding fd (whose st_dev is dev): the kernel's
+ * FS_IOC_GETFSUUID first, then libblkid on the block device.  An all-zero
+ * UUID counts as none.
+ */
+enum sparse_uuid_source sparse_fs_uuid(int fd, dev_t dev,
+				       uint8_t uuid[SPARSE_UUID_LEN]);
+
+/*
+ * The 64-bit filesystem identity carried in every handle: the two halves of
+ * the UUID folded together (top bit clear), or, without a UUID, the device
+ * number (top bit set), so the two kinds never meet.
+ */
+uint64_t sparse_fs_ident(enum sparse_uuid_source src,
+			 const uint8_t uuid[SPARSE_UUID_LEN], dev_t dev);
+
+/* Confinement of objects to an export's tree. */
+struct sparse_confine {
+	dev_t root_dev;
+	ino_t root_ino;
+	/* The export root is the root of its filesystem: everything with
+	 * root_dev is inside and no check is needed.
+	 */
+	bool whole_fs;
+	/* Canonical path of the export root, as the kernel names it. */
+	char *root_path;
+};
+
+/* Fill c from the export root's descriptor; 0 or an errno. */
+int sparse_confine_init(struct sparse_confine *c, int root_fd);
+void sparse_confine_fini(struct sparse_confine *c);
+
+/*
+ * Does the object open on fd (O_PATH is enough; st is its fstat) lie inside
+ * the export's tree?  Returns 1 inside, 0 outside, or -errno.
+ *
+ * Directories: walk ".." up to the export root or the filesystem's top.
+ * Other objects: the kernel's path of the descriptor when it knows one (a
+ * cached, connected dentry); an object it cannot name (no dentry cached
+ * since it was last looked up) or with several links is given the benefit
+ * of the doubt, because its handle's tag already says that this export gave
+ * it out (see docs/fsal_sparse.md).
+ */
+int sparse_confine_check(const struct sparse_confine *c, int fd,
+			 const struct stat *st);
+
+#endif /* SPARSE_FS_H */

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * FSAL_SPARSE handles (issue #6): an export serves only objects of its own
+ * tree, whatever handle a client presents.
+ *
+ * The harness's export is NFS42_BACKING = <work>/export; <work> itself is
+ * on the same filesystem and outside the export.  Handles are forged here
+ * with the export's real key (read from the backing root's trusted xattr,
+ * we run as root on the server's machine), so that the confinement check
+ * is what refuses an outside object, not the tag; a forged handle of an
+ * inside object is accepted, which shows the forging is right.
+ */
+#include <libgen.h>
+
+#include "e2e_fsal_handle_util.h"
+
+struct forge_ctx {
+	struct nfs42_client *cl;
+	struct nfs42_fh root;
+	uint64_t ident;
+	uint8_t key[SPARSE_FH_KEY_BYTES];
+};
+
+static struct forge_ctx forge_ctx(void)
+{
+	struct forge_ctx f;
+
+	f.cl = e2e_client();
+	f.root = e2e_fh(f.cl, "");
+	f.ident = e2e_fs_ident(&f.root);
+	e2e_handle_key(e2e_env("NFS42_BACKING"), f.key);
+	return f;
+}
+
+/* <work>/name: next to the export, on the same filesystem */
+static char *outside(const char *name)
+{
+	char *b = strdup(e2e_env("NFS42_BACKING"));
+	char *p = e2e_fmt("%s/%s", dirname(b), name);
+
+	free(b);
+	return p;
+}
+
+static void put_local(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static int getattr_of(struct forge_ctx *f, const struct nfs42_fh *fh,
+		      struct nfs42_attrs *a)
+{
+	return e2e_getattr_rc(f->cl, fh, NULL, a);
+}
+
+/* Positive control: a forged handle of an inside file is the file. */
+START_TEST(forged_inside_file_is_accepted)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("inside");
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+
+	e2e_put_backing(name, "inside!", 7);
+	fh = e2e_forge(&f.root, e2e_backing(name), f.ident, f.key);
+	ck_nfs_ok(f.cl, getattr_of(&f, &fh, &a));
+	ck_assert_uint_eq(a.fileid, e2e_bstat(name).st_ino);
+	ck_assert_uint_eq(a.size, 7);
+	/* and it is the very handle the server gives out by LOOKUP */
+	ck_assert_uint_eq(fh.len, e2e_fh(f.cl, name).len);
+	ck_assert_mem_eq(fh.data, e2e_fh(f.cl, name).data, fh.len);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+START_TEST(outside_directory_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *dir = outside(e2e_uniq("outdir"));
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	fh = e2e_forge(&f.root, dir, f.ident, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	/* the parent of the export too */
+	fh = e2e_forge(&f.root, outside(""), f.ident, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	rmdir(dir);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+START_TEST(outside_file_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *file = outside(e2e_uniq("outfile"));
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+	struct stat st;
+
+	put_local(file, "secret");
+	ck_assert_int_eq(stat(file, &st), 0);
+	fh = e2e_forge(&f.root, file, f.ident, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	unlink(file);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+/* Without the key a client cannot make a handle the export accepts. */
+START_TEST(wrong_tag_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("tagged");
+	uint8_t other[SPARSE_FH_KEY_BYTES] = { 0 };
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+
+	e2e_put_backing(name, "x", 1);
+	fh = e2e_forge(&f.root, e2e_backing(name), f.ident, other);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	fh = e2e_forge(&f.root, e2e_backing(name), f.ident, f.key);
+	fh.data[fh.len - 1] ^= 0x40;
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+/* A handle of another filesystem (even with a valid tag) is STALE. */
+START_TEST(other_filesystem_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("otherfs");
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+
+	e2e_put_backing(name, "x", 1);
+	fh = e2e_forge(&f.root, e2e_backing(name), f.ident ^ 1, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+/* Handles of the previous format (version 1) are STALE, not a crash. */
+START_TEST(version1_handle_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("v1");
+	struct sparse_fh s;
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+	uint8_t v1[SPARSE_FH_MAX_LEN];
+	size_t n;
+	const uint8_t *kb;
+
+	e2e_put_backing(name, "x", 1);
+	s = e2e_key_form(e2e_backing(name), f.ident);
+	kb = sparse_fh_kernel_bytes(&s, &n);
+	v1[0] = SPARSE_FH_VERSION_V1;
+	v1[1] = (uint8_t)n;
+	memcpy(v1 + 2, s.bytes + 2, 4); /* type */
+	memcpy(v1 + 6, kb, n);
+	fh = e2e_rewrap(&f.root, v1, 6 + n);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	/* the server still answers */
+	ck_nfs_ok(f.cl, getattr_of(&f, &f.root, &a));
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+/*
+ * Objects given out while inside and moved out by a local user: after a
+ * restart (cold cache) their handles are STALE; the handle of an object
+ * that stayed inside works.
+ */
+START_TEST(moved_out_while_server_down_is_stale)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *dir = e2e_uniq("movedir"), *file = e2e_uniq("movefile");
+	char *stay = e2e_uniq("staydir");
+	char *out_dir = outside(dir), *out_file = outside(file);
+	struct nfs42_fh dfh, ffh, sfh;
+	struct nfs42_attrs a;
+	struct stat st;
+
+	e2e_bmkdir(dir, 0755);
+	e2e_bmkdir(stay, 0755);
+	e2e_bmkdir(e2e_fmt("%s/deep", stay), 0755);
+	e2e_put_backing(file, "moving", 6);
+	dfh = e2e_fh(cl, dir);
+	ffh = e2e_fh(cl, file);
+	sfh = e2e_fh(cl, e2e_fmt("%s/deep", stay));
+	nfs42_client_free(cl);
+
+	e2e_server_ctl("stop");
+	ck_assert_int_eq(rename(e2e_backing(dir), out_dir), 0);
+	ck_assert_int_eq(rename(e2e_backing(file), out_file), 0);
+	ck_assert_int_eq(stat(out_file, &st), 0);
+	e2e_server_ctl("start");
+	cl = e2e_client_after_restart();
+
+	ck_nfs_status(e2e_getattr_rc(cl, &dfh, NULL, &a), NFS4ERR_STALE);
+	ck_nfs_status(e2e_getattr_rc(cl, &ffh, NULL, &a), NFS4ERR_STALE);
+	ck_nfs_ok(cl, e2e_getattr_rc(cl, &sfh, NULL, &a));
+	ck_assert_uint_eq(a.type, NF4DIR);
+	rmdir(out_dir);
+	unlink(out_file);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* The handle key is made once and kept: handles survive restarts. */
+START_TEST(handles_and_key_survive_restart)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("keep");
+	uint8_t key_after[SPARSE_FH_KEY_BYTES];
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+
+	e2e_put_backing(name, "kept", 4);
+	fh = e2e_fh(f.cl, name);
+	nfs42_client_free(f.cl);
+	e2e_server_ctl("restart");
+	f.cl = e2e_client_after_restart();
+	e2e_handle_key(e2e_env("NFS42_BACKING"), key_after);
+	ck_assert_mem_eq(key_after, f.key, SPARSE_FH_KEY_BYTES);
+	ck_nfs_ok(f.cl, getattr_of(&f, &fh, &a));
+	ck_assert_uint_eq(a.size, 4);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_fsal_confine");
+	TCase *tc = tcase_create("confine");
+
+	if (e2e_is_vfs()) {
+		printf("FSAL_SPARSE handle format only: skipped for VFS\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, forged_inside_file_is_accepted);
+	tcase_add_test(tc, outside_directory_is_stale);
+	tcase_add_test(tc, outside_file_is_stale);
+	tcase_add_test(tc, wrong_tag_is_stale);
+	tcase_add_test(tc, other_filesystem_is_stale);
+	tcase_add_test(tc, version1_handle_is_stale);
+	tcase_add_test(tc, moved_out_while_server_down_is_stale);
+	tcase_add_test(tc, handles_and_key_survive_restart);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Taking Ganesha NFSv4 handles of FSAL_SPARSE apart and making new ones,
+ * for tests of what the server accepts.  A Ganesha NFSv4 handle is a 5-byte
+ * wrapper (version, flags, export id big endian, fs_len) around the FSAL's
+ * bytes; FSAL_SPARSE's bytes are described in sparse_fh.h.
+ */
+#ifndef E2E_FSAL_HANDLE_UTIL_H
+#define E2E_FSAL_HANDLE_UTIL_H
+
+#include <sys/xattr.h>
+
+#include "e2e_fsal_util.h"
+#include "sparse_fh.h"
+
+#define E2E_WRAP_LEN 5 /* offsetof(struct file_handle_v4, fsopaque) */
+
+static inline const uint8_t *e2e_fsal_part(const struct nfs42_fh *fh,
+					   size_t *len)
+{
+	*len = fh->len - E2E_WRAP_LEN;
+	return fh->data + E2E_WRAP_LEN;
+}
+
+/* model's wrapper around the len FSAL bytes b */
+static inline struct nfs42_fh e2e_rewrap(const struct nfs42_fh *model,
+					 const uint8_t *b, size_t len)
+{
+	struct nfs42_fh fh = *model;
+
+	memcpy(fh.data + E2E_WRAP_LEN, b, len);
+	fh.data[E2E_WRAP_LEN - 1] = (uint8_t)len;
+	fh.len = E2E_WRAP_LEN + len;
+	return fh;
+}
+
+static inline void e2e_set_export_id(struct nfs42_fh *fh, uint16_t id)
+{
+	fh->data[2] = id >> 8;
+	fh->data[3] = id & 0xff;
+}
+
+static inline uint16_t e2e_export_id(const struct nfs42_fh *fh)
+{
+	return (uint16_t)(fh->data[2] << 8 | fh->data[3]);
+}
+
+/* The filesystem identity in a handle of this server. */
+static inline uint64_t e2e_fs_ident(const struct nfs42_fh *fh)
+{
+	struct sparse_fh s;
+	size_t len;
+	const uint8_t *b = e2e_fsal_part(fh, &len);
+
+	ck_assert(sparse_fh_from_bytes(b, len, &s));
+	return sparse_fh_fs_ident(&s);
+}
+
+/* The export's handle key, as the server keeps it on the backing root. */
+static inline void e2e_handle_key(const char *backing_root,
+				  uint8_t key[SPARSE_FH_KEY_BYTES])
+{
+	ck_assert_int_eq(getxattr(backing_root, "trusted.nfs_sparse.handle_key",
+				  key, SPARSE_FH_KEY_BYTES),
+			 SPARSE_FH_KEY_BYTES);
+}
+
+/* The key form of the local object at path, labelled with ident. */
+static inline struct sparse_fh e2e_key_form(const char *path, uint64_t ident)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char space[128];
+	} k;
+	struct sparse_fh s;
+	int mnt;
+
+	k.fh.handle_bytes = 128;
+	ck_assert_msg(name_to_handle_at(AT_FDCWD, path, &k.fh, &mnt, 0) == 0,
+		      "name_to_handle_at %s: %s", path, strerror(errno));
+	ck_assert(sparse_fh_encode((uint32_t)k.fh.handle_type, k.fh.f_handle,
+				   k.fh.handle_bytes, ident, &s));
+	return s;
+}
+
+/* A wire handle for the local object at path, as model's export would give
+ * it out if the key is right; wrapped in model's wrapper.
+ */
+static inline struct nfs42_fh e2e_forge(const struct nfs42_fh *model,
+					const char *path, uint64_t ident,
+					const uint8_t key[SPARSE_FH_KEY_BYTES])
+{
+	struct sparse_fh s = e2e_key_form(path, ident);
+	uint8_t wire[SPARSE_FH_MAX_LEN];
+
+	sparse_fh_to_wire(&s, key, wire);
+	return e2e_rewrap(model, wire, s.len + SPARSE_FH_TAG_LEN);
+}
+
+#endif /* E2E_FSAL_HANDLE_UTIL_H */

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# FSAL_SPARSE handles (issue #6): filesystem identity, tags, export
+# confinement, stable fsid.  These forge handles with FSAL_SPARSE's own
+# codec (sparse_fh.c), so they are FSAL_SPARSE only (exit 77 under VFS).
+set(sparse_fsal_dir ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)
+
+sparse_e2e_test(e2e_fsal_confine
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_fsal_confine.c
+          ${sparse_fsal_dir}/sparse_fh.c
+  TIMEOUT 180)
+target_include_directories(e2e_fsal_confine PRIVATE ${sparse_fsal_dir})
+set_tests_properties(e2e/e2e_fsal_confine PROPERTIES SKIP_RETURN_CODE 77)
+
+# Two exports on two fresh ext4 filesystems (loop devices; skipped with the
+# reason where they cannot be mounted).  A setup fixture mounts them, a
+# cleanup fixture unmounts them whatever the test did.
+set(multifs_dir ${CMAKE_CURRENT_BINARY_DIR}/multifs)
+set(multifs_setup ${CMAKE_CURRENT_SOURCE_DIR}/multifs-setup.sh)
+add_test(NAME e2e/e2e_fsal_multifs_setup
+         COMMAND sh ${multifs_setup} setup ${multifs_dir})
+add_test(NAME e2e/e2e_fsal_multifs_cleanup
+         COMMAND sh ${multifs_setup} cleanup ${multifs_dir})
+set_tests_properties(e2e/e2e_fsal_multifs_setup PROPERTIES
+  LABELS e2e FIXTURES_SETUP multifs)
+set_tests_properties(e2e/e2e_fsal_multifs_cleanup PROPERTIES
+  LABELS e2e FIXTURES_CLEANUP multifs)
+sparse_e2e_test(e2e_fsal_multifs
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_fsal_multifs.c
+          ${sparse_fsal_dir}/sparse_fh.c
+  TIMEOUT 180
+  HARNESS_ARGS --conf-extra "%include \"${multifs_dir}/exports.conf\"")
+target_include_directories(e2e_fsal_multifs PRIVATE ${sparse_fsal_dir})
+target_compile_definitions(e2e_fsal_multifs PRIVATE
+  E2E_MULTIFS_DIR="${multifs_dir}")
+set_tests_properties(e2e/e2e_fsal_multifs PROPERTIES
+  FIXTURES_REQUIRED multifs SKIP_RETURN_CODE 77)

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# Script tests of the build's own scripts.
+
+# cmake/fetch-sources.sh finds the Debian mirror in the apt sources
+add_test(NAME unit/fetch_sources_mirror
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fetch_sources_mirror.sh)
+set_tests_properties(unit/fetch_sources_mirror PROPERTIES LABELS unit TIMEOUT 60)
