@@ -18,11 +18,7 @@
 
 #include "e2e_fsal_util.h"
 
-/*
- * path of file in the harness's directory (kept when the test fails).  The
- * helpers here also run in main() (the strace probe), outside any test,
- * where ck_assert cannot be used.
- */
+/* path of file in the harness's directory (kept when the test fails). */
 static bool harness_file(char *path, size_t size, const char *file)
 {
 	const char *ctl = getenv("NFS42_SERVER_CTL");
@@ -37,11 +33,11 @@ static bool harness_file(char *path, size_t size, const char *file)
 /* The server's pid, from the harness's pid file; -1 if unknown. */
 static pid_t server_pid(void)
 {
-	char path[PATH_MAX];
+	const char *path = getenv("NFS42_SERVER_PID_FILE");
 	int pid = -1;
 	FILE *f;
 
-	if (!harness_file(path, sizeof(path), "server.pid"))
+	if (path == NULL)
 		return -1;
 	f = fopen(path, "r");
 	if (f == NULL)
@@ -127,8 +123,7 @@ static void trace_stop(struct tracer *t)
  * strace shows "N</path>"); bit n of the result is set for descriptor n
  * (below 64).
  */
-static uint64_t trace_fds(struct tracer *t, const char *call,
-			  const char *path)
+static uint64_t trace_fds(struct tracer *t, const char *call, const char *path)
 {
 	char line[4096], pat[128];
 	uint64_t fds = 0;
@@ -160,13 +155,17 @@ START_TEST(commit_syncs_the_write_descriptor)
 	uint64_t wfds, sfds;
 	struct tracer t;
 
-	ck_assert_msg(trace_start(&t, TRACED), "strace did not attach");
-	ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, 0, UNSTABLE4,
-				data, 4096, NULL, NULL, NULL));
+	if (!trace_start(&t, TRACED)) {
+		e2e_skip("strace cannot attach to the server");
+		return;
+	}
+	ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, 0, UNSTABLE4, data,
+				4096, NULL, NULL, NULL));
 	ck_nfs_ok(cl, nfs42_commit(&of));
 	trace_stop(&t);
 
-	wfds = trace_fds(&t, "pwritev", path) | trace_fds(&t, "pwrite64", path) |
+	wfds = trace_fds(&t, "pwritev", path) |
+	       trace_fds(&t, "pwrite64", path) |
 	       trace_fds(&t, "pwritev2", path);
 	sfds = trace_fds(&t, "fsync", path) | trace_fds(&t, "fdatasync", path);
 	printf("commit: WRITE on fds 0x%llx, COMMIT synced fds 0x%llx\n",
@@ -187,14 +186,7 @@ int main(void)
 	Suite *s = suite_create("e2e_review_commit");
 	TCase *tc = tcase_create("commit");
 
-	struct tracer probe;
-
 	e2e_require_root("e2e_review_commit");
-	if (!trace_start(&probe, TRACED)) {
-		printf("e2e_review_commit: strace cannot attach, skipped\n");
-		return 77;
-	}
-	trace_stop(&probe);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, commit_syncs_the_write_descriptor);
 	suite_add_tcase(s, tc);
