@@ -207,10 +207,7 @@ int main(void)
 	Suite *s = suite_create("e2e_fsal_perms");
 	TCase *tc = tcase_create("perms");
 
-	if (geteuid() != 0) {
-		printf("e2e_fsal_perms: needs root, skipped\n");
-		return 77;
-	}
+	e2e_require_root("e2e_fsal_perms");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, root_file_0600_denied);
 	tcase_add_test(tc, root_dir_0755_readonly_for_others);

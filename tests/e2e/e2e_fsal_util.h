@@ -250,6 +250,19 @@ static inline int e2e_open_ex(struct nfs42_client *cl,
 	return rc;
 }
 
+/* OPEN/create (GUARDED4, read and write) name in dir with attributes sa. */
+static inline int e2e_open_guarded(struct nfs42_client *cl,
+				   const struct nfs42_fh *dir, const char *name,
+				   const struct nfs42_sattr *sa,
+				   struct nfs42_file *f)
+{
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = GUARDED4,
+				   .attrs = sa };
+
+	return e2e_open_ex(cl, dir, name, &rq, f, NULL);
+}
+
 /* OPEN export-relative path rel. */
 static inline int e2e_open(struct nfs42_client *cl, const char *rel,
 			   const struct e2e_open_req *rq, struct nfs42_file *f)
@@ -482,6 +495,18 @@ static inline void e2e_bmkdir(const char *rel, mode_t mode)
 	free(p);
 }
 
+/* Backing directory rel that everybody may create in; its handle. */
+static inline struct nfs42_fh e2e_world_dir(struct nfs42_client *cl,
+					    const char *rel)
+{
+	char *bp = e2e_backing(rel);
+
+	e2e_bmkdir(rel, 0777);
+	ck_assert_int_eq(chmod(bp, 0777), 0);
+	free(bp);
+	return e2e_fh(cl, rel);
+}
+
 /* Deterministic pseudo-random bytes. */
 static inline uint8_t *e2e_rand_bytes(size_t n, unsigned int seed)
 {
@@ -540,6 +565,16 @@ static inline struct nfs42_client *e2e_client_after_restart(void)
 	}
 	ck_assert_msg(rc == 0, "client after restart: %s", nfs42_strerror(rc));
 	return cl;
+}
+
+/* Exit 77 (skipped) unless root: for suites whose tests need other
+ * credentials or privileged changes. */
+static inline void e2e_require_root(const char *suite)
+{
+	if (geteuid() != 0) {
+		printf("%s: needs root, skipped\n", suite);
+		exit(77);
+	}
 }
 
 /* Print the tail of the server log (context for a failure). */

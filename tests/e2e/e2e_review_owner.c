@@ -19,17 +19,6 @@ static struct nfs42_client *user_client(void)
 	return cl;
 }
 
-/* A directory everybody may create in. */
-static struct nfs42_fh open_dir(struct nfs42_client *root, const char *d)
-{
-	char *bp = e2e_backing(d);
-
-	e2e_bmkdir(d, 0777);
-	ck_assert_int_eq(chmod(bp, 0777), 0);
-	free(bp);
-	return e2e_fh(root, d);
-}
-
 /* CREATE ca in dir as cl; returns the status. */
 static int create_in(struct nfs42_client *cl, const struct nfs42_fh *dir,
 		     const struct nfs42_create_args *ca)
@@ -44,7 +33,7 @@ START_TEST(mkdir_cannot_give_away)
 {
 	struct nfs42_client *root = e2e_client(), *user = user_client();
 	char *d = e2e_uniq("own-mkdir");
-	struct nfs42_fh dfh = open_dir(root, d);
+	struct nfs42_fh dfh = e2e_world_dir(root, d);
 	struct nfs42_sattr sa;
 	struct nfs42_create_args ca = { .type = NF4DIR, .attrs = &sa };
 
@@ -86,21 +75,18 @@ START_TEST(open_create_cannot_give_away)
 {
 	struct nfs42_client *root = e2e_client(), *user = user_client();
 	char *d = e2e_uniq("own-open");
-	struct nfs42_fh dfh = open_dir(root, d);
+	struct nfs42_fh dfh = e2e_world_dir(root, d);
 	struct nfs42_sattr sa;
-	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
-				   .createmode = GUARDED4,
-				   .attrs = &sa };
 	struct nfs42_file of;
 
 	nfs42_sattr_init(&sa);
 	nfs42_sattr_mode(&sa, 0644);
 	nfs42_sattr_owner(&sa, "0");
-	ck_nfs_status(e2e_open_ex(user, &dfh, "root-file", &rq, &of, NULL),
+	ck_nfs_status(e2e_open_guarded(user, &dfh, "root-file", &sa, &of),
 		      NFS4ERR_PERM);
 	ck_assert(!e2e_bexists(e2e_fmt("%s/root-file", d)));
 	/* root may */
-	ck_nfs_ok(root, e2e_open_ex(root, &dfh, "root-file", &rq, &of, NULL));
+	ck_nfs_ok(root, e2e_open_guarded(root, &dfh, "root-file", &sa, &of));
 	ck_nfs_ok(root, e2e_close(&of));
 	ck_assert_uint_eq(e2e_bstat(e2e_fmt("%s/root-file", d)).st_uid, 0);
 	nfs42_client_free(user);
@@ -113,10 +99,7 @@ int main(void)
 	Suite *s = suite_create("e2e_review_owner");
 	TCase *tc = tcase_create("owner");
 
-	if (geteuid() != 0) {
-		printf("e2e_review_owner: needs root, skipped\n");
-		return 77;
-	}
+	e2e_require_root("e2e_review_owner");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mkdir_cannot_give_away);
 	tcase_add_test(tc, open_create_cannot_give_away);

@@ -48,6 +48,34 @@ static inline struct sparse_fd *sparse_state_fd(struct state_t *state)
 #define SPARSE_TMP_FD(name) \
 	struct sparse_fd name = { .fsal_fd = FSAL_FD_INIT, .fd = -1 }
 
+/*
+ * Make fd (-1: none) sfd's kernel descriptor; returns the one it replaces,
+ * for the caller to close.  A state's descriptor is on its file's
+ * state_fds exactly while it is open, so COMMIT can reach it; the swap is
+ * done under state_fds_lock, so COMMIT never syncs a number being closed.
+ */
+static int sparse_set_fd(struct sparse_handle *hdl, struct sparse_fd *sfd,
+			 int fd)
+{
+	struct sparse_state_fd *sst;
+	int old = sfd->fd;
+
+	if (sfd->fsal_fd.fd_type != FSAL_FD_STATE) {
+		sfd->fd = fd;
+		return old;
+	}
+	sst = container_of(sfd, struct sparse_state_fd, sfd);
+	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
+	old = sfd->fd;
+	sfd->fd = fd;
+	if (fd >= 0 && glist_null(&sst->fds_link))
+		glist_add_tail(&hdl->state_fds, &sst->fds_link);
+	else if (fd < 0 && !glist_null(&sst->fds_link))
+		glist_del(&sst->fds_link);
+	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
+	return old;
+}
+
 /* ---- open / close primitives ------------------------------------------- */
 
 static int sparse_posix_flags(fsal_openflags_t openflags)
@@ -93,7 +121,7 @@ static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
 					struct fsal_fd *fsal_fd)
 {
 	struct sparse_fd *sfd = sparse_fd_of(fsal_fd);
-	int fd;
+	int fd, old;
 
 	fd = sparse_open_file(sparse_hdl(obj_hdl),
 			      sparse_posix_flags(openflags));
@@ -102,9 +130,9 @@ static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
 			 strerror(-fd));
 		return posix2fsal_status(-fd);
 	}
-	if (sfd->fd >= 0)
-		close(sfd->fd);
-	sfd->fd = fd;
+	old = sparse_set_fd(sparse_hdl(obj_hdl), sfd, fd);
+	if (old >= 0)
+		close(old);
 	fsal_fd->openflags = FSAL_O_NFS_FLAGS(openflags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -119,9 +147,8 @@ static fsal_status_t sparse_close_func(struct fsal_obj_handle *obj_hdl,
 	if (sfd->fd < 0 || fsal_fd->openflags == FSAL_O_CLOSED)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
 
-	if (close(sfd->fd) != 0)
+	if (close(sparse_set_fd(sparse_hdl(obj_hdl), sfd, -1)) != 0)
 		rc = errno;
-	sfd->fd = -1;
 	fsal_fd->openflags = FSAL_O_CLOSED;
 	return posix2fsal_status(rc);
 }
@@ -391,7 +418,7 @@ static struct sparse_fd *sparse_adopt_fd(struct sparse_handle *hdl,
 
 	if (state == NULL)
 		insert_fd_lru(&sfd->fsal_fd);
-	sfd->fd = fd;
+	(void)sparse_set_fd(hdl, sfd, fd);
 	sfd->fsal_fd.openflags = FSAL_O_NFS_FLAGS(openflags);
 	return sfd;
 }
@@ -510,12 +537,12 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 out:
 	if (fd >= 0)
 		close(fd);
+	if (created) /* only if name is still the file O_EXCL made */
+		sparse_undo_create(dirfd, name, false, hdl ? &hdl->fh : NULL);
 	if (sfd != NULL && state != NULL)
 		(void)sparse_close_func(&hdl->obj_handle, &sfd->fsal_fd);
 	if (hdl != NULL)
 		hdl->obj_handle.obj_ops->release(&hdl->obj_handle);
-	if (created)
-		unlinkat(dirfd, name, 0);
 	close(dirfd);
 	return status;
 }
@@ -552,12 +579,28 @@ static fsal_status_t sparse_close2(struct fsal_obj_handle *obj_hdl,
 static fsal_status_t sparse_merge(struct fsal_obj_handle *orig_hdl,
 				  struct fsal_obj_handle *dupe_hdl)
 {
+	struct sparse_handle *orig = sparse_hdl(orig_hdl);
+	struct sparse_handle *dupe = sparse_hdl(dupe_hdl);
+	fsal_status_t status;
+
 	if (orig_hdl->type != REGULAR_FILE || dupe_hdl->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 	/* May wait for I/O; can fail with ERR_FSAL_SHARE_DENIED. */
-	return merge_share(orig_hdl, &sparse_hdl(orig_hdl)->share,
-			   &sparse_hdl(dupe_hdl)->share);
+	status = merge_share(orig_hdl, &orig->share, &dupe->share);
+	if (FSAL_IS_ERROR(status))
+		return status;
+
+	/* The state the dupe was opened with lives on under orig.  Only the
+	 * creating thread knows that state yet, so nothing else uses it
+	 * while it moves; the only place two state_fds_locks are held.
+	 */
+	PTHREAD_MUTEX_lock(&dupe->state_fds_lock);
+	PTHREAD_MUTEX_lock(&orig->state_fds_lock);
+	glist_splice_tail(&orig->state_fds, &dupe->state_fds);
+	PTHREAD_MUTEX_unlock(&orig->state_fds_lock);
+	PTHREAD_MUTEX_unlock(&dupe->state_fds_lock);
+	return status;
 }
 
 /* ---- read / write / commit --------------------------------------------- */
@@ -648,10 +691,43 @@ static void sparse_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
 	done_cb(obj_hdl, status, write_arg, caller_arg);
 }
 
+/*
+ * fsync every open state descriptor of the file; the first error, or 0.
+ * Each one reports a writeback error it has not reported yet, also one
+ * that another descriptor already saw.
+ */
+static int sparse_fsync_state_fds(struct sparse_handle *hdl)
+{
+	struct glist_head *node;
+	int rc = 0;
+
+	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
+	glist_for_each(node, &hdl->state_fds)
+	{
+		struct sparse_state_fd *sst =
+			glist_entry(node, struct sparse_state_fd, fds_link);
+
+		if (fsync(sst->sfd.fd) != 0 && rc == 0)
+			rc = errno;
+	}
+	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
+	return rc;
+}
+
+/*
+ * COMMIT has no stateid, so the descriptors WRITEs went through are not
+ * known: sync all of the file's open state descriptors, then the global
+ * one (stateless WRITEs) or, when it is closed, a temporary one (which
+ * still reports an error nobody has seen).  Linux reports a writeback
+ * error once per open file, and only to files open when it happened, so
+ * a temporary descriptor alone would miss an error that a local fsync or
+ * an earlier COMMIT already consumed.
+ */
 static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 				    off_t offset, size_t len)
 {
 	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
+	int rc = sparse_fsync_state_fds(hdl);
 	SPARSE_TMP_FD(tmp);
 	struct fsal_fd *out_fd;
 	fsal_status_t status;
@@ -660,13 +736,13 @@ static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 	status = fsal_start_global_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
 				      &tmp.fsal_fd, FSAL_O_ANY, false, NULL);
 	if (FSAL_IS_ERROR(status))
-		return status;
+		return rc != 0 ? posix2fsal_status(rc) : status;
 
-	if (fsync(sparse_fd_of(out_fd)->fd) != 0)
-		status = posix2fsal_status(errno);
+	if (fsync(sparse_fd_of(out_fd)->fd) != 0 && rc == 0)
+		rc = errno;
 
 	(void)fsal_complete_io(obj_hdl, out_fd);
-	return status;
+	return posix2fsal_status(rc);
 }
 
 /* ---- sparse read (for READ_PLUS) ---------------------------------------- */
@@ -998,11 +1074,9 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 
 	sparse_proc_path(fd, proc_path);
 
-	/* chmod on a symlink would follow it; Linux has no symlink modes. */
-	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&
-	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
-		return errno;
-
+	/* Owner before mode: chown clears S_ISUID/S_ISGID, which a mode set
+	 * by the same request must keep.
+	 */
 	if (mask & (ATTR_OWNER | ATTR_GROUP)) {
 		uid_t uid = (mask & ATTR_OWNER) ? (uid_t)set->owner : (uid_t)-1;
 		gid_t gid = (mask & ATTR_GROUP) ? (gid_t)set->group : (gid_t)-1;
@@ -1012,14 +1086,23 @@ static int sparse_set_meta(int fd, object_file_type_t type,
 			return errno;
 	}
 
-	if ((mask & ATTRS_SET_TIME) && type != SYMBOLIC_LINK) {
+	/* chmod on a symlink would follow it; Linux has no symlink modes. */
+	if ((mask & ATTR_MODE) && type != SYMBOLIC_LINK &&
+	    chmod(proc_path, fsal2unix_mode(set->mode)) != 0)
+		return errno;
+
+	/* On the object itself, symlinks included (the /proc path would
+	 * follow a symlink).  A kernel whose utimensat lacks AT_EMPTY_PATH
+	 * says EINVAL, which is returned rather than ignored.
+	 */
+	if (mask & ATTRS_SET_TIME) {
 		struct timespec ts[2];
 
 		sparse_set_time(&ts[0], mask, ATTR_ATIME_SERVER, ATTR_ATIME,
 				&set->atime);
 		sparse_set_time(&ts[1], mask, ATTR_MTIME_SERVER, ATTR_MTIME,
 				&set->mtime);
-		if (utimensat(AT_FDCWD, proc_path, ts, 0) != 0)
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 			return errno;
 	}
 	return 0;

@@ -179,8 +179,11 @@ struct sparse_handle *sparse_alloc_handle(struct sparse_export *exp,
 	hdl->obj_handle.fileid = st->st_ino;
 	hdl->obj_handle.obj_ops = &SparseModule.handle_ops;
 	hdl->gfd.fd = -1;
-	if (type == REGULAR_FILE)
+	if (type == REGULAR_FILE) {
 		init_fsal_fd(&hdl->gfd.fsal_fd, FSAL_FD_GLOBAL, &exp->export);
+		PTHREAD_MUTEX_init(&hdl->state_fds_lock, NULL);
+		glist_init(&hdl->state_fds);
+	}
 	return hdl;
 }
 
@@ -196,6 +199,7 @@ static void sparse_release(struct fsal_obj_handle *obj_hdl)
 				"closing global fd of %p failed: %s", hdl,
 				fsal_err_txt(st));
 		destroy_fsal_fd(&hdl->gfd.fsal_fd);
+		PTHREAD_MUTEX_destroy(&hdl->state_fds_lock);
 	}
 	fsal_obj_handle_fini(obj_hdl, false);
 	gsh_free(hdl);
@@ -461,7 +465,9 @@ static mode_t sparse_create_mode(struct fsal_attrlist *attrib)
 /*
  * Give a new object the owner/group its creator asked for, as the caller:
  * Ganesha checks these only for SETATTR, so the kernel must refuse a
- * give-away here (EPERM) as it would for a local chown.  Clears them from
+ * give-away here (EPERM) as it would for a local chown.  The chown clears
+ * the setuid/setgid bits of a non-directory; the ones the create gave it
+ * (after the kernel's own checks) are put back.  Clears owner/group from
  * attrib.
  */
 fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
@@ -470,7 +476,9 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 	attrmask_t mask = attrib->valid_mask;
 	uid_t uid = (mask & ATTR_OWNER) ? (uid_t)attrib->owner : (uid_t)-1;
 	gid_t gid = (mask & ATTR_GROUP) ? (gid_t)attrib->group : (gid_t)-1;
+	char proc_path[SPARSE_PROC_PATH_LEN];
 	int fd, rc = 0;
+	struct stat st;
 
 	if ((mask & (ATTR_OWNER | ATTR_GROUP)) == 0)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -478,10 +486,19 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 	fd = sparse_open_fh(sparse_op_export(), &hdl->fh, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return posix2fsal_status(-fd);
+	sparse_md_delay(SPARSE_MD_UPDATE);
+	if (fstat(fd, &st) != 0)
+		rc = errno;
 	sparse_become_caller();
-	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+	if (rc == 0 &&
+	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		rc = errno;
 	sparse_become_server();
+	sparse_proc_path(fd, proc_path);
+	if (rc == 0 && !S_ISDIR(st.st_mode) &&
+	    (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+	    chmod(proc_path, st.st_mode & 07777) != 0)
+		rc = errno;
 	close(fd);
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_OWNER | ATTR_GROUP);
 	if (rc != 0)
@@ -491,11 +508,41 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 }
 
 /*
+ * Undo a create whose follow-up failed: remove dirfd/name, but only while
+ * it still names the object made (handle `made`; NULL when the create
+ * could not tell what it made, and then nothing is removed).  Whatever
+ * was renamed over the name meanwhile survives.  Linux has no "unlink if
+ * it is this inode": a replacement between the check and unlinkat() is
+ * still removed, so the window is narrowed to two system calls, not closed.
+ */
+void sparse_undo_create(int dirfd, const char *name, bool is_dir,
+			const struct sparse_fh *made)
+{
+	struct sparse_export *exp = sparse_op_export();
+	struct sparse_fh now;
+	int rc = EINVAL;
+
+	if (made != NULL)
+		rc = sparse_fh_from_name(exp, dirfd, name, 0, &now);
+
+	if (rc == 0 && (now.len != made->len ||
+			memcmp(now.bytes, made->bytes, made->len) != 0))
+		rc = ESTALE; /* another object has the name now */
+	if (rc == 0 && unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0) != 0)
+		rc = errno;
+	if (rc != 0)
+		LogInfo(COMPONENT_FSAL, "failed create of %s not undone: %s",
+			name, strerror(rc));
+}
+
+/*
  * Common tail of mkdir/mknod/symlink: get the new object's handle, apply
  * the attributes the create call could not (the mode was already used),
  * fetch the attributes asked for and, with Durable_Metadata, sync the new
- * object and dir_hdl.  On failure (a failed sync too) the new name is
- * removed.
+ * object and dir_hdl.  On failure (a failed sync too) the new object is
+ * removed.  The object is identified by a lookup right after the create
+ * (mkdirat and friends return no descriptor): something renamed over the
+ * name between the two is taken for the new object.
  */
 static fsal_status_t sparse_finish_create(struct fsal_obj_handle *dir_hdl,
 					  int dirfd, const char *name,
@@ -510,8 +557,11 @@ static fsal_status_t sparse_finish_create(struct fsal_obj_handle *dir_hdl,
 
 	status = sparse_lookup_at(sparse_op_export(), dirfd, name, &hdl,
 				  attrs_out);
-	if (FSAL_IS_ERROR(status))
-		goto undo;
+	if (FSAL_IS_ERROR(status)) {
+		/* Nothing tells what has the name now: leave it alone. */
+		sparse_undo_create(dirfd, name, is_dir, NULL);
+		return status;
+	}
 	*handle = &hdl->obj_handle;
 
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
@@ -527,10 +577,9 @@ static fsal_status_t sparse_finish_create(struct fsal_obj_handle *dir_hdl,
 	if (!FSAL_IS_ERROR(status))
 		return status;
 
+	sparse_undo_create(dirfd, name, is_dir, &hdl->fh);
 	(*handle)->obj_ops->release(*handle);
 	*handle = NULL;
-undo:
-	unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
 	return status;
 }
 

@@ -20,6 +20,10 @@
  *  - fsal_fd.work_mutex and its io/fd work counters (Ganesha's) keep a
  *    global or state descriptor from being closed or reopened while I/O
  *    uses it: every use is bracketed by fsal_start_io()/fsal_complete_io().
+ *  - sparse_handle.state_fds_lock guards the list of a file's open state
+ *    descriptors and their fd numbers: taken to open, reopen or close a
+ *    state's descriptor and by COMMIT around its fsyncs of them.  Nothing
+ *    else is taken while it is held (merge takes two: the dupe's first).
  *  - Export fields are written once at create time and then only read,
  *    except the tunables, which are read and written with atomics.
  */
@@ -99,6 +103,8 @@ struct sparse_state_fd {
 	/* state MUST be first, sfd right after it */
 	struct state_t state;
 	struct sparse_fd sfd;
+	/* On the handle's state_fds while sfd.fd is open (state_fds_lock) */
+	struct glist_head fds_link;
 };
 
 struct sparse_handle {
@@ -109,6 +115,11 @@ struct sparse_handle {
 	 */
 	struct fsal_share share;
 	struct sparse_fd gfd;
+	/* Regular files only: the open state descriptors, for COMMIT (which
+	 * has no stateid), under state_fds_lock.
+	 */
+	pthread_mutex_t state_fds_lock;
+	struct glist_head state_fds;
 };
 
 static inline struct sparse_handle *sparse_hdl(struct fsal_obj_handle *obj)
@@ -196,6 +207,8 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 fsal_status_t sparse_fstat_obj(struct sparse_handle *hdl, struct stat *st);
 fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 			       struct fsal_attrlist *attrib);
+void sparse_undo_create(int dirfd, const char *name, bool is_dir,
+			const struct sparse_fh *made);
 
 /* sparse_durable.c: Durable_Metadata.  Each returns ERR_FSAL_IO when a
  * sync fails and does nothing when the export's Durable_Metadata is off.
