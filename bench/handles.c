@@ -230,6 +230,8 @@ int main(int argc, char **argv)
 		if (r >= 0) {
 			td[r] = d;
 			tf[r] = f;
+			printf("sample directories %.1f\nsample files %.1f\n",
+			       d, f);
 		}
 	}
 	printf("cold PUTFH+GETATTR, %d directories at depths 1..%d and %d files, %d runs%s\n",

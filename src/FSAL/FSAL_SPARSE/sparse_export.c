@@ -126,7 +126,6 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
-	sparse_confine_fini(&exp->confine);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
 }
@@ -427,7 +426,6 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 err_free:
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
-	sparse_confine_fini(&exp->confine);
 	free_export_ops(&exp->export);
 	gsh_free(exp->root_path);
 	gsh_free(exp);

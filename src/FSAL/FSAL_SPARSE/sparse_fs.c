@@ -6,6 +6,9 @@
  * confinement (is an object opened from a handle inside the export?).
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -126,42 +129,71 @@ static bool sparse_same_inode(const struct stat *a, dev_t dev, ino_t ino)
 	return a->st_dev == dev && a->st_ino == ino;
 }
 
+/* The kernel's name of fd ("/" for a dentry it cannot connect). */
+static bool sparse_fd_path(int fd, char *buf, size_t size)
+{
+	char proc[32];
+	ssize_t n;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1)
+		return false;
+	buf[n] = '\0';
+	return buf[0] == '/';
+}
+
 int sparse_confine_init(struct sparse_confine *c, int root_fd)
 {
-	char proc[32], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct stat st, up;
-	ssize_t n;
 
 	memset(c, 0, sizeof(*c));
 	if (fstat(root_fd, &st) != 0 ||
 	    fstatat(root_fd, "..", &up, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno;
+	c->root_fd = root_fd;
 	c->root_dev = st.st_dev;
 	c->root_ino = st.st_ino;
 	/* ".." of a filesystem's top is on another device, or is itself */
 	c->whole_fs = up.st_dev != st.st_dev || up.st_ino == st.st_ino;
-
-	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", root_fd);
-	n = readlink(proc, path, sizeof(path) - 1);
-	if (n <= 0)
-		return n < 0 ? errno : ENOENT;
-	path[n] = '\0';
-	c->root_path = strdup(path);
-	return c->root_path == NULL ? ENOMEM : 0;
+	return sparse_fd_path(root_fd, path, sizeof(path)) ? 0 : ENOENT;
 }
 
-void sparse_confine_fini(struct sparse_confine *c)
+/*
+ * Is path below the export root's path as the kernel names the root now
+ * (so a renamed export root is followed)?  Only a yes is conclusive.
+ */
+static bool sparse_path_below_root(const struct sparse_confine *c,
+				   const char *path)
 {
-	free(c->root_path);
-	c->root_path = NULL;
+	char root[PATH_MAX];
+	size_t len;
+
+	if (!sparse_fd_path(c->root_fd, root, sizeof(root)))
+		return false;
+	len = strlen(root);
+	if (len == 1) /* "/" */
+		return true;
+	return strncmp(path, root, len) == 0 &&
+	       (path[len] == '/' || path[len] == '\0');
 }
 
-/* Walk ".." from a directory: a directory has exactly one parent. */
+/*
+ * A directory: the kernel reconnects directory handles, so its path is
+ * known; one below the root is inside.  Anything else is settled by
+ * walking "..", which a directory has exactly one of, up to the export root
+ * (inside) or the top of the filesystem (outside).
+ */
 static int sparse_dir_inside(const struct sparse_confine *c, int fd)
 {
+	char path[PATH_MAX];
 	struct stat st, up_st;
 	int cur = fd, depth, rc = -ELOOP;
 
+	if (sparse_fd_path(fd, path, sizeof(path)) &&
+	    sparse_path_below_root(c, path))
+		return 1;
 	if (fstat(cur, &st) != 0)
 		return -errno;
 	for (depth = 0; depth < SPARSE_CONFINE_MAX_DEPTH; depth++) {
@@ -194,34 +226,19 @@ static int sparse_dir_inside(const struct sparse_confine *c, int fd)
 	return rc;
 }
 
-/* Is path at or below the export root's path? */
-static bool sparse_path_below(const struct sparse_confine *c, const char *path)
-{
-	size_t len = strlen(c->root_path);
-
-	if (len == 1) /* "/" */
-		return path[0] == '/';
-	return strncmp(path, c->root_path, len) == 0 &&
-	       (path[len] == '/' || path[len] == '\0');
-}
-
 /* A non-directory: the kernel's name for the descriptor, when it has one. */
 static int sparse_file_inside(const struct sparse_confine *c, int fd,
 			      const struct stat *st)
 {
-	char proc[32], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct stat by_path;
-	ssize_t n;
 
-	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, path, sizeof(path) - 1);
-	if (n <= 0)
-		return 1; /* no name to check (see sparse_fs.h) */
-	path[n] = '\0';
-	/* A dentry the kernel could not connect to the tree reads as "/". */
-	if (strcmp(path, "/") == 0 || path[0] != '/')
+	/* No name, or a dentry the kernel could not connect ("/"): see
+	 * sparse_fs.h.
+	 */
+	if (!sparse_fd_path(fd, path, sizeof(path)) || strcmp(path, "/") == 0)
 		return 1;
-	if (sparse_path_below(c, path))
+	if (sparse_path_below_root(c, path))
 		return 1;
 	/* Named outside: the object is outside unless another link of it
 	 * is inside, which only a single-link object rules out.  The name

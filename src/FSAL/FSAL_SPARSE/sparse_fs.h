@@ -47,20 +47,22 @@ struct sparse_confine {
 	 * root_dev is inside and no check is needed.
 	 */
 	bool whole_fs;
-	/* Canonical path of the export root, as the kernel names it. */
-	char *root_path;
+	/* The export root's descriptor (not owned): its path is asked of
+	 * the kernel at each check, so a renamed export root is followed.
+	 */
+	int root_fd;
 };
 
 /* Fill c from the export root's descriptor; 0 or an errno. */
 int sparse_confine_init(struct sparse_confine *c, int root_fd);
-void sparse_confine_fini(struct sparse_confine *c);
 
 /*
  * Does the object open on fd (O_PATH is enough; st is its fstat) lie inside
  * the export's tree?  Returns 1 inside, 0 outside, or -errno.
  *
- * Directories: walk ".." up to the export root or the filesystem's top.
- * Other objects: the kernel's path of the descriptor when it knows one (a
+ * Directories: the kernel's path of the descriptor when it lies below the
+ * export root's, else a walk of ".." up to the export root or the top of the
+ * filesystem.  Other objects: the kernel's path of the descriptor when it knows one (a
  * cached, connected dentry); an object it cannot name (no dentry cached
  * since it was last looked up) or with several links is given the benefit
  * of the doubt, because its handle's tag already says that this export gave
