@@ -149,6 +149,17 @@ int main(int argc, char **argv)
 	       time_checks(&c, out_dirs, ndo, 0, runs));
 	printf("  files outside        %6.2f us\n",
 	       time_checks(&c, out_files, no, 0, runs));
+	for (int i = 0; i < n; i++) {
+		close(dirs[i].fd);
+		close(files[i].fd);
+		close(out_dirs[i].fd);
+		close(out_files[i].fd);
+	}
+	close(root_fd);
+	free(dirs);
+	free(files);
+	free(out_dirs);
+	free(out_files);
 	if (system(NULL)) {
 		char cmd[4300];
 
