@@ -113,6 +113,32 @@ START_TEST(outside_file_is_stale)
 }
 END_TEST
 
+/* A symbolic link outside (whose target is inside, or missing) too. */
+START_TEST(outside_symlink_is_stale)
+{
+	struct forge_ctx f = forge_ctx();
+	char *inside = e2e_uniq("target");
+	char *to_inside = outside(e2e_uniq("outlink"));
+	char *dangling = outside(e2e_uniq("outdangling"));
+	struct nfs42_attrs a;
+	struct nfs42_fh fh;
+	struct stat st;
+
+	e2e_put_backing(inside, "t", 1);
+	ck_assert_int_eq(symlink(e2e_backing(inside), to_inside), 0);
+	ck_assert_int_eq(symlink("no-such-target", dangling), 0);
+	ck_assert_int_eq(lstat(to_inside, &st), 0);
+	ck_assert_int_eq(lstat(dangling, &st), 0);
+	fh = e2e_forge(&f.root, to_inside, f.ident, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	fh = e2e_forge(&f.root, dangling, f.ident, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	unlink(to_inside);
+	unlink(dangling);
+	nfs42_client_free(f.cl);
+}
+END_TEST
+
 /* Without the key a client cannot make a handle the export accepts. */
 START_TEST(wrong_tag_is_stale)
 {
@@ -250,6 +276,7 @@ int main(void)
 	tcase_add_test(tc, forged_inside_file_is_accepted);
 	tcase_add_test(tc, outside_directory_is_stale);
 	tcase_add_test(tc, outside_file_is_stale);
+	tcase_add_test(tc, outside_symlink_is_stale);
 	tcase_add_test(tc, wrong_tag_is_stale);
 	tcase_add_test(tc, other_filesystem_is_stale);
 	tcase_add_test(tc, version1_handle_is_stale);

@@ -12,7 +12,7 @@
  * A failing device is not available here, so the test watches the server
  * with strace: after an UNSTABLE WRITE with an open stateid and a COMMIT,
  * one fsync/fdatasync must be on the descriptor (number and file) the
- * pwritev of the WRITE used.  Skipped (77) when strace cannot attach.
+ * pwritev of the WRITE used, or on a dup() of it.  Skipped (77) when strace cannot attach.
  */
 #include <signal.h>
 
@@ -49,7 +49,7 @@ static pid_t server_pid(void)
 }
 
 /* What the test watches: the WRITE's and the COMMIT's system calls. */
-#define TRACED "pwrite64,pwritev,pwritev2,fsync,fdatasync"
+#define TRACED "pwrite64,pwritev,pwritev2,fsync,fdatasync,dup"
 
 struct tracer {
 	pid_t pid;
@@ -145,6 +145,34 @@ static uint64_t trace_fds(struct tracer *t, const char *call, const char *path)
 	return fds;
 }
 
+/*
+ * The server syncs a dup() of a state's descriptor (same open file, same
+ * writeback error state): the descriptors of path whose dup is in synced.
+ */
+static uint64_t trace_dup_sources(struct tracer *t, const char *path,
+				  uint64_t synced)
+{
+	char line[4096];
+	uint64_t fds = 0;
+	FILE *f = fopen(t->out, "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " dup(");
+		char *eq = p ? strstr(p, ") = ") : NULL;
+		int from, to;
+
+		if (eq == NULL || strstr(p, path) == NULL)
+			continue;
+		if (sscanf(p + 5, "%d<", &from) == 1 &&
+		    sscanf(eq + 4, "%d<", &to) == 1 && from >= 0 && from < 64 &&
+		    to >= 0 && to < 64 && (synced & (1ULL << to)))
+			fds |= 1ULL << from;
+	}
+	fclose(f);
+	return fds;
+}
+
 START_TEST(commit_syncs_the_write_descriptor)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -168,6 +196,7 @@ START_TEST(commit_syncs_the_write_descriptor)
 	       trace_fds(&t, "pwrite64", path) |
 	       trace_fds(&t, "pwritev2", path);
 	sfds = trace_fds(&t, "fsync", path) | trace_fds(&t, "fdatasync", path);
+	sfds |= trace_dup_sources(&t, path, sfds);
 	printf("commit: WRITE on fds 0x%llx, COMMIT synced fds 0x%llx\n",
 	       (unsigned long long)wfds, (unsigned long long)sfds);
 	ck_assert_msg(wfds != 0, "no pwrite of %s traced", path);

@@ -118,6 +118,30 @@ static void check_decoy_survives(const char *d, bool is_dir, int want)
 	nfs42_client_free(root);
 }
 
+/* Without interference, the failed create leaves nothing behind. */
+static void check_removed(const char *d, bool is_dir, int want)
+{
+	struct nfs42_client *root = e2e_client();
+	struct nfs42_fh dfh = e2e_world_dir(root, d);
+
+	ck_nfs_status(failing_create(&dfh, "new", is_dir), want);
+	ck_assert_msg(!e2e_bexists(e2e_fmt("%s/new", d)),
+		      "the failed create left %s/new behind", d);
+	nfs42_client_free(root);
+}
+
+START_TEST(failed_open_create_is_removed)
+{
+	check_removed(e2e_uniq("undo-open-alone"), false, NFS4ERR_FBIG);
+}
+END_TEST
+
+START_TEST(failed_mkdir_is_removed)
+{
+	check_removed(e2e_uniq("undo-mkdir-alone"), true, NFS4ERR_PERM);
+}
+END_TEST
+
 START_TEST(failed_open_create_spares_new_owner_of_name)
 {
 	check_decoy_survives(e2e_uniq("undo-open"), false, NFS4ERR_FBIG);
@@ -137,6 +161,8 @@ int main(void)
 
 	e2e_require_root("e2e_review_undo");
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, failed_open_create_is_removed);
+	tcase_add_test(tc, failed_mkdir_is_removed);
 	tcase_add_test(tc, failed_open_create_spares_new_owner_of_name);
 	tcase_add_test(tc, failed_mkdir_spares_new_owner_of_name);
 	suite_add_tcase(s, tc);

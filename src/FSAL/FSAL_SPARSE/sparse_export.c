@@ -159,6 +159,15 @@ static void sparse_free_state(struct state_t *state)
 	struct sparse_state_fd *sst =
 		container_of(state, struct sparse_state_fd, state);
 
+	/* close_func takes the descriptor off its file's state_fds first;
+	 * a state freed while still on it would leave COMMIT a dangling node.
+	 */
+	if (!glist_null(&sst->fds_link)) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: state %p freed with its descriptor open",
+			state);
+		assert(false);
+	}
 	destroy_fsal_fd(&sst->sfd.fsal_fd);
 	gsh_free(sst);
 }
@@ -203,19 +212,6 @@ static void sparse_export_ops_init(struct export_ops *ops)
 static const char *const sparse_fsid_type_names[] = { "UUID", "DEVICE",
 						      "STATFS" };
 
-static void sparse_fsid_from_uuid(const uint8_t uuid[SPARSE_UUID_LEN],
-				  fsal_fsid_t *fsid)
-{
-	int i;
-
-	fsid->major = 0;
-	fsid->minor = 0;
-	for (i = 0; i < 8; i++) {
-		fsid->major = fsid->major << 8 | uuid[i];
-		fsid->minor = fsid->minor << 8 | uuid[8 + i];
-	}
-}
-
 /*
  * The fsid reported to clients.  UUID survives reboots and device
  * renumbering; without a UUID it falls back to the device number.
@@ -229,7 +225,8 @@ static void sparse_choose_fsid(struct sparse_export *exp,
 	switch (exp->fsid_type) {
 	case SPARSE_FSID_UUID:
 		if (src != SPARSE_UUID_NONE) {
-			sparse_fsid_from_uuid(uuid, &exp->fsid);
+			sparse_uuid_halves(uuid, &exp->fsid.major,
+					   &exp->fsid.minor);
 			return;
 		}
 		LogWarn(COMPONENT_FSAL,
@@ -292,9 +289,8 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
  * The key of the handle tags lives with the export root (a trusted xattr,
  * which only CAP_SYS_ADMIN can read), so handles survive a restart and move
  * with the filesystem to another server.  Made on first use; an export
- * whose filesystem keeps no xattrs gets a key derived from its identity
- * (predictable: handles are then checked for framing and filesystem only,
- * plus the confinement walk).
+ * whose filesystem cannot keep it (read-only, no xattrs) gets a random key
+ * for this run only.
  */
 static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 {
@@ -325,23 +321,20 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 
 static int sparse_load_handle_key(struct sparse_export *exp)
 {
-	const uint8_t zero[SPARSE_FH_KEY_BYTES] = { 0 };
-	struct sparse_fh root;
-	uint64_t k0;
-	int rc;
+	int rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 
-	rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 	if (rc == 0)
 		return 0;
+	/* A key anyone could work out would let a client tag a handle of an
+	 * object cached through another export; one for this run only keeps
+	 * handles safe, at the price of going stale at the next restart.
+	 */
 	LogWarn(COMPONENT_FSAL,
-		"FSAL_SPARSE: %s: no handle key in %s (%s): handle tags are predictable, only the confinement check protects this export",
+		"FSAL_SPARSE: %s: cannot keep a handle key in %s (%s): using one for this run only, handles given out now go stale when the server restarts",
 		exp->root_path, SPARSE_KEY_XATTR, strerror(rc));
-	rc = sparse_fh_from_name(exp, exp->root_fd, "", AT_EMPTY_PATH, &root);
-	if (rc != 0)
-		return rc;
-	k0 = sparse_siphash24(zero, root.bytes, root.len);
-	memcpy(exp->handle_key, &k0, sizeof(k0));
-	memcpy(exp->handle_key + 8, &exp->fs_ident, sizeof(exp->fs_ident));
+	if (getrandom(exp->handle_key, SPARSE_FH_KEY_BYTES, 0) !=
+	    SPARSE_FH_KEY_BYTES)
+		return errno;
 	return 0;
 }
 
@@ -442,21 +435,23 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export cfg;
 	fsal_status_t status;
 
-	status = update_export(fsal_hdl, parse_node, err_type, original,
-			       updated_super);
-	if (FSAL_IS_ERROR(status))
-		return status;
-
+	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
 	if (load_config_from_node(parse_node, &sparse_export_block, &cfg, true,
 				  err_type) != 0)
 		return posix2fsal_status(EINVAL);
-	if (cfg.fsid_type != orig->fsid_type) {
+	if (cfg.fsid_type != orig->fsid_type ||
+	    cfg.skip_confinement != orig->skip_confinement) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type and Test_Skip_Confinement cannot change without a restart",
 			orig->root_path);
+		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);
 	}
+	status = update_export(fsal_hdl, parse_node, err_type, original,
+			       updated_super);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);

@@ -144,7 +144,10 @@ static fsal_status_t sparse_close_func(struct fsal_obj_handle *obj_hdl,
 	struct sparse_fd *sfd = sparse_fd_of(fsal_fd);
 	int rc = 0;
 
-	if (sfd->fd < 0 || fsal_fd->openflags == FSAL_O_CLOSED)
+	/* A descriptor is closed (and off its file's state_fds) whenever
+	 * there is one, whatever openflags say: a state is freed after this.
+	 */
+	if (sfd->fd < 0)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
 
 	if (close(sparse_set_fd(sparse_hdl(obj_hdl), sfd, -1)) != 0)
@@ -439,6 +442,24 @@ static fsal_status_t sparse_apply_create_attrs(struct sparse_handle *hdl,
 		status = sparse_getattrs(&hdl->obj_handle, attrs_out);
 	return status;
 }
+/*
+ * An OPEN that created name (O_EXCL) failed afterwards: remove name if it
+ * still is the new file, known by its handle or, before the handle was
+ * made, by the descriptor still open on it (fd).
+ */
+static void sparse_undo_file_create(int dirfd, const char *name, int fd,
+				    struct sparse_handle *hdl)
+{
+	struct sparse_fh fh;
+
+	if (hdl != NULL)
+		sparse_undo_create(dirfd, name, false, &hdl->fh);
+	else if (fd >= 0 && sparse_fh_from_name(sparse_op_export(), fd, "",
+						AT_EMPTY_PATH, &fh) == 0)
+		sparse_undo_create(dirfd, name, false, &fh);
+	else
+		sparse_undo_create(dirfd, name, false, NULL); /* logs it */
+}
 
 static fsal_status_t
 sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
@@ -535,10 +556,10 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	return status;
 
 out:
+	if (created) /* only if name is still the file O_EXCL made */
+		sparse_undo_file_create(dirfd, name, fd, hdl);
 	if (fd >= 0)
 		close(fd);
-	if (created) /* only if name is still the file O_EXCL made */
-		sparse_undo_create(dirfd, name, false, hdl ? &hdl->fh : NULL);
 	if (sfd != NULL && state != NULL)
 		(void)sparse_close_func(&hdl->obj_handle, &sfd->fsal_fd);
 	if (hdl != NULL)
@@ -692,14 +713,18 @@ static void sparse_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
 }
 
 /*
- * fsync every open state descriptor of the file; the first error, or 0.
- * Each one reports a writeback error it has not reported yet, also one
- * that another descriptor already saw.
+ * fsync every open state descriptor of the file: the first failure, or
+ * success.  Each reports a writeback error it has not reported yet, also one
+ * that another descriptor already saw.  The descriptors are dup()ed under
+ * state_fds_lock and synced after it is dropped, so an OPEN or CLOSE of the
+ * file (which takes the lock under obj_lock) never waits for the fsyncs; a
+ * dup shares the open file, and with it the writeback error state.
  */
-static int sparse_fsync_state_fds(struct sparse_handle *hdl)
+static fsal_status_t sparse_fsync_state_fds(struct sparse_handle *hdl)
 {
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	struct glist_head *node;
-	int rc = 0;
+	int *fds = NULL, n = 0, cap = 0, i;
 
 	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
 	glist_for_each(node, &hdl->state_fds)
@@ -707,42 +732,59 @@ static int sparse_fsync_state_fds(struct sparse_handle *hdl)
 		struct sparse_state_fd *sst =
 			glist_entry(node, struct sparse_state_fd, fds_link);
 
-		if (fsync(sst->sfd.fd) != 0 && rc == 0)
-			rc = errno;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			fds = gsh_realloc(fds, cap * sizeof(*fds));
+		}
+		fds[n] = dup(sst->sfd.fd);
+		if (fds[n] >= 0)
+			n++;
+		else if (status.major == ERR_FSAL_NO_ERROR)
+			status = fsalstat(ERR_FSAL_IO, errno);
 	}
 	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
-	return rc;
+
+	for (i = 0; i < n; i++) {
+		fsal_status_t st = sparse_fsync_fd(fds[i], "an open state");
+
+		if (FSAL_IS_ERROR(st) && !FSAL_IS_ERROR(status))
+			status = st;
+		close(fds[i]);
+	}
+	gsh_free(fds);
+	return status;
 }
 
 /*
  * COMMIT has no stateid, so the descriptors WRITEs went through are not
  * known: sync all of the file's open state descriptors, then the global
  * one (stateless WRITEs) or, when it is closed, a temporary one (which
- * still reports an error nobody has seen).  Linux reports a writeback
- * error once per open file, and only to files open when it happened, so
- * a temporary descriptor alone would miss an error that a local fsync or
- * an earlier COMMIT already consumed.
+ * still reports an error nobody has seen).
+ * Linux reports a writeback error once per open file, and only to files
+ * open when it happened, so a temporary descriptor alone would miss an
+ * error that a local fsync or an earlier COMMIT already consumed.  Any
+ * failure is NFS4ERR_IO, the error RFC 8881 gives COMMIT for it.
  */
 static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 				    off_t offset, size_t len)
 {
 	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
-	int rc = sparse_fsync_state_fds(hdl);
+	fsal_status_t status = sparse_fsync_state_fds(hdl), st;
 	SPARSE_TMP_FD(tmp);
 	struct fsal_fd *out_fd;
-	fsal_status_t status;
 
 	/* Any descriptor will do and no share reservation is involved. */
-	status = fsal_start_global_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
-				      &tmp.fsal_fd, FSAL_O_ANY, false, NULL);
-	if (FSAL_IS_ERROR(status))
-		return rc != 0 ? posix2fsal_status(rc) : status;
+	st = fsal_start_global_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
+				  &tmp.fsal_fd, FSAL_O_ANY, false, NULL);
+	if (FSAL_IS_ERROR(st))
+		return FSAL_IS_ERROR(status) ? status : st;
 
-	if (fsync(sparse_fd_of(out_fd)->fd) != 0 && rc == 0)
-		rc = errno;
+	st = sparse_fsync_fd(sparse_fd_of(out_fd)->fd, "a file to COMMIT");
+	if (FSAL_IS_ERROR(st) && !FSAL_IS_ERROR(status))
+		status = st;
 
 	(void)fsal_complete_io(obj_hdl, out_fd);
-	return posix2fsal_status(rc);
+	return status;
 }
 
 /* ---- sparse read (for READ_PLUS) ---------------------------------------- */

@@ -107,18 +107,27 @@ enum sparse_uuid_source sparse_fs_uuid(int fd, dev_t dev,
 	return SPARSE_UUID_NONE;
 }
 
+void sparse_uuid_halves(const uint8_t uuid[SPARSE_UUID_LEN], uint64_t *hi,
+			uint64_t *lo)
+{
+	int i;
+
+	*hi = 0;
+	*lo = 0;
+	for (i = 0; i < 8; i++) {
+		*hi = *hi << 8 | uuid[i];
+		*lo = *lo << 8 | uuid[8 + i];
+	}
+}
+
 uint64_t sparse_fs_ident(enum sparse_uuid_source src,
 			 const uint8_t uuid[SPARSE_UUID_LEN], dev_t dev)
 {
-	uint64_t hi = 0, lo = 0;
-	int i;
+	uint64_t hi, lo;
 
 	if (src == SPARSE_UUID_NONE)
 		return (1ULL << 63) | (uint64_t)major(dev) << 32 | minor(dev);
-	for (i = 0; i < 8; i++) {
-		hi = hi << 8 | uuid[i];
-		lo = lo << 8 | uuid[8 + i];
-	}
+	sparse_uuid_halves(uuid, &hi, &lo);
 	return (hi ^ lo) & ~(1ULL << 63);
 }
 
@@ -146,17 +155,14 @@ static bool sparse_fd_path(int fd, char *buf, size_t size)
 int sparse_confine_init(struct sparse_confine *c, int root_fd)
 {
 	char path[PATH_MAX];
-	struct stat st, up;
+	struct stat st;
 
 	memset(c, 0, sizeof(*c));
-	if (fstat(root_fd, &st) != 0 ||
-	    fstatat(root_fd, "..", &up, AT_SYMLINK_NOFOLLOW) != 0)
+	if (fstat(root_fd, &st) != 0)
 		return errno;
 	c->root_fd = root_fd;
 	c->root_dev = st.st_dev;
 	c->root_ino = st.st_ino;
-	/* ".." of a filesystem's top is on another device, or is itself */
-	c->whole_fs = up.st_dev != st.st_dev || up.st_ino == st.st_ino;
 	return sparse_fd_path(root_fd, path, sizeof(path)) ? 0 : ENOENT;
 }
 
@@ -246,7 +252,7 @@ static int sparse_file_inside(const struct sparse_confine *c, int fd,
 	 */
 	if (st->st_nlink != 1)
 		return 1;
-	if (stat(path, &by_path) != 0 ||
+	if (fstatat(AT_FDCWD, path, &by_path, AT_SYMLINK_NOFOLLOW) != 0 ||
 	    !sparse_same_inode(&by_path, st->st_dev, st->st_ino))
 		return 1;
 	return 0;
@@ -257,8 +263,6 @@ int sparse_confine_check(const struct sparse_confine *c, int fd,
 {
 	if (st->st_dev != c->root_dev)
 		return 0;
-	if (c->whole_fs)
-		return 1;
 	if (S_ISDIR(st->st_mode))
 		return sparse_dir_inside(c, fd);
 	return sparse_file_inside(c, fd, st);

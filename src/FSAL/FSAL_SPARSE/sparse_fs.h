@@ -31,6 +31,10 @@ enum sparse_uuid_source {
 enum sparse_uuid_source sparse_fs_uuid(int fd, dev_t dev,
 				       uint8_t uuid[SPARSE_UUID_LEN]);
 
+/* The UUID as two big-endian 64-bit halves (the UUID fsid's major/minor). */
+void sparse_uuid_halves(const uint8_t uuid[SPARSE_UUID_LEN], uint64_t *hi,
+			uint64_t *lo);
+
 /*
  * The 64-bit filesystem identity carried in every handle: the two halves of
  * the UUID folded together (top bit clear), or, without a UUID, the device
@@ -43,10 +47,6 @@ uint64_t sparse_fs_ident(enum sparse_uuid_source src,
 struct sparse_confine {
 	dev_t root_dev;
 	ino_t root_ino;
-	/* The export root is the root of its filesystem: everything with
-	 * root_dev is inside and no check is needed.
-	 */
-	bool whole_fs;
 	/* The export root's descriptor (not owned): its path is asked of
 	 * the kernel at each check, so a renamed export root is followed.
 	 */
