@@ -10,9 +10,10 @@
  * object is opened from its handle O_RDONLY (with O_DIRECTORY for a
  * directory).  Symbolic links and special files cannot be opened that way
  * without side effects (a device or FIFO would be opened), so their own
- * inode is made stable with syncfs() of the export's filesystem; that is
- * only needed for a setattr of one, or attributes applied after creating
- * one, both rare.
+ * inode is made stable with syncfs() of the export's filesystem, after a
+ * setattr of one or attributes applied after creating one.  That flushes
+ * the whole filesystem (costly for many symlink SETATTRs, see
+ * docs/fsal_sparse.md).
  *
  * No lock is held here: concurrent syncs in one directory overlap and the
  * filesystem journal commits them together.  A failed sync is reported as
