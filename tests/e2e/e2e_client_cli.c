@@ -181,6 +181,31 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(2, NULL, "seek", "a", "0");
 	DEAD_EXPECT(2, NULL, "mkdir", "-m", "0700", "a", "b");
 	DEAD_EXPECT(2, "unknown verb 'frobnicate'", "frobnicate");
+	/* the shape of the arguments, not only their number (synopsis) */
+	DEAD_EXPECT(2, "wrong number of arguments for ln", "ln", "-s", "X");
+	DEAD_EXPECT(2, "bad argument '-s' for ln", "ln", "X", "-s");
+	DEAD_EXPECT(2, "wrong number of arguments for ls", "ls", "-l");
+	DEAD_EXPECT(2, "bad argument '-x' for ls", "ls", "-x", "a");
+	DEAD_EXPECT(2, NULL, "cat", "a", "b");
+	DEAD_EXPECT(2, NULL, "cat", "a", "-o");
+	DEAD_EXPECT(2, NULL, "cat", "a", "-x", "f");
+	DEAD_EXPECT(2, "bad argument '99' for mkdir", "mkdir", "-m", "99", "a");
+	DEAD_EXPECT(2, NULL, "mkdir", "-m", "0700");
+	DEAD_EXPECT(2, "bad argument 'rw' for chmod", "chmod", "rw", "a");
+	DEAD_EXPECT(2, NULL, "chmod", "10000", "a");
+	DEAD_EXPECT(2, "bad argument '-1' for truncate", "truncate", "a", "-1");
+	DEAD_EXPECT(2, NULL, "truncate", "a", "1k");
+	DEAD_EXPECT(2, "bad argument 'x' for seek", "seek", "a", "x", "data");
+	DEAD_EXPECT(2, "bad argument 'sideways' for seek", "seek", "a", "0",
+		    "sideways");
+	DEAD_EXPECT(2, "bad argument '-l' for stat", "stat", "-l");
+	DEAD_EXPECT(2, "bad argument '' for rm", "rm", "");
+	/* well-formed ones get as far as connecting */
+	DEAD_EXPECT(3, NULL, "ln", "-s", "X", "Y");
+	DEAD_EXPECT(3, NULL, "ls", "-l", "a");
+	DEAD_EXPECT(3, NULL, "mkdir", "-m", "0700", "a");
+	DEAD_EXPECT(3, NULL, "seek", "a", "0x10", "hole");
+	DEAD_EXPECT(3, NULL, "cat", "a", "-o", "/dev/null");
 	/* -u, -g, -t, -G are range-checked like -p */
 	DEAD_EXPECT(2, "bad uid 'x'", "-u", "x", "ping");
 	DEAD_EXPECT(2, "bad uid '-1'", "-u", "-1", "ping");

@@ -6,7 +6,8 @@
  * server (a reply means the change survives a crash).  The server is watched with
  * strace (e2e_sync.h): the directory (or directories) an operation changed,
  * and the object whose own inode changed, must be fsync'ed between the
- * request and its reply.
+ * request and its reply; a symbolic link or FIFO, which the server cannot
+ * open to fsync, by a syncfs of the export's filesystem.
  *
  * A failed sync (strace injects EIO) is NFS4ERR_IO.
  *
@@ -155,6 +156,35 @@ START_TEST(setattr_file_and_dir)
 END_TEST
 
 /*
+ * A symbolic link or a FIFO cannot be opened to fsync it (sparse_durable.c):
+ * a SETATTR of one is made stable by a syncfs of the export's filesystem.
+ */
+START_TEST(setattr_symlink_and_fifo)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_time mt = { .seconds = 1500000000, .nseconds = 5 };
+	char *d = durable_dir(), *l = e2e_fmt("%s/sl", d);
+	char *p = e2e_fmt("%s/fifo", d);
+	struct nfs42_sattr sa;
+	struct nfs42_fh fh;
+
+	ck_assert_int_eq(symlink("target", e2e_backing(l)), 0);
+	ck_assert_int_eq(mkfifo(e2e_backing(p), 0644), 0);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mtime(&sa, &mt);
+
+	fh = e2e_fh(cl, l);
+	durable_op(cl, e2e_setattr_fh(cl, &fh, &sa), l);
+	ck_assert_int_eq(e2e_bstat(l).st_mtim.tv_sec, mt.seconds);
+
+	fh = e2e_fh(cl, p);
+	durable_op(cl, e2e_setattr_fh(cl, &fh, &sa), p);
+	ck_assert_int_eq(e2e_bstat(p).st_mtim.tv_sec, mt.seconds);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/*
  * A failed sync is NFS4ERR_IO.  A create is undone; a rename, SETATTR or
  * remove stays done (docs/fsal_sparse.md, Durable metadata).  Without
  * Durable_Metadata nothing is synced and all succeed.
@@ -211,6 +241,7 @@ int main(void)
 	tcase_add_test(tc, symlink_and_mknod);
 	tcase_add_test(tc, link_rename_remove);
 	tcase_add_test(tc, setattr_file_and_dir);
+	tcase_add_test(tc, setattr_symlink_and_fifo);
 	tcase_add_test(tc, failed_sync_is_io);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

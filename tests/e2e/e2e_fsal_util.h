@@ -427,6 +427,17 @@ static inline int e2e_close(struct nfs42_file *f)
 
 static const struct nfs42_stateid e2e_anon_stateid; /* all zeros */
 
+/* SETATTR sa on fh with the anonymous stateid; returns the status. */
+static inline int e2e_setattr_fh(struct nfs42_client *cl,
+				 const struct nfs42_fh *fh,
+				 const struct nfs42_sattr *sa)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, fh);
+
+	nfs42_op_setattr(c, &e2e_anon_stateid, sa);
+	return e2e_cpd_run(c);
+}
+
 /* --------------------------------------------------------- backing store */
 
 static inline int e2e_blstat(const char *rel, struct stat *st)

@@ -5,12 +5,15 @@
  * COMMIT or a namespace change goes through the page cache and passes
  * whether or not the server ever called fsync.  These helpers attach
  *
- *   strace -f -qq -ttt -e trace=fsync,fdatasync -y -p SERVER_PID
+ *   strace -f -qq -ttt -e trace=fsync,fdatasync,syncfs -y -p SERVER_PID
  *
  * to the running server around one operation and check that the backing
  * path of what the operation changed was fsync'ed or fdatasync'ed after
  * the request was sent and before its reply arrived (-y prints the path
- * of each descriptor, -ttt the wall-clock time of the call).
+ * of each descriptor, -ttt the wall-clock time of the call).  A symbolic
+ * link or special file cannot be opened to fsync it: for one, a syncfs of
+ * the export root's descriptor, on the same filesystem, counts too (what
+ * FSAL_SPARSE's sparse_durable.c does).
  *
  *   int main(void) { ...; e2e_sync_init(); return e2e_run(s); }
  *
@@ -19,6 +22,9 @@
  *   e2e_sync_stop(w);                          (right after the reply)
  *   e2e_sync_assert(w, "dir/file");            (backing path, "" = root)
  *   e2e_sync_free(w);
+ *
+ * e2e_sync_start_ex(E2E_SYNC_CALLS ",pwritev", false) traces more calls;
+ * e2e_sync_calls() then finds them in the trace (number and descriptors).
  *
  * When ptrace is not permitted (no CAP_SYS_PTRACE, Yama, seccomp) or
  * strace is missing, e2e_sync_init() says so, e2e_sync_start() calls
@@ -37,10 +43,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include "nfs42_e2e.h"
+
+/* What e2e_sync_start() traces: the calls that make something stable. */
+#define E2E_SYNC_CALLS "fsync,fdatasync,syncfs"
 
 struct e2e_sync {
 	pid_t strace; /* 0 once stopped */
@@ -176,17 +186,20 @@ static inline void e2e_sync_discard(struct e2e_sync *w)
 }
 
 /*
- * Attach strace to the server and wait until every server thread is
- * traced; with fail_syncs, every fsync/fdatasync the server calls fails
- * with EIO meanwhile (strace -e inject).  Returns NULL (and prints why)
- * when it cannot attach.  No ck_assert here either (see above).
+ * Attach strace to the server, tracing the system calls in calls (a
+ * comma-separated list, E2E_SYNC_CALLS and more), and wait until every
+ * server thread is traced; with fail_syncs, every fsync/fdatasync/syncfs
+ * the server calls fails with EIO meanwhile (strace -e inject).  Returns
+ * NULL (and prints why) when it cannot attach.  No ck_assert here either
+ * (see above).
  */
-static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
+static inline struct e2e_sync *e2e_sync_try_start(const char *calls,
+						  bool fail_syncs)
 {
 	struct e2e_sync *w = calloc(1, sizeof(*w));
 	const char *tmp = getenv("TMPDIR");
 	pid_t server = e2e_sync_server_pid(), self = getpid();
-	char pid[16];
+	char pid[16], trace[256];
 	int i, st;
 
 	if (w == NULL || server < 0) {
@@ -194,6 +207,7 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 		return NULL;
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)server);
+	snprintf(trace, sizeof(trace), "trace=%s", calls);
 	snprintf(w->out, sizeof(w->out), "%.4000s/e2e-sync-%d-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp", (int)getpid());
 	w->out_fd = mkstemp(w->out);
@@ -223,10 +237,10 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 		if (fd >= 0)
 			dup2(fd, 2);
 		/* the second -e injects EIO, or repeats the first */
-		execlp("strace", "strace", "-f", "-qq", "-ttt", "-e",
-		       "trace=fsync,fdatasync", "-e",
-		       fail_syncs ? "inject=fsync,fdatasync:error=EIO" :
-				    "trace=fsync,fdatasync",
+		execlp("strace", "strace", "-f", "-qq", "-ttt", "-e", trace,
+		       "-e",
+		       fail_syncs ? "inject=" E2E_SYNC_CALLS ":error=EIO" :
+				    trace,
 		       "-y", "-o", w->out, "-p", pid, (char *)NULL);
 		fprintf(stderr, "exec strace: %s\n", strerror(errno));
 		_exit(127);
@@ -270,7 +284,7 @@ static inline struct e2e_sync *e2e_sync_try_start(bool fail_syncs)
 /* Call from main() before running the suite (in the parent process). */
 static inline bool e2e_sync_init(void)
 {
-	struct e2e_sync *w = e2e_sync_try_start(false);
+	struct e2e_sync *w = e2e_sync_try_start(E2E_SYNC_CALLS, false);
 
 	e2e_sync_usable = w != NULL;
 	if (w == NULL) {
@@ -283,7 +297,9 @@ static inline bool e2e_sync_init(void)
 	return true;
 }
 
-static inline struct e2e_sync *e2e_sync_start_ex(bool fail_syncs)
+/* Start watching the calls in calls (see e2e_sync_try_start()). */
+static inline struct e2e_sync *e2e_sync_start_ex(const char *calls,
+						 bool fail_syncs)
 {
 	struct e2e_sync *w;
 
@@ -292,7 +308,7 @@ static inline struct e2e_sync *e2e_sync_start_ex(bool fail_syncs)
 			"strace cannot attach to the server: its syncs are not checked");
 		return NULL;
 	}
-	w = e2e_sync_try_start(fail_syncs);
+	w = e2e_sync_try_start(calls, fail_syncs);
 	ck_assert_msg(w != NULL,
 		      "strace attached in main() but not now (see stderr)");
 	return w;
@@ -301,15 +317,15 @@ static inline struct e2e_sync *e2e_sync_start_ex(bool fail_syncs)
 /* Start watching; the operation must be sent after this returns. */
 static inline struct e2e_sync *e2e_sync_start(void)
 {
-	return e2e_sync_start_ex(false);
+	return e2e_sync_start_ex(E2E_SYNC_CALLS, false);
 }
 
-/* The same, and make every fsync/fdatasync of the server fail with EIO
+/* The same, and make every fsync/fdatasync/syncfs of the server fail (EIO)
  * until e2e_sync_stop() (fault injection by strace).
  */
 static inline struct e2e_sync *e2e_sync_start_failing(void)
 {
-	return e2e_sync_start_ex(true);
+	return e2e_sync_start_ex(E2E_SYNC_CALLS, true);
 }
 
 /* The reply has arrived: stop watching and read the trace. */
@@ -323,38 +339,95 @@ static inline void e2e_sync_stop(struct e2e_sync *w)
 }
 
 /*
- * Whether the backing path of rel appears in an fsync/fdatasync line
- * stamped in [t0, t1].  strace stamps the call when it stops the thread
- * at its entry, before the call can complete and so before the reply.
+ * The calls named in names (comma-separated) on a descriptor of the file
+ * whose real path is real, stamped in [t0, t1]: how many, and the first
+ * nfds of their descriptor numbers in fds.  strace stamps a call when it
+ * stops the thread at its entry, before the call can complete and so
+ * before the reply.  Lines are "PID SEC.USEC name(FD</path>, ...) = ...".
  */
-static inline bool e2e_sync_seen(struct e2e_sync *w, const char *rel)
+static inline size_t e2e_sync_calls(struct e2e_sync *w, const char *names,
+				    const char *real, int *fds, size_t nfds)
 {
-	char *want, real[PATH_MAX], *save = NULL, *line, *copy;
-	bool seen = false;
+	char *list, *want, *save = NULL, *line, *copy;
+	size_t n = 0;
 
 	e2e_sync_stop(w);
-	ck_assert_msg(realpath(e2e_backing(rel), real) != NULL,
-		      "realpath of backing %s: %s", rel, strerror(errno));
+	ck_assert_int_gt(asprintf(&list, ",%s,", names), 0);
 	ck_assert_int_gt(asprintf(&want, "<%s>", real), 0);
 	copy = strdup(w->trace);
-	for (line = strtok_r(copy, "\n", &save); line && !seen;
+	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
+		char name[64], key[80], *end;
 		long long sec, usec;
-		char *call = strstr(line, "fsync(");
+		int pos = 0;
+		long fd;
 		int64_t t;
 
-		if (call == NULL)
-			call = strstr(line, "fdatasync(");
-		if (call == NULL || strstr(call, want) == NULL)
+		if (sscanf(line, "%*d %lld.%lld %62[a-z0-9_](%n", &sec, &usec,
+			   name, &pos) != 3 ||
+		    pos == 0)
 			continue;
-		/* "PID  SEC.USEC fsync(FD</path>) = 0" (or fdatasync) */
-		if (sscanf(line, "%*d %lld.%lld", &sec, &usec) != 2)
-			continue;
+		snprintf(key, sizeof(key), ",%s,", name);
+		fd = strtol(line + pos, &end, 10);
 		t = (int64_t)sec * 1000000 + usec;
-		seen = t >= w->t0_us && t <= w->t1_us;
+		if (strstr(list, key) == NULL || end == line + pos ||
+		    strncmp(end, want, strlen(want)) != 0 || t < w->t0_us ||
+		    t > w->t1_us)
+			continue;
+		if (n < nfds)
+			fds[n] = (int)fd;
+		n++;
 	}
 	free(copy);
 	free(want);
+	free(list);
+	return n;
+}
+
+/* The real path of the backing object rel itself (a link not followed). */
+static inline char *e2e_sync_real(const char *rel, const struct stat *st)
+{
+	char *b = e2e_backing(rel), *d = strdup(b), *f = strdup(b);
+	char real[PATH_MAX], *out;
+
+	if (S_ISLNK(st->st_mode)) {
+		ck_assert_msg(realpath(dirname(d), real) != NULL,
+			      "realpath of the directory of %s: %s", b,
+			      strerror(errno));
+		ck_assert_int_gt(asprintf(&out, "%s/%s", real, basename(f)), 0);
+	} else {
+		ck_assert_msg(realpath(b, real) != NULL, "realpath of %s: %s",
+			      b, strerror(errno));
+		out = strdup(real);
+	}
+	free(d);
+	free(f);
+	return out;
+}
+
+/*
+ * Whether rel's backing object was made stable between start and stop:
+ * an fsync/fdatasync of it, or for a symbolic link or special file a
+ * syncfs of the export root when that is on the same filesystem.
+ */
+static inline bool e2e_sync_seen(struct e2e_sync *w, const char *rel)
+{
+	struct stat st, rst;
+	char *real, *root;
+	bool seen;
+
+	ck_assert_msg(lstat(e2e_backing(rel), &st) == 0,
+		      "lstat of backing %s: %s", rel, strerror(errno));
+	real = e2e_sync_real(rel, &st);
+	seen = e2e_sync_calls(w, "fsync,fdatasync", real, NULL, 0) > 0;
+	free(real);
+	if (seen || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return seen;
+	ck_assert_int_eq(lstat(e2e_backing(""), &rst), 0);
+	root = e2e_sync_real("", &rst);
+	seen = rst.st_dev == st.st_dev &&
+	       e2e_sync_calls(w, "syncfs", root, NULL, 0) > 0;
+	free(root);
 	return seen;
 }
 
@@ -365,7 +438,7 @@ static inline void e2e_sync_assert(struct e2e_sync *w, const char *rel)
 		return;
 	ck_assert_msg(
 		e2e_sync_seen(w, rel),
-		"no fsync/fdatasync of backing '%s' between request and reply; the server's sync calls were:\n%s",
+		"no fsync/fdatasync (or syncfs, see above) of backing '%s' between request and reply; the server's sync calls were:\n%s",
 		rel, w->trace);
 }
 

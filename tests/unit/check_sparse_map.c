@@ -356,6 +356,28 @@ START_TEST(clip_rules)
 }
 END_TEST
 
+/*
+ * An extent wholly past end is dropped even when the extents before it do
+ * not reach it (a gap: sparse_map_append never makes one, so the map is
+ * built by hand); cutting it would compute end - offset < 0.
+ */
+START_TEST(clip_drops_extent_past_end_after_gap)
+{
+	static const struct want kept[] = { { 0, 2 * K, false } };
+	struct sparse_map map;
+
+	sparse_map_init(&map);
+	ck_assert_int_eq(sparse_map_append(&map, 0, 2 * K, 0, false), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 2 * K, 6 * K, 0, true), 0);
+	map.ext[1].offset = 8 * K; /* [2K, 8K) now missing */
+	map.end = 16 * K;
+	sparse_map_clip(&map, 4 * K);
+	expect_map(&map, kept, 1);
+	ck_assert_uint_eq(map.end, 4 * K);
+	sparse_map_free(&map);
+}
+END_TEST
+
 static int64_t broken_seek(void *ctx, uint64_t off, int whence)
 {
 	return -EIO;
@@ -588,6 +610,7 @@ static Suite *sparse_map_suite(void)
 	tcase_add_test(pure, small_trailing_hole_folded);
 	tcase_add_test(pure, append_rules);
 	tcase_add_test(pure, clip_rules);
+	tcase_add_test(pure, clip_drops_extent_past_end_after_gap);
 	tcase_add_test(pure, seek_error_propagates);
 	tcase_add_test(pure, real_not_regular);
 	suite_add_tcase(s, pure);

@@ -26,7 +26,22 @@
 
 static struct nfs42_client *g_cl;
 
-struct verb;
+/*
+ * A verb's arguments, matched against its synopsis before connecting (see
+ * match_args()): the words standing for upper-case names and choices in
+ * order, the options given (the word after -x, or -x itself for a flag),
+ * and the values of MODE and of SIZE or OFFSET.
+ */
+struct args {
+	const char *word[4];
+	int nwords;
+	const char *opt[26]; /* by letter: opt['m' - 'a'] for -m */
+	uint32_t mode;
+	uint64_t num;
+};
+
+#define OPT(a, c) ((a)->opt[(c) - 'a'])
+
 static void usage(void);
 
 /* Report an error and return the exit code for it. */
@@ -125,24 +140,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmd_ls(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_ls(struct nfs42_opts *o, const struct args *args)
 {
 	struct nfs42_bitmap bm = nfs42_bm_stat();
+	bool lng = OPT(args, 'l') != NULL;
+	const char *path = args->word[0];
 	struct listing l = { 0 };
 	struct nfs42_attrs a;
-	bool lng = false;
-	const char *path;
 	size_t i;
 	int rc;
 
-	if (argc >= 2 && !strcmp(argv[1], "-l")) {
-		lng = true;
-		argc--;
-		argv++;
-	}
-	if (argc != 2)
-		return usage(), EXIT_USAGE;
-	path = argv[1];
 	rc = nfs42_stat(g_cl, path, &a);
 	if (rc)
 		return fail(path, rc);
@@ -173,15 +180,16 @@ static void print_time(const char *key, const struct nfs42_time *t)
 	printf("%s: %" PRId64 ".%09u\n", key, t->seconds, t->nseconds);
 }
 
-static int cmd_stat(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_stat(struct nfs42_opts *o, const struct args *args)
 {
+	const char *path = args->word[0];
 	struct nfs42_attrs a;
 	int rc;
 
-	rc = nfs42_stat(g_cl, argv[1], &a);
+	rc = nfs42_stat(g_cl, path, &a);
 	if (rc)
-		return fail(argv[1], rc);
-	printf("path: %s\n", argv[1]);
+		return fail(path, rc);
+	printf("path: %s\n", path);
 	printf("type: %s\n", type_name(a.type));
 	printf("size: %" PRIu64 "\n", a.size);
 	printf("mode: %04o\n", a.mode);
@@ -199,15 +207,11 @@ static int cmd_stat(struct nfs42_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_cat(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 {
-	const char *out = NULL;
+	const char *out = OPT(args, 'o');
 	int fd = STDOUT_FILENO, rc;
 
-	if (argc == 4 && !strcmp(argv[2], "-o"))
-		out = argv[3];
-	else if (argc != 2)
-		return usage(), EXIT_USAGE;
 	if (out) {
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0) {
@@ -216,27 +220,28 @@ static int cmd_cat(struct nfs42_opts *o, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	rc = nfs42_read_file_fd(g_cl, argv[1], fd, NULL);
+	rc = nfs42_read_file_fd(g_cl, args->word[0], fd, NULL);
 	if (out)
 		close(fd);
-	return rc ? fail(argv[1], rc) : 0;
+	return rc ? fail(args->word[0], rc) : 0;
 }
 
-static int cmd_put(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_put(struct nfs42_opts *o, const struct args *args)
 {
+	const char *local = args->word[0], *path = args->word[1];
 	struct stat st;
 	int fd, rc;
 
-	fd = open(argv[1], O_RDONLY);
+	fd = open(local, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "nfs42: %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "nfs42: %s: %s\n", local, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return EXIT_USAGE;
 	}
-	rc = nfs42_write_file_fd(g_cl, argv[2], fd, st.st_mode & 07777);
+	rc = nfs42_write_file_fd(g_cl, path, fd, st.st_mode & 07777);
 	close(fd);
-	return rc ? fail(argv[2], rc) : 0;
+	return rc ? fail(path, rc) : 0;
 }
 
 static bool parse_mode(const char *s, uint32_t *mode)
@@ -250,21 +255,13 @@ static bool parse_mode(const char *s, uint32_t *mode)
 	return true;
 }
 
-static int cmd_mkdir(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_mkdir(struct nfs42_opts *o, const struct args *args)
 {
-	uint32_t mode = 0755;
+	uint32_t mode = OPT(args, 'm') ? args->mode : 0755;
 	int rc;
 
-	if (argc == 4 && !strcmp(argv[1], "-m")) {
-		if (!parse_mode(argv[2], &mode))
-			return usage(), EXIT_USAGE;
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc != 2)
-		return usage(), EXIT_USAGE;
-	rc = nfs42_mkdir(g_cl, argv[1], mode);
-	return rc ? fail(argv[1], rc) : 0;
+	rc = nfs42_mkdir(g_cl, args->word[0], mode);
+	return rc ? fail(args->word[0], rc) : 0;
 }
 
 /* rm and rmdir: path must be a non-directory, or a directory. */
@@ -283,45 +280,44 @@ static int remove_path(const char *path, bool dir)
 	return rc ? fail(path, rc) : 0;
 }
 
-static int cmd_rm(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_rm(struct nfs42_opts *o, const struct args *args)
 {
-	return remove_path(argv[1], false);
+	return remove_path(args->word[0], false);
 }
 
-static int cmd_rmdir(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_rmdir(struct nfs42_opts *o, const struct args *args)
 {
-	return remove_path(argv[1], true);
+	return remove_path(args->word[0], true);
 }
 
-static int cmd_mv(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_mv(struct nfs42_opts *o, const struct args *args)
 {
 	int rc;
 
-	rc = nfs42_rename(g_cl, argv[1], argv[2]);
-	return rc ? fail(argv[1], rc) : 0;
+	rc = nfs42_rename(g_cl, args->word[0], args->word[1]);
+	return rc ? fail(args->word[0], rc) : 0;
 }
 
-static int cmd_ln(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_ln(struct nfs42_opts *o, const struct args *args)
 {
+	const char *target = args->word[0], *path = args->word[1];
 	int rc;
 
-	if (argc == 4 && !strcmp(argv[1], "-s"))
-		rc = nfs42_symlink(g_cl, argv[2], argv[3]);
-	else if (argc == 3)
-		rc = nfs42_hardlink(g_cl, argv[1], argv[2]);
+	if (OPT(args, 's'))
+		rc = nfs42_symlink(g_cl, target, path);
 	else
-		return usage(), EXIT_USAGE;
-	return rc ? fail(argv[argc - 1], rc) : 0;
+		rc = nfs42_hardlink(g_cl, target, path);
+	return rc ? fail(path, rc) : 0;
 }
 
-static int cmd_readlink(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_readlink(struct nfs42_opts *o, const struct args *args)
 {
 	char buf[4096];
 	int rc;
 
-	rc = nfs42_readlink(g_cl, argv[1], buf, sizeof(buf));
+	rc = nfs42_readlink(g_cl, args->word[0], buf, sizeof(buf));
 	if (rc)
-		return fail(argv[1], rc);
+		return fail(args->word[0], rc);
 	printf("%s\n", buf);
 	return 0;
 }
@@ -335,65 +331,58 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return isdigit((unsigned char)*s) && !*end && !errno;
 }
 
-static int cmd_truncate(struct nfs42_opts *o, int argc, char **argv)
+/* SETATTR of sa on path. */
+static int setattr_path(const char *path, const struct nfs42_sattr *sa)
 {
-	struct nfs42_sattr sa;
-	uint64_t size;
-	int rc;
+	int rc = nfs42_setattr_path(g_cl, path, sa);
 
-	if (!parse_u64(argv[2], &size))
-		return usage(), EXIT_USAGE;
-	nfs42_sattr_init(&sa);
-	nfs42_sattr_size(&sa, size);
-	rc = nfs42_setattr_path(g_cl, argv[1], &sa);
-	return rc ? fail(argv[1], rc) : 0;
+	return rc ? fail(path, rc) : 0;
 }
 
-static int cmd_chmod(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_truncate(struct nfs42_opts *o, const struct args *args)
 {
 	struct nfs42_sattr sa;
-	uint32_t mode;
-	int rc;
 
-	if (!parse_mode(argv[1], &mode))
-		return usage(), EXIT_USAGE;
 	nfs42_sattr_init(&sa);
-	nfs42_sattr_mode(&sa, mode);
-	rc = nfs42_setattr_path(g_cl, argv[2], &sa);
-	return rc ? fail(argv[2], rc) : 0;
+	nfs42_sattr_size(&sa, args->num);
+	return setattr_path(args->word[0], &sa);
 }
 
-static int cmd_seek(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_chmod(struct nfs42_opts *o, const struct args *args)
 {
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, args->mode);
+	return setattr_path(args->word[1], &sa);
+}
+
+static int cmd_seek(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0];
+	enum nfs42_content what = !strcmp(args->word[2], "data") ?
+					  NFS4_CONTENT_DATA :
+					  NFS4_CONTENT_HOLE;
 	struct nfs42_file f;
-	enum nfs42_content what;
-	uint64_t off, res;
+	uint64_t res;
 	bool eof;
 	int rc, rc2;
 
-	if (!parse_u64(argv[2], &off))
-		return usage(), EXIT_USAGE;
-	if (!strcmp(argv[3], "data"))
-		what = NFS4_CONTENT_DATA;
-	else if (!strcmp(argv[3], "hole"))
-		what = NFS4_CONTENT_HOLE;
-	else
-		return usage(), EXIT_USAGE;
-	rc = nfs42_open(g_cl, argv[1], OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE,
-			0, false, &f);
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
 	if (rc)
-		return fail(argv[1], rc);
-	rc = nfs42_seek(&f, off, what, &res, &eof);
+		return fail(path, rc);
+	rc = nfs42_seek(&f, args->num, what, &res, &eof);
 	rc2 = nfs42_close(&f);
 	if (rc)
-		return fail(argv[1], rc);
+		return fail(path, rc);
 	if (rc2)
-		return fail(argv[1], rc2);
+		return fail(path, rc2);
 	printf("%" PRIu64 " eof=%s\n", res, eof ? "true" : "false");
 	return 0;
 }
 
-static int cmd_ping(struct nfs42_opts *o, int argc, char **argv)
+static int cmd_ping(struct nfs42_opts *o, const struct args *args)
 {
 	printf("%s:%u: ok (clientid 0x%016" PRIx64 ", %u slots)\n", o->host,
 	       o->port, nfs42_clientid(g_cl), nfs42_slot_count(g_cl));
@@ -401,37 +390,33 @@ static int cmd_ping(struct nfs42_opts *o, int argc, char **argv)
 }
 
 /*
- * The verbs: usage line, what it does, and how many words may follow the
- * verb (options of the verb included).  The handlers check the finer
- * shape of their arguments; the counts are checked before connecting.
+ * The verbs: usage line, what it does.  The synopsis is also the shape
+ * the arguments must have, checked before connecting (match_args()).
  */
 struct verb {
 	const char *name;
-	int (*run)(struct nfs42_opts *o, int argc, char **argv);
-	int min_args, max_args;
+	int (*run)(struct nfs42_opts *o, const struct args *args);
 	const char *synopsis;
 	const char *help;
 };
 
 static const struct verb verbs[] = {
-	{ "ping", cmd_ping, 0, 0, "ping", "NULL RPC + session setup" },
-	{ "ls", cmd_ls, 1, 2, "ls [-l] PATH", "list a directory" },
-	{ "stat", cmd_stat, 1, 1, "stat PATH", "attributes (key: value)" },
-	{ "cat", cmd_cat, 1, 3, "cat PATH [-o FILE]",
+	{ "ping", cmd_ping, "ping", "NULL RPC + session setup" },
+	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory" },
+	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)" },
+	{ "cat", cmd_cat, "cat PATH [-o FILE]",
 	  "file contents to stdout or FILE" },
-	{ "put", cmd_put, 2, 2, "put LOCALFILE PATH", "write a file" },
-	{ "mkdir", cmd_mkdir, 1, 3, "mkdir [-m MODE] PATH",
-	  "create a directory" },
-	{ "rm", cmd_rm, 1, 1, "rm PATH", "remove a file" },
-	{ "rmdir", cmd_rmdir, 1, 1, "rmdir PATH", "remove an empty directory" },
-	{ "mv", cmd_mv, 2, 2, "mv FROM TO", "rename" },
-	{ "ln", cmd_ln, 2, 3, "ln [-s] TARGET PATH",
+	{ "put", cmd_put, "put LOCALFILE PATH", "write a file" },
+	{ "mkdir", cmd_mkdir, "mkdir [-m MODE] PATH", "create a directory" },
+	{ "rm", cmd_rm, "rm PATH", "remove a file" },
+	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
+	{ "mv", cmd_mv, "mv FROM TO", "rename" },
+	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
 	  "hard link to TARGET (-s: symbolic link)" },
-	{ "readlink", cmd_readlink, 1, 1, "readlink PATH", "symlink target" },
-	{ "truncate", cmd_truncate, 2, 2, "truncate PATH SIZE",
-	  "set the size" },
-	{ "chmod", cmd_chmod, 2, 2, "chmod MODE PATH", "set the mode (octal)" },
-	{ "seek", cmd_seek, 3, 3, "seek PATH OFFSET data|hole",
+	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },
+	{ "truncate", cmd_truncate, "truncate PATH SIZE", "set the size" },
+	{ "chmod", cmd_chmod, "chmod MODE PATH", "set the mode (octal)" },
+	{ "seek", cmd_seek, "seek PATH OFFSET data|hole",
 	  "next data or hole (SEEK)" },
 };
 
@@ -463,24 +448,103 @@ static const struct verb *find_verb(const char *name)
 	return NULL;
 }
 
-/* The verb of argv[0] if its argument count fits, else NULL (told). */
-static const struct verb *check_verb(int argc, char **argv)
+/*
+ * Whether word fits the synopsis item it stands for, storing its value:
+ * MODE is octal (at most 07777), SIZE and OFFSET numbers, a|b one of the
+ * words given; anything else (PATH, FILE...) a non-empty word that does
+ * not look like an option.
+ */
+static bool match_word(const char *item, const char *word, struct args *a)
+{
+	size_t len = strlen(word), n;
+	const char *p;
+
+	if (!strcmp(item, "MODE"))
+		return parse_mode(word, &a->mode);
+	if (!strcmp(item, "SIZE") || !strcmp(item, "OFFSET"))
+		return parse_u64(word, &a->num);
+	if (strchr(item, '|') == NULL)
+		return word[0] != '\0' && word[0] != '-';
+	for (p = item;; p += n + 1) {
+		n = strcspn(p, "|");
+		if (n == len && !strncmp(p, word, len))
+			return true;
+		if (p[n] == '\0')
+			return false;
+	}
+}
+
+/*
+ * Match the words after the verb (argv[1..argc)) against the synopsis of
+ * v: "[-x]" is an optional flag, "[-x ITEM]" an optional option with a
+ * value, each other item one word (see match_word()).  0 when they fit,
+ * -1 for too few or too many words, else the index of the word that does
+ * not fit.
+ */
+static int match_args(const struct verb *v, int argc, char **argv,
+		      struct args *a)
+{
+	char items[128], *save = NULL, *it;
+	int i = 1;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(items, sizeof(items), "%s", v->synopsis);
+	strtok_r(items, " ", &save); /* the verb */
+	while ((it = strtok_r(NULL, " ", &save)) != NULL) {
+		char *val = NULL;
+
+		if (it[0] == '[') { /* "[-x]" or "[-x" "ITEM]" */
+			it++;
+			if (it[strlen(it) - 1] != ']')
+				val = strtok_r(NULL, " ", &save);
+			/* drop the ']' */
+			if (val != NULL)
+				val[strlen(val) - 1] = '\0';
+			else
+				it[strlen(it) - 1] = '\0';
+			if (i >= argc || strcmp(argv[i], it) != 0)
+				continue;
+			OPT(a, it[1]) = argv[i++];
+			if (val == NULL)
+				continue;
+			if (i >= argc)
+				return -1;
+			if (!match_word(val, argv[i], a))
+				return i;
+			OPT(a, it[1]) = argv[i++];
+			continue;
+		}
+		if (i >= argc)
+			return -1;
+		if (!match_word(it, argv[i], a))
+			return i;
+		a->word[a->nwords++] = argv[i++];
+	}
+	return i == argc ? 0 : -1;
+}
+
+/* The verb of argv[0] if its arguments fit, else NULL (told). */
+static const struct verb *check_verb(int argc, char **argv, struct args *a)
 {
 	const struct verb *v = find_verb(argv[0]);
+	int bad;
 
 	if (v == NULL) {
 		fprintf(stderr, "nfs42: unknown verb '%s'\n", argv[0]);
 		usage();
 		return NULL;
 	}
-	if (argc - 1 < v->min_args || argc - 1 > v->max_args) {
-		fprintf(stderr,
-			"nfs42: wrong number of arguments for %s\n"
-			"usage: nfs42 [options] %s\n",
-			v->name, v->synopsis);
-		return NULL;
-	}
-	return v;
+	bad = match_args(v, argc, argv, a);
+	if (bad == 0)
+		return v;
+	if (bad < 0)
+		fprintf(stderr, "nfs42: wrong number of arguments for %s\n",
+			v->name);
+	else
+		fprintf(stderr, "nfs42: bad argument '%s' for %s\n", argv[bad],
+			v->name);
+	fprintf(stderr, "usage: nfs42 [options] %s\n", v->synopsis);
+	return NULL;
 }
 
 /* A whole decimal number in [min, max], digits only; 0 or -1. */
@@ -590,6 +654,7 @@ int main(int argc, char **argv)
 {
 	const struct verb *verb;
 	struct nfs42_opts o;
+	struct args args;
 	int rc;
 
 	nfs42_opts_init(&o);
@@ -598,7 +663,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	/* Usage errors are told before any connection is tried. */
-	verb = check_verb(argc - optind, argv + optind);
+	verb = check_verb(argc - optind, argv + optind, &args);
 	if (verb == NULL)
 		return EXIT_USAGE;
 	o.no_back_channel = false;
@@ -610,7 +675,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		rc = fail("session", rc);
 	} else {
-		rc = verb->run(&o, argc - optind, argv + optind);
+		rc = verb->run(&o, &args);
 		fflush(stdout);
 	}
 	nfs42_client_free(g_cl);

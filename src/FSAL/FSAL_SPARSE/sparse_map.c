@@ -148,8 +148,12 @@ void sparse_map_clip(struct sparse_map *map, uint64_t end)
 		e = &map->ext[i];
 		if (e->offset + e->length < end)
 			continue;
+		if (e->offset >= end) {
+			map->count = i; /* after a gap: wholly past end */
+			break;
+		}
 		e->length = end - e->offset;
-		map->count = e->length ? i + 1 : i;
+		map->count = i + 1;
 		break;
 	}
 	map->end = end;
@@ -319,7 +323,6 @@ int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 
 	sparse_map_free(map);
 	map->start = start;
-	map->file_size = file_size;
 
 	if (start >= file_size || length == 0) {
 		map->end = start;
@@ -334,7 +337,6 @@ int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 		sparse_map_free(map);
 		return rc;
 	}
-	map->file_size = w.size;
 	map->eof = map->end >= w.size;
 	sparse_map_fold(map, min_hole);
 	return 0;

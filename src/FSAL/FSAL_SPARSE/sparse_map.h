@@ -46,7 +46,6 @@ struct sparse_map {
 	size_t cap;
 	uint64_t start;
 	uint64_t end;
-	uint64_t file_size;
 	bool eof;
 };
 
@@ -87,8 +86,10 @@ void sparse_map_fold(struct sparse_map *map, uint64_t min_hole);
 
 /*
  * Drop everything at or past end (the file turned out to be shorter):
- * the extent holding end is cut there.  end below start empties the map;
- * end at or past map->end changes nothing.  eof is left to the caller.
+ * the extent holding end is cut there, and an extent starting at or past
+ * end is dropped (even after a gap, so nothing can underflow).  end below
+ * start empties the map; end at or past map->end changes nothing.  eof is
+ * left to the caller.
  */
 void sparse_map_clip(struct sparse_map *map, uint64_t end);
 
@@ -96,9 +97,8 @@ void sparse_map_clip(struct sparse_map *map, uint64_t end);
  * Walk [start, start + length) of a file of size file_size with seeker,
  * producing a clipped, folded map.  length == 0 or start >= file_size gives
  * an empty map with eof set.  A file seen to shrink during the walk ends
- * the map there (eof set); one seen to grow clears eof.  map->file_size is
- * the size as last seen.  Returns 0 or a negative errno (never for a file
- * that merely changed).
+ * the map there (eof set); one seen to grow clears eof.  Returns 0 or a
+ * negative errno (never for a file that merely changed).
  */
 int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 		    uint64_t start, uint64_t length, uint64_t min_hole,
