@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "nfs42.h"
 
 struct bench_cfg {
@@ -37,14 +38,6 @@ struct worker {
 	int index;
 	int status;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int create_one(struct nfs42_client *cl, const char *path)
 {
@@ -122,13 +115,6 @@ static double run_once(const struct bench_cfg *cfg, int run)
 	if (failed)
 		return -1;
 	return (double)cfg->clients * cfg->files / (t1 - t0);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void usage(void)

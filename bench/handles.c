@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "bench_util.h"
 #include "nfs42.h"
 
 struct cfg {
@@ -28,21 +29,6 @@ struct cfg {
 	int chains, depth, runs;
 	bool drop;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void die(const char *what, int rc)
 {

@@ -31,35 +31,13 @@ static struct nfs42_fh fh_of(struct nfs42_client *cl, const char *path)
 	return fh;
 }
 
-struct names {
-	int n;
-	char *v[64];
-};
-
-static int collect(void *arg, const struct nfs42_dirent *e)
-{
-	struct names *s = arg;
-
-	ck_assert_int_lt(s->n, 64);
-	s->v[s->n++] = e2e_keep(strdup(e->name));
-	return 0;
-}
-
-static bool has(const struct names *s, const char *name)
-{
-	for (int i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return true;
-	return false;
-}
-
 START_TEST(second_export_shows_its_directory)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
 	char *name = e2e_uniq("in-second"), *p = e2e_fmt("/second/%s", name);
 	char *bp = bpath(e2e_fmt("top/%s", name)), buf[8];
-	struct names s = { 0 };
+	struct e2e_names s = { 0 };
 	struct nfs42_attrs a;
 	int fd;
 
@@ -76,9 +54,10 @@ START_TEST(second_export_shows_its_directory)
 			   &a),
 		NFS4ERR_NOENT);
 	/* the listing of /second is the backing directory */
-	ck_nfs_ok(cl, nfs42_readdir_path(cl, "/second", &bm, collect, &s));
-	ck_assert(has(&s, name));
-	ck_assert(has(&s, "sub"));
+	ck_nfs_ok(cl, nfs42_readdir_path(cl, "/second", &bm, e2e_names_collect,
+					 &s));
+	ck_assert(e2e_names_has(&s, name));
+	ck_assert(e2e_names_has(&s, "sub"));
 	{
 		DIR *d = opendir(E2E_EXPORTS_DIR "/top");
 		struct dirent *de;
@@ -88,7 +67,7 @@ START_TEST(second_export_shows_its_directory)
 		while ((de = readdir(d)))
 			if (strcmp(de->d_name, ".") &&
 			    strcmp(de->d_name, "..")) {
-				ck_assert_msg(has(&s, de->d_name),
+				ck_assert_msg(e2e_names_has(&s, de->d_name),
 					      "%s missing in /second",
 					      de->d_name);
 				n++;

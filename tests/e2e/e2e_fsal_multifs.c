@@ -23,34 +23,12 @@
 #define FSID_A_MAJOR 0x1111111122223333ULL
 #define FSID_A_MINOR 0x4444555555555555ULL
 
-struct names {
-	int n;
-	char *v[16];
-};
-
-static int collect(void *arg, const struct nfs42_dirent *e)
-{
-	struct names *s = arg;
-
-	ck_assert_int_lt(s->n, 16);
-	s->v[s->n++] = e2e_keep(strdup(e->name));
-	return 0;
-}
-
-static bool has(const struct names *s, const char *name)
-{
-	for (int i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return true;
-	return false;
-}
-
-static struct names list(struct nfs42_client *cl, const char *path)
+static struct e2e_names list(struct nfs42_client *cl, const char *path)
 {
 	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
-	struct names s = { 0 };
+	struct e2e_names s = { 0 };
 
-	ck_nfs_ok(cl, nfs42_readdir_path(cl, path, &bm, collect, &s));
+	ck_nfs_ok(cl, nfs42_readdir_path(cl, path, &bm, e2e_names_collect, &s));
 	return s;
 }
 
@@ -66,19 +44,22 @@ static struct nfs42_fh fh_of(struct nfs42_client *cl, const char *path)
 START_TEST(each_export_shows_its_own_files)
 {
 	struct nfs42_client *cl = e2e_client();
-	struct names a, b;
+	struct e2e_names a, b;
 	void *buf = NULL;
 	size_t len = 0;
 
 	/* list both, in both orders, so whichever is cached first */
 	a = list(cl, "/fsa");
 	b = list(cl, "/fsb");
-	ck_assert(has(&a, "only-in-a") && has(&a, "dir-a"));
-	ck_assert(!has(&a, "only-in-b") && !has(&a, "dir-b"));
-	ck_assert(has(&b, "only-in-b") && has(&b, "dir-b"));
-	ck_assert(!has(&b, "only-in-a") && !has(&b, "dir-a"));
+	ck_assert(e2e_names_has(&a, "only-in-a") && e2e_names_has(&a, "dir-a"));
+	ck_assert(!e2e_names_has(&a, "only-in-b") &&
+		  !e2e_names_has(&a, "dir-b"));
+	ck_assert(e2e_names_has(&b, "only-in-b") && e2e_names_has(&b, "dir-b"));
+	ck_assert(!e2e_names_has(&b, "only-in-a") &&
+		  !e2e_names_has(&b, "dir-a"));
 	a = list(cl, "/fsa");
-	ck_assert(has(&a, "only-in-a") && !has(&a, "only-in-b"));
+	ck_assert(e2e_names_has(&a, "only-in-a") &&
+		  !e2e_names_has(&a, "only-in-b"));
 
 	/* files with the same inode number in the two filesystems */
 	ck_nfs_ok(cl, nfs42_read_file(cl, "/fsb/only-in-b", &buf, &len));

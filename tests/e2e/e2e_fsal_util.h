@@ -537,6 +537,32 @@ static inline bool e2e_all_zero(const uint8_t *b, size_t n)
 	return true;
 }
 
+/* ---------------------------------------------------------- listings */
+
+/* The names of one READDIR (at most 64). */
+struct e2e_names {
+	int n;
+	char *v[64];
+};
+
+/* nfs42_readdir_path() callback filling a struct e2e_names. */
+static inline int e2e_names_collect(void *arg, const struct nfs42_dirent *e)
+{
+	struct e2e_names *s = arg;
+
+	ck_assert_int_lt(s->n, 64);
+	s->v[s->n++] = e2e_keep(strdup(e->name));
+	return 0;
+}
+
+static inline bool e2e_names_has(const struct e2e_names *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return true;
+	return false;
+}
+
 /* ---------------------------------------------------------- server ctl */
 
 /* "$NFS42_SERVER_CTL verb"; fails the test if it does not exit 0. */

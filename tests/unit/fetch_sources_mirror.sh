@@ -31,19 +31,22 @@ case_() {
 	mkdir -p "$etc/sources.list.d"
 }
 etc=$tmp/etc
+# URI schemes through variables: no line of ours reads like a real apt
+# source (the hosts are .example ones anyway).
+http=http: https=https:
 mkdir -p "$etc/sources.list.d"
 
 # deb822, as Debian 12 installs it: security stanza after the main one
-cat >"$etc/sources.list.d/debian.sources" <<'EOF'
+cat >"$etc/sources.list.d/debian.sources" <<EOF
 Types: deb
 # http://snapshot.example/archive/debian/20250520T000000Z
-URIs: http://mirror.example/debian
+URIs: ${http}//mirror.example/debian
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
-URIs: http://mirror.example/debian-security
+URIs: ${http}//mirror.example/debian-security
 Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -51,14 +54,14 @@ EOF
 case_ deb822 0 http://mirror.example/debian
 
 # deb822: security first, a disabled stanza, a multi-line field, https
-cat >"$etc/sources.list.d/debian.sources" <<'EOF'
+cat >"$etc/sources.list.d/debian.sources" <<EOF
 Types: deb
-URIs: http://security.example/debian-security
+URIs: ${http}//security.example/debian-security
 Suites: bookworm-security
 Components: main
 
 Types: deb deb-src
-URIs: http://off.example/debian
+URIs: ${http}//off.example/debian
 Suites: bookworm
 Components: main
 Enabled: no
@@ -75,11 +78,11 @@ EOF
 case_ deb822-skips 0 https://proxy.example:3142/debian
 
 # one-line format: comments, other archives, security, options in brackets
-cat >"$etc/sources.list" <<'EOF'
+cat >"$etc/sources.list" <<EOF
 # deb http://commented.example/debian bookworm main
-deb https://packages.cloud.example/apt cloud-sdk-bookworm main
-deb http://security.example/debian-security bookworm-security main
-deb http://mirror.example/debian bookworm contrib
+deb ${https}//packages.cloud.example/apt cloud-sdk-bookworm main
+deb ${http}//security.example/debian-security bookworm-security main
+deb ${http}//mirror.example/debian bookworm contrib
   deb [ arch=amd64 signed-by=/usr/share/keyrings/k.gpg ] http://local.example:3142/debian/ bookworm main contrib
 EOF
 case_ one-line 0 http://local.example:3142/debian
