@@ -39,6 +39,10 @@ unpack() {
 	if [ "$pkg" = nfs-ganesha ]; then
 		apply_patches "$dir"
 	fi
+	# The tarball's files carry their release dates: without this, a file
+	# a removed patch used to change would look older than the objects
+	# built from the patched version, and make would keep those.
+	find "$dir" -exec touch -h {} +
 	echo "$want" >"$dir.stamp"
 }
 
