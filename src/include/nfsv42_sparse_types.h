@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * NFSv4.2 server-side copy and clone arguments and results in the shapes of
+ * RFC 7863 (the XDR description of RFC 7862), replacing the draft-era COPY
+ * structures of Ganesha 6.5's nfsv41.h.  Included by nfsv41.h (patch
+ * 0005-nfsv42-copy-clone-xdr.patch) after its base types and before its
+ * nfs_argop4/nfs_resop4 unions; the XDR routines are in nfsv42_sparse_xdr.h.
+ *
+ * The names carry an sp42_ prefix so they never clash with nfsv41.h's own
+ * (unused) draft types of the same RFC names.
+ */
+
+#ifndef NFSV42_SPARSE_TYPES_H
+#define NFSV42_SPARSE_TYPES_H
+
+/* RFC 7863: enum netloc_type4 */
+enum sp42_netloc_type4 {
+	SP42_NL4_NAME = 1,
+	SP42_NL4_URL = 2,
+	SP42_NL4_NETADDR = 3,
+};
+
+/* union netloc4 switch (netloc_type4 nl_type) */
+struct sp42_netloc4 {
+	enum sp42_netloc_type4 nl_type;
+	union {
+		utf8str_cis nl_name;
+		utf8str_cis nl_url;
+		netaddr4 nl_addr;
+	} nl_u;
+};
+
+struct sp42_COPY4args {
+	stateid4 ca_src_stateid;
+	stateid4 ca_dst_stateid;
+	offset4 ca_src_offset;
+	offset4 ca_dst_offset;
+	length4 ca_count;
+	bool_t ca_consecutive;
+	bool_t ca_synchronous;
+	struct {
+		u_int ca_source_server_len;
+		struct sp42_netloc4 *ca_source_server_val;
+	} ca_source_server;
+};
+
+struct sp42_write_response4 {
+	struct {
+		u_int wr_callback_id_len; /* 0 or 1 */
+		stateid4 *wr_callback_id_val;
+	} wr_callback_id;
+	length4 wr_count;
+	stable_how4 wr_committed;
+	verifier4 wr_writeverf;
+};
+
+struct sp42_copy_requirements4 {
+	bool_t cr_consecutive;
+	bool_t cr_synchronous;
+};
+
+struct sp42_COPY4resok {
+	struct sp42_write_response4 cr_response;
+	struct sp42_copy_requirements4 cr_requirements;
+};
+
+/* union COPY4res switch (nfsstat4 cr_status) */
+struct sp42_COPY4res {
+	nfsstat4 cr_status;
+	union {
+		struct sp42_COPY4resok cr_resok4; /* NFS4_OK */
+		/* NFS4ERR_OFFLOAD_NO_REQS */
+		struct sp42_copy_requirements4 cr_requirements;
+	} cr_u;
+};
+
+struct sp42_COPY_NOTIFY4args {
+	stateid4 cna_src_stateid;
+	struct sp42_netloc4 cna_destination_server;
+};
+
+struct sp42_COPY_NOTIFY4resok {
+	nfstime4 cnr_lease_time;
+	stateid4 cnr_stateid;
+	struct {
+		u_int cnr_source_server_len;
+		struct sp42_netloc4 *cnr_source_server_val;
+	} cnr_source_server;
+};
+
+struct sp42_COPY_NOTIFY4res {
+	nfsstat4 cnr_status;
+	union {
+		struct sp42_COPY_NOTIFY4resok resok4; /* NFS4_OK */
+	} cnr_u;
+};
+
+struct sp42_OFFLOAD_CANCEL4args {
+	stateid4 oca_stateid;
+};
+
+struct sp42_OFFLOAD_CANCEL4res {
+	nfsstat4 ocr_status;
+};
+
+struct sp42_OFFLOAD_STATUS4args {
+	stateid4 osa_stateid;
+};
+
+struct sp42_OFFLOAD_STATUS4resok {
+	length4 osr_count;
+	struct {
+		u_int osr_complete_len; /* 0 or 1 */
+		nfsstat4 *osr_complete_val;
+	} osr_complete;
+};
+
+struct sp42_OFFLOAD_STATUS4res {
+	nfsstat4 osr_status;
+	union {
+		struct sp42_OFFLOAD_STATUS4resok osr_resok4; /* NFS4_OK */
+	} osr_u;
+};
+
+struct sp42_CLONE4args {
+	stateid4 cl_src_stateid;
+	stateid4 cl_dst_stateid;
+	offset4 cl_src_offset;
+	offset4 cl_dst_offset;
+	length4 cl_count;
+};
+
+struct sp42_CLONE4res {
+	nfsstat4 cl_status;
+};
+
+/* union offload_info4 switch (nfsstat4 coa_status) */
+struct sp42_offload_info4 {
+	nfsstat4 coa_status;
+	union {
+		struct sp42_write_response4 coa_resok4; /* NFS4_OK */
+		length4 coa_bytes_copied; /* default */
+	} coa_u;
+};
+
+/* CB_OFFLOAD (callback operation 15) */
+struct sp42_CB_OFFLOAD4args {
+	nfs_fh4 coa_fh;
+	stateid4 coa_stateid;
+	struct sp42_offload_info4 coa_offload_info;
+};
+
+struct sp42_CB_OFFLOAD4res {
+	nfsstat4 cor_status;
+};
+
+#endif /* NFSV42_SPARSE_TYPES_H */
