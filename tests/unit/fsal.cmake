@@ -17,3 +17,15 @@ sparse_unit_test(check_sparse_fh
 add_test(NAME unit/check_sparse_map_real COMMAND check_sparse_map real)
 set_tests_properties(unit/check_sparse_map_real PROPERTIES
   LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The copy engine (issue #8) on real files in TMPDIR, syscalls injected.
+sparse_unit_test(check_sparse_copy
+  SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_copy.c
+          ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_map.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_copy.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE)
+# Its clone path on a reflink XFS image on a loop device: needs root and
+# xfsprogs, else exit 77 (skipped) with the reason printed.
+add_test(NAME unit/check_sparse_copy_xfs COMMAND check_sparse_copy xfs)
+set_tests_properties(unit/check_sparse_copy_xfs PROPERTIES
+  LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
