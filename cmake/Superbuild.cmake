@@ -94,6 +94,8 @@ ExternalProject_Add(inner
   BINARY_DIR ${CMAKE_BINARY_DIR}/inner
   CMAKE_ARGS -DSPARSE_INNER=ON -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
              -DGANESHA_PREFIX=${STAGE}
+             -DGANESHA_INCLUDE=${DEPS_DIR}/nfs-ganesha-${GANESHA_VERSION}/src/include
+             -DGANESHA_CONFIG_INCLUDE=${CMAKE_BINARY_DIR}/ganesha/include
              -DCMAKE_C_FLAGS=${san_flags}
              -DCMAKE_EXE_LINKER_FLAGS=${san_flags}
   BUILD_ALWAYS ON

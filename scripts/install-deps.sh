@@ -17,6 +17,7 @@ packages=(
 	check
 	tshark xfsprogs iproute2 procps util-linux
 	strace
+	clang libclang-rt-14-dev
 )
 
 missing=()
