@@ -38,9 +38,12 @@ struct args {
 	const char *opt[26]; /* by letter: opt['m' - 'a'] for -m */
 	uint32_t mode;
 	uint64_t num;
+	uint32_t depth; /* DEPTH, 0 if not given */
 };
 
 #define OPT(a, c) ((a)->opt[(c) - 'a'])
+#define DEPTH_DEFAULT 8
+#define DEPTH_MAX 64
 
 static void usage(void);
 
@@ -207,23 +210,160 @@ static int cmd_stat(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
+/*
+ * Where cat writes: in order to a pipe or terminal (holes as zeros), or,
+ * to a regular file, seeking over holes so that they stay holes.
+ */
+struct out_sink {
+	int fd;
+	bool sparse;
+	off_t base; /* file position when we started */
+	uint64_t pos; /* where the next write would go, from base */
+	uint64_t calls;
+};
+
+static int sink_write(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	static const char zeros[65536];
+	struct out_sink *s = arg;
+	size_t n;
+	int rc = 0;
+
+	s->calls++;
+	if (!data && s->sparse)
+		return 0; /* the next write (or sink_end) seeks over it */
+	if (s->sparse && off != s->pos &&
+	    lseek(s->fd, s->base + (off_t)off, SEEK_SET) < 0)
+		return -errno;
+	s->pos = off + len;
+	if (data)
+		return nfs42_fd_write_all(s->fd, data, len);
+	for (; !rc && len; len -= n) {
+		n = len < sizeof(zeros) ? len : sizeof(zeros);
+		rc = nfs42_fd_write_all(s->fd, zeros, n);
+	}
+	return rc;
+}
+
+/* A trailing hole: extend the file to end without writing. */
+static int sink_end(struct out_sink *s, uint64_t end)
+{
+	struct stat st;
+	off_t want = s->base + (off_t)end;
+
+	if (!s->sparse || end <= s->pos)
+		return 0;
+	if (fstat(s->fd, &st) < 0)
+		return -errno;
+	if (st.st_size < want && ftruncate(s->fd, want) < 0)
+		return -errno;
+	return lseek(s->fd, want, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static int cat_stream(const char *path, struct nfs42_stream_opts *so,
+		      struct out_sink *s)
+{
+	struct nfs42_file f;
+	uint64_t end = 0;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return rc;
+	rc = nfs42_read_stream(&f, so, sink_write, s, &end);
+	if (rc == NFS4ERR_NOTSUPP && so->read_plus && s->calls == 0) {
+		fprintf(stderr, "nfs42: %s: READ_PLUS: %s, reading with READ\n",
+			path, nfs42_strerror(rc));
+		so->read_plus = false;
+		rc = nfs42_read_stream(&f, so, sink_write, s, &end);
+	}
+	if (!rc)
+		rc = sink_end(s, end);
+	rc2 = nfs42_close(&f);
+	return rc ? rc : rc2;
+}
+
 static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 {
 	const char *out = OPT(args, 'o');
-	int fd = STDOUT_FILENO, rc;
+	struct out_sink s = { .fd = STDOUT_FILENO };
+	struct nfs42_stream_opts so;
+	struct stat st;
+	int rc;
 
 	if (out) {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0) {
+		s.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (s.fd < 0) {
 			fprintf(stderr, "nfs42: %s: %s\n", out,
 				strerror(errno));
 			return EXIT_USAGE;
 		}
 	}
-	rc = nfs42_read_file_fd(g_cl, args->word[0], fd, NULL);
+	nfs42_stream_opts_init(&so);
+	so.depth = args->depth ? args->depth : DEPTH_DEFAULT;
+	so.read_plus = OPT(args, 'r') != NULL;
+	if (so.read_plus && fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		s.base = lseek(s.fd, 0, SEEK_CUR);
+		s.sparse = s.base >= 0;
+		if (s.base < 0)
+			s.base = 0;
+	}
+	rc = cat_stream(args->word[0], &so, &s);
 	if (out)
-		close(fd);
+		close(s.fd);
 	return rc ? fail(args->word[0], rc) : 0;
+}
+
+/* map: the data/hole segments READ_PLUS reports, merged when adjacent. */
+struct map_state {
+	uint64_t off, len;
+	bool hole, have;
+};
+
+static void map_flush(struct map_state *m)
+{
+	if (m->have)
+		printf("%" PRIu64 " %" PRIu64 " %s\n", m->off, m->len,
+		       m->hole ? "hole" : "data");
+	m->have = false;
+}
+
+static int map_seg(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	struct map_state *m = arg;
+
+	if (m->have && m->hole == !data && m->off + m->len == off) {
+		m->len += len;
+		return 0;
+	}
+	map_flush(m);
+	*m = (struct map_state){
+		.off = off, .len = len, .hole = !data, .have = true
+	};
+	return 0;
+}
+
+static int cmd_map(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0];
+	struct map_state m = { 0 };
+	struct nfs42_file f;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return fail(path, rc);
+	rc = nfs42_read_plus(&f, 0, NFS42_LENGTH_EOF,
+			     args->depth ? args->depth : DEPTH_DEFAULT, map_seg,
+			     &m, NULL);
+	if (!rc)
+		map_flush(&m);
+	rc2 = nfs42_close(&f);
+	if (rc)
+		return fail(path, rc);
+	return rc2 ? fail(path, rc2) : 0;
 }
 
 static int cmd_put(struct nfs42_opts *o, const struct args *args)
@@ -404,8 +544,11 @@ static const struct verb verbs[] = {
 	{ "ping", cmd_ping, "ping", "NULL RPC + session setup" },
 	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory" },
 	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)" },
-	{ "cat", cmd_cat, "cat PATH [-o FILE]",
-	  "file contents to stdout or FILE" },
+	{ "cat", cmd_cat, "cat [-d DEPTH] [--read-plus] PATH [-o FILE]",
+	  "file contents to stdout or FILE, DEPTH READs in flight "
+	  "(default 8); --read-plus: READ_PLUS, holes kept in FILE" },
+	{ "map", cmd_map, "map [-d DEPTH] PATH",
+	  "data/hole layout from READ_PLUS: offset length data|hole" },
 	{ "put", cmd_put, "put LOCALFILE PATH", "write a file" },
 	{ "mkdir", cmd_mkdir, "mkdir [-m MODE] PATH", "create a directory" },
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
@@ -458,11 +601,15 @@ static bool match_word(const char *item, const char *word, struct args *a)
 {
 	size_t len = strlen(word), n;
 	const char *p;
+	uint64_t num;
 
 	if (!strcmp(item, "MODE"))
 		return parse_mode(word, &a->mode);
 	if (!strcmp(item, "SIZE") || !strcmp(item, "OFFSET"))
 		return parse_u64(word, &a->num);
+	if (!strcmp(item, "DEPTH"))
+		return parse_u64(word, &num) && num >= 1 && num <= DEPTH_MAX &&
+		       (a->depth = num);
 	if (strchr(item, '|') == NULL)
 		return word[0] != '\0' && word[0] != '-';
 	for (p = item;; p += n + 1) {
@@ -491,7 +638,7 @@ static int match_args(const struct verb *v, int argc, char **argv,
 	snprintf(items, sizeof(items), "%s", v->synopsis);
 	strtok_r(items, " ", &save); /* the verb */
 	while ((it = strtok_r(NULL, " ", &save)) != NULL) {
-		char *val = NULL;
+		char *val = NULL, key;
 
 		if (it[0] == '[') { /* "[-x]" or "[-x" "ITEM]" */
 			it++;
@@ -504,14 +651,15 @@ static int match_args(const struct verb *v, int argc, char **argv,
 				it[strlen(it) - 1] = '\0';
 			if (i >= argc || strcmp(argv[i], it) != 0)
 				continue;
-			OPT(a, it[1]) = argv[i++];
+			key = it[1] == '-' ? it[2] : it[1];
+			OPT(a, key) = argv[i++];
 			if (val == NULL)
 				continue;
 			if (i >= argc)
 				return -1;
 			if (!match_word(val, argv[i], a))
 				return i;
-			OPT(a, it[1]) = argv[i++];
+			OPT(a, key) = argv[i++];
 			continue;
 		}
 		if (i >= argc)
@@ -667,6 +815,8 @@ int main(int argc, char **argv)
 	if (verb == NULL)
 		return EXIT_USAGE;
 	o.no_back_channel = false;
+	if (args.depth > o.slots)
+		o.slots = args.depth; /* one slot per READ in flight */
 	rc = nfs42_connect(&o, &g_cl);
 	if (!rc)
 		rc = nfs42_null(g_cl);

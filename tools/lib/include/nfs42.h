@@ -1002,6 +1002,8 @@ int nfs42_read_file(struct nfs42_client *cl, const char *path, void **buf,
 		    size_t *len);
 int nfs42_read_file_fd(struct nfs42_client *cl, const char *path, int fd,
 		       uint64_t *total);
+/* write(2) all of buf to fd (EINTR retried); 0 or -errno (-EIO: wrote 0) */
+int nfs42_fd_write_all(int fd, const void *buf, size_t len);
 int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 		     size_t len, uint32_t mode);
 int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
