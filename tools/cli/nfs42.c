@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -805,6 +806,14 @@ int main(int argc, char **argv)
 	struct args args;
 	int rc;
 
+	/*
+	 * Each READ reply is a fresh ~1 MiB buffer: keep freed ones in the
+	 * heap instead of mmap/munmap (or trimming) each time, which costs
+	 * a page fault and a cleared page per 4 KiB (client system time
+	 * 0.45 s -> 0.20 s for 1 GiB at depth 8).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	nfs42_opts_init(&o);
 	nfs42_opts_from_env(&o);
 	rc = parse_options(&o, argc, argv);
