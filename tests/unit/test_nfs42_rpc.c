@@ -1216,6 +1216,61 @@ START_TEST(read_plus_notsupp_and_gap)
 }
 END_TEST
 
+/* Stream READ_PLUS into a regular file already holding 60 'X's, and into
+ * a pipe: the file keeps its bytes where the holes are (seeked over, not
+ * written) and grows to 100 over the trailing hole; the pipe gets zeros. */
+START_TEST(read_plus_to_fd_keeps_holes)
+{
+	char path[] = "/tmp/nfs42-rp-XXXXXX", got[FILE_LEN + 1], want;
+	struct nfs42_stream_opts o;
+	struct nfs42_file f;
+	struct server s;
+	struct nfs42_client *cl;
+	uint64_t end, i;
+	int fd, p[2], rc;
+	ssize_t n;
+
+	if (_i) {
+		ck_assert_int_eq(pipe(p), 0);
+		fd = p[1];
+	} else {
+		fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		unlink(path);
+		memset(got, 'X', 60);
+		ck_assert_int_eq(write(fd, got, 60), 60);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	}
+	cl = serve_reads_client(&s, RF_NONE, 2, 4);
+	f = (struct nfs42_file){ .cl = cl };
+	nfs42_stream_opts_init(&o);
+	o.read_plus = true;
+	o.depth = 2;
+	o.io_size = 16;
+	rc = nfs42_read_stream_fd(&f, &o, fd, &end);
+	cl->have_session = false;
+	unserve(&s, cl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	ck_assert_uint_eq(end, FILE_LEN);
+	if (_i) {
+		close(p[1]);
+		fd = p[0];
+	} else {
+		ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), FILE_LEN);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_END), FILE_LEN);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	}
+	n = read(fd, got, sizeof(got));
+	close(fd);
+	ck_assert_int_eq(n, FILE_LEN);
+	for (i = 0; i < FILE_LEN; i++) {
+		want = is_data(i) ? 'a' + i % 26 : !_i && i < 60 ? 'X' : 0;
+		ck_assert_msg(got[i] == want, "byte %u: %d, want %d",
+			      (unsigned int)i, got[i], want);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("core");
@@ -1240,5 +1295,6 @@ int main(void)
 	tcase_add_test(tc, read_plus_pipelined_out_of_order);
 	tcase_add_loop_test(tc, read_pipelined_and_short, 0, 2);
 	tcase_add_loop_test(tc, read_plus_notsupp_and_gap, 0, 2);
+	tcase_add_loop_test(tc, read_plus_to_fd_keeps_holes, 0, 2);
 	return run_tcase("nfs42_rpc", tc, CK_NOFORK);
 }

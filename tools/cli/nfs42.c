@@ -211,58 +211,7 @@ static int cmd_stat(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
-/*
- * Where cat writes: in order to a pipe or terminal (holes as zeros), or,
- * to a regular file, seeking over holes so that they stay holes.
- */
-struct out_sink {
-	int fd;
-	bool sparse;
-	off_t base; /* file position when we started */
-	uint64_t pos; /* where the next write would go, from base */
-	uint64_t calls;
-};
-
-static int sink_write(void *arg, uint64_t off, uint64_t len, const void *data)
-{
-	static const char zeros[65536];
-	struct out_sink *s = arg;
-	size_t n;
-	int rc = 0;
-
-	s->calls++;
-	if (!data && s->sparse)
-		return 0; /* the next write (or sink_end) seeks over it */
-	if (s->sparse && off != s->pos &&
-	    lseek(s->fd, s->base + (off_t)off, SEEK_SET) < 0)
-		return -errno;
-	s->pos = off + len;
-	if (data)
-		return nfs42_fd_write_all(s->fd, data, len);
-	for (; !rc && len; len -= n) {
-		n = len < sizeof(zeros) ? len : sizeof(zeros);
-		rc = nfs42_fd_write_all(s->fd, zeros, n);
-	}
-	return rc;
-}
-
-/* A trailing hole: extend the file to end without writing. */
-static int sink_end(struct out_sink *s, uint64_t end)
-{
-	struct stat st;
-	off_t want = s->base + (off_t)end;
-
-	if (!s->sparse || end <= s->pos)
-		return 0;
-	if (fstat(s->fd, &st) < 0)
-		return -errno;
-	if (st.st_size < want && ftruncate(s->fd, want) < 0)
-		return -errno;
-	return lseek(s->fd, want, SEEK_SET) < 0 ? -errno : 0;
-}
-
-static int cat_stream(const char *path, struct nfs42_stream_opts *so,
-		      struct out_sink *s)
+static int cat_stream(const char *path, struct nfs42_stream_opts *so, int fd)
 {
 	struct nfs42_file f;
 	uint64_t end = 0;
@@ -272,15 +221,15 @@ static int cat_stream(const char *path, struct nfs42_stream_opts *so,
 			false, &f);
 	if (rc)
 		return rc;
-	rc = nfs42_read_stream(&f, so, sink_write, s, &end);
-	if (rc == NFS4ERR_NOTSUPP && so->read_plus && s->calls == 0) {
+	rc = nfs42_read_stream_fd(&f, so, fd, &end);
+	/* nothing read yet: a server (or minor version) without READ_PLUS */
+	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) &&
+	    so->read_plus && end == so->offset) {
 		fprintf(stderr, "nfs42: %s: READ_PLUS: %s, reading with READ\n",
 			path, nfs42_strerror(rc));
 		so->read_plus = false;
-		rc = nfs42_read_stream(&f, so, sink_write, s, &end);
+		rc = nfs42_read_stream_fd(&f, so, fd, &end);
 	}
-	if (!rc)
-		rc = sink_end(s, end);
 	rc2 = nfs42_close(&f);
 	return rc ? rc : rc2;
 }
@@ -288,14 +237,12 @@ static int cat_stream(const char *path, struct nfs42_stream_opts *so,
 static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 {
 	const char *out = OPT(args, 'o');
-	struct out_sink s = { .fd = STDOUT_FILENO };
 	struct nfs42_stream_opts so;
-	struct stat st;
-	int rc;
+	int fd = STDOUT_FILENO, rc;
 
 	if (out) {
-		s.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (s.fd < 0) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0) {
 			fprintf(stderr, "nfs42: %s: %s\n", out,
 				strerror(errno));
 			return EXIT_USAGE;
@@ -304,15 +251,9 @@ static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 	nfs42_stream_opts_init(&so);
 	so.depth = args->depth ? args->depth : DEPTH_DEFAULT;
 	so.read_plus = OPT(args, 'r') != NULL;
-	if (so.read_plus && fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		s.base = lseek(s.fd, 0, SEEK_CUR);
-		s.sparse = s.base >= 0;
-		if (s.base < 0)
-			s.base = 0;
-	}
-	rc = cat_stream(args->word[0], &so, &s);
+	rc = cat_stream(args->word[0], &so, fd);
 	if (out)
-		close(s.fd);
+		close(fd);
 	return rc ? fail(args->word[0], rc) : 0;
 }
 

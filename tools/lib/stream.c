@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -233,4 +235,71 @@ int nfs42_read_plus(struct nfs42_file *f, uint64_t offset, uint64_t length,
 	o.length = length;
 	o.depth = depth;
 	return nfs42_read_stream(f, &o, fn, arg, end);
+}
+
+/* nfs42_read_stream_fd: where the contents go */
+struct fd_sink {
+	int fd;
+	bool sparse; /* a regular file: seek over holes */
+	off_t base; /* fd's position for the stream's first offset */
+	uint64_t first; /* that offset */
+	uint64_t pos; /* stream offset the file position stands at */
+};
+
+static int fd_seg(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	static const char zeros[65536];
+	struct fd_sink *s = arg;
+	size_t n;
+	int rc = 0;
+
+	if (!data && s->sparse)
+		return 0; /* the next write (or the end) seeks over it */
+	if (s->sparse && off != s->pos &&
+	    lseek(s->fd, s->base + (off_t)(off - s->first), SEEK_SET) < 0)
+		return -errno;
+	s->pos = off + len;
+	if (data)
+		return nfs42_fd_write_all(s->fd, data, len);
+	for (; !rc && len; len -= n) {
+		n = len < sizeof(zeros) ? len : sizeof(zeros);
+		rc = nfs42_fd_write_all(s->fd, zeros, n);
+	}
+	return rc;
+}
+
+/* A trailing hole: extend the file to end without writing. */
+static int fd_end(struct fd_sink *s, uint64_t end)
+{
+	off_t want = s->base + (off_t)(end - s->first);
+	struct stat st;
+
+	if (!s->sparse || end <= s->pos)
+		return 0;
+	if (fstat(s->fd, &st) < 0)
+		return -errno;
+	if (st.st_size < want && ftruncate(s->fd, want) < 0)
+		return -errno;
+	return lseek(s->fd, want, SEEK_SET) < 0 ? -errno : 0;
+}
+
+int nfs42_read_stream_fd(struct nfs42_file *f,
+			 const struct nfs42_stream_opts *o, int fd,
+			 uint64_t *end)
+{
+	struct fd_sink s = { .fd = fd, .first = o->offset, .pos = o->offset };
+	struct stat st;
+	uint64_t e = o->offset;
+	int rc;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		s.base = lseek(fd, 0, SEEK_CUR);
+		s.sparse = s.base >= 0;
+	}
+	rc = nfs42_read_stream(f, o, fd_seg, &s, &e);
+	if (!rc)
+		rc = fd_end(&s, e);
+	if (end)
+		*end = e;
+	return rc;
 }

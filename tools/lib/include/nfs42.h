@@ -992,6 +992,15 @@ struct nfs42_stream_opts {
 void nfs42_stream_opts_init(struct nfs42_stream_opts *o);
 int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 		      nfs42_stream_fn fn, void *arg, uint64_t *end);
+/*
+ * nfs42_read_stream into fd from its current position: in order to a pipe
+ * or terminal (holes written as zeros); into a regular file seeking over
+ * holes, and extending it (ftruncate) over a trailing one, so that holes
+ * stay holes.
+ */
+int nfs42_read_stream_fd(struct nfs42_file *f,
+			 const struct nfs42_stream_opts *o, int fd,
+			 uint64_t *end);
 /* READ_PLUS from offset to EOF (or offset + length), depth in flight. */
 int nfs42_read_plus(struct nfs42_file *f, uint64_t offset, uint64_t length,
 		    uint32_t depth, nfs42_stream_fn fn, void *arg,
