@@ -8,7 +8,9 @@
  * finishes the oldest.  While it waits for that reply it reads whatever
  * comes first from the connection: replies of the younger compounds are
  * parked on their pending entries (one buffer each) and callbacks are
- * served, so memory stays bounded by depth replies.
+ * served, so memory stays bounded by depth replies.  The first READ goes
+ * alone, like a kernel's first readahead window: a file that fits in it
+ * costs one READ, not depth.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -170,7 +172,7 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 	uint32_t depth = o->depth ? o->depth : 1;
 	uint32_t io = nfs42_io_size(f->cl);
 	uint64_t next = o->offset, limit;
-	unsigned int head = 0, n = 0;
+	unsigned int head = 0, n = 0, window = 1;
 	struct chunk *ring, *ch;
 	bool done = false, eof;
 	int rc = 0, rc2;
@@ -187,7 +189,7 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 	if (!ring)
 		return -ENOMEM;
 	for (;;) {
-		while (!done && !rc && n < depth && next < limit) {
+		while (!done && !rc && n < window && next < limit) {
 			ch = &ring[(head + n) % depth];
 			rc = chunk_new(&st, ch, next,
 				       limit - next < io ? limit - next : io);
@@ -211,6 +213,7 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 				rc = complete_sync(&st, ch->off + ch->count,
 						   &eof);
 			done = eof;
+			window = depth; /* not a small file: read ahead */
 		}
 		nfs42_compound_free(ch->c);
 		ch->c = NULL;

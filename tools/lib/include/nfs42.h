@@ -972,7 +972,7 @@ int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
 
 /*
  * Streaming reads: up to depth READ (or READ_PLUS) compounds in flight at
- * once, each of at most io_size bytes; fn gets the file's contents in
+ * once (after the first, which goes alone), each of at most io_size bytes; fn gets the file's contents in
  * offset order, as data (data != NULL) or, from READ_PLUS, holes (data
  * NULL), until EOF or offset + length.  At most depth replies are held at a
  * time.  fn returns 0 to go on, else that value is returned.  *end (may be
