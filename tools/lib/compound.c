@@ -352,8 +352,8 @@ int nfs42_compound_finish(struct nfs42_compound *c)
 		return c->start_err ? c->start_err : -EINVAL;
 	rc = finish_once(c);
 	release_slot(c, rc);
+	/* NFS4ERR_DELAY: retried in place, synchronously */
 	if (rc == NFS4ERR_DELAY && !c->no_retry)
-		rc = nfs42_compound_run(
-			c); /* retried in place, synchronously */
+		rc = nfs42_compound_run(c);
 	return rc;
 }
