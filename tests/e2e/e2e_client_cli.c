@@ -501,6 +501,165 @@ START_TEST(mkdir_mode_verb)
 }
 END_TEST
 
+/* The bytes of a local file (NULL if it cannot be read). */
+static char *read_local(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	char *b;
+
+	if (fd < 0)
+		return NULL;
+	b = slurp(fd, len);
+	close(fd);
+	return b;
+}
+
+/* Run `cat ARGS` to stdout and with -o: both must be exactly want. */
+static void cat_equals(const char *const *args, const char *want, size_t n,
+		       struct run *out)
+{
+	const char *argv[12];
+	char outp[] = "/tmp/nfs42-cat-XXXXXX";
+	struct run r;
+	size_t got, i;
+	char *back;
+	int fd;
+
+	for (i = 0; args[i]; i++)
+		argv[i] = args[i];
+	argv[i] = NULL;
+	*out = cli_at(NULL, argv);
+	ck_assert_msg(out->status == 0, "cat: %s", out->err);
+	ck_assert_msg(out->outlen == n, "cat: %zu bytes of %zu: %s",
+		      out->outlen, n, out->err);
+	ck_assert_msg(memcmp(out->out, want, n) == 0, "cat to a pipe differs");
+	fd = mkstemp(outp);
+	close(fd);
+	argv[i] = "-o";
+	argv[i + 1] = outp;
+	argv[i + 2] = NULL;
+	r = cli_at(NULL, argv);
+	ck_assert_msg(r.status == 0, "cat -o: %s", r.err);
+	back = read_local(outp, &got);
+	unlink(outp);
+	ck_assert_uint_eq(got, n);
+	ck_assert_msg(memcmp(back, want, n) == 0, "cat -o FILE differs");
+	free(back);
+	run_free(&r);
+}
+
+START_TEST(cat_depth_equals_backing)
+{
+	char *np = e2e_path("cli-10m"), *bp = e2e_backing("cli-10m");
+	static const char *const depths[] = { "1", "8", "64" };
+	size_t n = 10u << 20, i;
+	char *data = malloc(n);
+	unsigned int seed = 11;
+	struct run r;
+
+	for (i = 0; i < n; i++)
+		data[i] = rand_r(&seed);
+	e2e_put_backing("cli-10m", data, n);
+	for (i = 0; i < 3; i++) {
+		cat_equals((const char *const[]){ "cat", "-d", depths[i], np,
+						  NULL },
+			   data, n, &r);
+		run_free(&r);
+	}
+	/* the default depth (8) */
+	cat_equals((const char *const[]){ "cat", np, NULL }, data, n, &r);
+	run_free(&r);
+	DEAD_EXPECT(2, "bad argument '0' for cat", "cat", "-d", "0", np);
+	DEAD_EXPECT(2, "bad argument '65' for cat", "cat", "-d", "65", np);
+	DEAD_EXPECT(2, NULL, "cat", np, "-d", "8");
+	free(data);
+	free(np);
+	free(bp);
+}
+END_TEST
+
+/* A sparse file: hole at the start, data, hole, data, hole at the end. */
+static char *make_sparse(const char *rel, size_t *len)
+{
+	size_t n = 6u << 20, i;
+	char *want = calloc(1, n), *bp = e2e_backing(rel);
+	unsigned int seed = 3;
+	int fd;
+
+	for (i = 1u << 20; i < (1u << 20) + 100000; i++)
+		want[i] = rand_r(&seed) | 1;
+	memcpy(want + (4u << 20) + 3, "tail!", 5);
+	fd = open(bp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, n), 0);
+	ck_assert_int_eq(pwrite(fd, want + (1u << 20), 100000, 1u << 20),
+			 100000);
+	ck_assert_int_eq(pwrite(fd, "tail!", 5, (4u << 20) + 3), 5);
+	close(fd);
+	free(bp);
+	*len = n;
+	return want;
+}
+
+START_TEST(cat_read_plus_sparse)
+{
+	char *np = e2e_path("cli-rp-sparse");
+	/* NOTSUPP (4.2) or OP_ILLEGAL (NFS42_MINORVERSION=1) */
+	const char *fallback = ", reading with READ\n";
+	size_t n;
+	char *want = make_sparse("cli-rp-sparse", &n), *again;
+	struct run r;
+
+	cat_equals((const char *const[]){ "cat", "--read-plus", np, NULL },
+		   want, n, &r);
+	/* a server without READ_PLUS: told once, then READ */
+	if (r.err[0]) {
+		ck_assert_msg(strstr(r.err, "READ_PLUS: NFS4ERR_") &&
+				      strstr(r.err, fallback),
+			      "stderr: %s", r.err);
+		again = strstr(r.err, fallback) + 1;
+		ck_assert_msg(!strstr(again, fallback), "told twice: %s",
+			      r.err);
+	}
+	run_free(&r);
+	cat_equals((const char *const[]){ "cat", "-d", "3", "--read-plus", np,
+					  NULL },
+		   want, n, &r);
+	run_free(&r);
+	DEAD_EXPECT(2, NULL, "cat", np, "--read-plus");
+	free(want);
+	free(np);
+}
+END_TEST
+
+START_TEST(map_verb)
+{
+	char *np = e2e_path("cli-map"), *miss = e2e_path("nope");
+	size_t n;
+	char *want = make_sparse("cli-map", &n);
+	struct run r = CLI("map", np);
+
+	/* today's server answers READ_PLUS with NOTSUPP (OP_ILLEGAL in 4.1):
+	 * exit 1 with it */
+	if (r.status == 1) {
+		ck_assert_msg(strstr(r.err, "NFS4ERR_NOTSUPP") ||
+				      strstr(r.err, "NFS4ERR_OP_ILLEGAL"),
+			      "%s", r.err);
+		ck_assert_str_eq(r.out, "");
+	} else {
+		ck_assert_msg(r.status == 0, "map: %s", r.err);
+		ck_assert(strstr(r.out, "0 1048576 hole\n") == r.out);
+	}
+	run_free(&r);
+	CLI_EXPECT(1, "NFS4ERR_NOENT", "map", miss);
+	DEAD_EXPECT(2, NULL, "map");
+	DEAD_EXPECT(2, NULL, "map", "-d", "x", np);
+	free(want);
+	free(np);
+	free(miss);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_client_cli");
@@ -518,6 +677,9 @@ int main(void)
 	tcase_add_test(tc, chmod_verb);
 	tcase_add_test(tc, hard_link_verb);
 	tcase_add_test(tc, mkdir_mode_verb);
+	tcase_add_test(tc, cat_depth_equals_backing);
+	tcase_add_test(tc, cat_read_plus_sparse);
+	tcase_add_test(tc, map_verb);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -821,6 +821,79 @@ START_TEST(reply_hostile_counts)
 }
 END_TEST
 
+/* READ_PLUS of 41 segments: a hole at the start, data and holes taking
+ * turns (data i is i + 1 bytes of 'a' + i), a hole at the end; eof. */
+#define RP_SEGS 41
+static void build_read_plus_reply(struct nfs42_xdr *x, uint32_t bad_type)
+{
+	uint8_t data[64];
+	uint64_t off = 0;
+	uint32_t i;
+
+	reply_begin(x, NFS4_OK, 1);
+	res_head(x, OP_READ_PLUS, 0);
+	nfs42_xdr_put_bool(x, true);
+	nfs42_xdr_put_u32(x, RP_SEGS);
+	for (i = 0; i < RP_SEGS; i++) {
+		if (i % 2 == 0) {
+			nfs42_xdr_put_u32(x, i == 20 && bad_type ?
+						     bad_type :
+						     NFS4_CONTENT_HOLE);
+			nfs42_xdr_put_u64(x, off);
+			nfs42_xdr_put_u64(x, 4096);
+			off += 4096;
+			continue;
+		}
+		memset(data, 'a' + i, i + 1);
+		nfs42_xdr_put_u32(x, NFS4_CONTENT_DATA);
+		nfs42_xdr_put_u64(x, off);
+		nfs42_xdr_put_opaque(x, data, i + 1);
+		off += i + 1;
+	}
+}
+
+START_TEST(reply_read_plus_many_segments)
+{
+	struct nfs42_compound *c = nfs42_compound_new(NULL);
+	const struct nfs42_res *r;
+	const struct nfs42_rp_seg *s;
+	struct nfs42_xdr x;
+	uint64_t off = 0;
+	uint32_t i;
+	size_t n;
+
+	build_read_plus_reply(&x, 0);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), NFS4_OK);
+	r = nfs42_res(c, 0);
+	ck_assert(r->u.read_plus.eof);
+	ck_assert_uint_eq(r->u.read_plus.n, RP_SEGS);
+	for (i = 0; i < RP_SEGS; i++) {
+		s = &r->u.read_plus.segs[i];
+		ck_assert_uint_eq(s->offset, off);
+		if (i % 2 == 0) {
+			ck_assert_uint_eq(s->type, NFS4_CONTENT_HOLE);
+			ck_assert_uint_eq(s->length, 4096);
+		} else {
+			ck_assert_uint_eq(s->type, NFS4_CONTENT_DATA);
+			ck_assert_uint_eq(s->length, i + 1);
+			ck_assert_uint_eq(s->data[0], 'a' + i);
+			ck_assert_uint_eq(s->data[i], 'a' + i);
+		}
+		off += s->length;
+	}
+	/* every truncation is refused */
+	for (n = 0; n < x.len; n++)
+		ck_assert_msg(nfs42_compound_decode(c, x.buf, n) == -EBADMSG,
+			      "prefix %zu accepted", n);
+	nfs42_xdr_free(&x);
+	/* an unknown content type in the middle */
+	build_read_plus_reply(&x, 7);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), -EBADMSG);
+	nfs42_xdr_free(&x);
+	nfs42_compound_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("core");
@@ -839,5 +912,6 @@ int main(void)
 	tcase_add_test(tc, reply_unknown_op_kept_raw);
 	tcase_add_test(tc, reply_session_ops);
 	tcase_add_test(tc, reply_hostile_counts);
+	tcase_add_test(tc, reply_read_plus_many_segments);
 	return run_tcase("nfs42_ops", tc, CK_FORK_GETENV);
 }

@@ -185,6 +185,15 @@ enum script {
 	S_DENIED, /* MSG_DENIED / AUTH_ERROR */
 	S_ACCEPT_ONLY, /* accept and close at once */
 	S_DELAY_ONCE, /* COMPOUND: NFS4ERR_DELAY, then NFS4_OK */
+	S_READS, /* READ / READ_PLUS of the file LAYOUT, see serve_reads() */
+};
+
+/* What serve_reads() does wrong on purpose */
+enum read_fault {
+	RF_NONE,
+	RF_NOTSUPP, /* every READ_PLUS: NFS4ERR_NOTSUPP */
+	RF_GAP, /* the second segment of a reply starts too far on */
+	RF_SHORT, /* READ: at most 5 bytes per reply */
 };
 
 struct server {
@@ -203,6 +212,14 @@ struct server {
 	uint32_t cb_op2_status;
 	uint32_t cb_op2_body;
 	uint32_t auth_flavor, uid, gid;
+	/* S_READS */
+	enum read_fault fault;
+	unsigned int batch; /* calls read before replying in reverse */
+	unsigned int ncalls; /* calls served */
+	unsigned int max_inflight; /* distinct slots of the first batch */
+	uint32_t batch_slots; /* bit mask of the slots of the first batch */
+	bool dup_xid;
+	bool first_alone; /* no second call before the first reply */
 };
 
 static uint32_t xid_of(const uint8_t *b)
@@ -387,6 +404,205 @@ static void parse_cred(struct server *s, const uint8_t *buf, size_t len)
 	}
 }
 
+/*
+ * S_READS: the file is 100 bytes, LAYOUT: data at [10, 20), [40, 55) and
+ * [70, 73), holes elsewhere; data byte at i is 'a' + i % 26.
+ */
+#define FILE_LEN 100
+static const uint64_t LAYOUT[][2] = { { 10, 20 }, { 40, 55 }, { 70, 73 } };
+
+static bool is_data(uint64_t i)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(LAYOUT) / sizeof(LAYOUT[0]); k++)
+		if (i >= LAYOUT[k][0] && i < LAYOUT[k][1])
+			return true;
+	return false;
+}
+
+/* Where the run of the same kind as byte i ends (or FILE_LEN). */
+static uint64_t run_end(uint64_t i)
+{
+	bool d = is_data(i);
+
+	while (i < FILE_LEN && is_data(i) == d)
+		i++;
+	return i;
+}
+
+/* Where the run of the same kind as byte i starts. */
+static uint64_t run_start(uint64_t i)
+{
+	bool d = is_data(i);
+
+	while (i > 0 && is_data(i - 1) == d)
+		i--;
+	return i;
+}
+
+struct read_call {
+	uint8_t *buf;
+	uint32_t xid, slot, seqid, op, count;
+	uint64_t offset;
+};
+
+/* Parse a SEQUENCE + PUTFH + READ(_PLUS) call. */
+static void parse_read_call(uint8_t *buf, size_t len, struct read_call *rc)
+{
+	struct nfs42_xdr d;
+	uint32_t v;
+
+	nfs42_xdr_dec_init(&d, buf, len);
+	nfs42_xdr_get_u32(&d, &rc->xid);
+	nfs42_xdr_skip(&d, 20);
+	nfs42_xdr_get_u32(&d, &v); /* cred */
+	nfs42_xdr_skip_opaque(&d);
+	nfs42_xdr_get_u32(&d, &v); /* verifier */
+	nfs42_xdr_skip_opaque(&d);
+	nfs42_xdr_skip_opaque(&d); /* tag */
+	nfs42_xdr_skip(&d, 4);
+	SRV_EXPECT_U32(&d, 3);
+	SRV_EXPECT_U32(&d, OP_SEQUENCE);
+	nfs42_xdr_skip(&d, 16);
+	nfs42_xdr_get_u32(&d, &rc->seqid);
+	nfs42_xdr_get_u32(&d, &rc->slot);
+	nfs42_xdr_skip(&d, 8);
+	SRV_EXPECT_U32(&d, OP_PUTFH);
+	nfs42_xdr_skip_opaque(&d);
+	nfs42_xdr_get_u32(&d, &rc->op);
+	SRV_CHECK(rc->op == OP_READ || rc->op == OP_READ_PLUS, "op %u", rc->op);
+	nfs42_xdr_skip(&d, 16);
+	nfs42_xdr_get_u64(&d, &rc->offset);
+	nfs42_xdr_get_u32(&d, &rc->count);
+	SRV_EXPECT_END(&d);
+	rc->buf = buf;
+}
+
+static void put_data(struct nfs42_xdr *x, uint64_t from, uint64_t to)
+{
+	uint8_t b[FILE_LEN];
+	uint64_t i;
+
+	for (i = from; i < to; i++)
+		b[i - from] = is_data(i) ? 'a' + i % 26 : 0;
+	nfs42_xdr_put_opaque(x, b, to - from);
+}
+
+/* The READ_PLUS segments for [off, end): holes reported whole (they may
+ * start before off and end after end), data clipped. */
+static void put_segments(struct server *s, struct nfs42_xdr *x, uint64_t off,
+			 uint64_t end)
+{
+	size_t npos = x->len;
+	uint64_t i, e;
+	uint32_t n = 0;
+
+	nfs42_xdr_put_u32(x, 0);
+	for (i = off; i < end; i = e, n++) {
+		e = run_end(i);
+		if (is_data(i)) {
+			e = e < end ? e : end;
+			nfs42_xdr_put_u32(x, NFS4_CONTENT_DATA);
+			nfs42_xdr_put_u64(x, i + (s->fault == RF_GAP && n));
+			put_data(x, i, e);
+		} else {
+			nfs42_xdr_put_u32(x, NFS4_CONTENT_HOLE);
+			nfs42_xdr_put_u64(x, run_start(i));
+			nfs42_xdr_put_u64(x, e - run_start(i));
+		}
+	}
+	nfs42_xdr_patch_u32(x, npos, n);
+}
+
+static void reply_read(struct server *s, int fd, const struct read_call *rc)
+{
+	uint64_t end = rc->offset + rc->count;
+	uint32_t status = NFS4_OK;
+	struct nfs42_xdr x;
+
+	if (rc->op == OP_READ_PLUS && s->fault == RF_NOTSUPP)
+		status = NFS4ERR_NOTSUPP;
+	if (end > FILE_LEN)
+		end = rc->offset < FILE_LEN ? FILE_LEN : rc->offset;
+	if (rc->op == OP_READ && s->fault == RF_SHORT && end > rc->offset + 5)
+		end = rc->offset + 5;
+	reply_accepted(&x, rc->xid);
+	nfs42_xdr_put_u32(&x, status);
+	nfs42_xdr_put_string(&x, "");
+	nfs42_xdr_put_u32(&x, 3);
+	nfs42_xdr_put_u32(&x, OP_SEQUENCE);
+	nfs42_xdr_put_u32(&x, NFS4_OK);
+	nfs42_xdr_put_fixed(&x, SESSION, 16);
+	nfs42_xdr_put_u32(&x, rc->seqid);
+	nfs42_xdr_put_u32(&x, rc->slot);
+	nfs42_xdr_put_u32(&x, 63);
+	nfs42_xdr_put_u32(&x, 63);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, OP_PUTFH);
+	nfs42_xdr_put_u32(&x, NFS4_OK);
+	nfs42_xdr_put_u32(&x, rc->op);
+	nfs42_xdr_put_u32(&x, status);
+	if (status == NFS4_OK) {
+		nfs42_xdr_put_bool(&x, end >= FILE_LEN);
+		if (rc->op == OP_READ)
+			put_data(&x, rc->offset, end);
+		else
+			put_segments(s, &x, rc->offset, end);
+	}
+	send_rec(fd, &x);
+	s->ncalls++;
+}
+
+/*
+ * Answer the first call at once (the stream sends it alone), then read up
+ * to s->batch calls (fewer if the client stops sending), check they use
+ * distinct slots and xids, serve a CB_NULL while they wait and reply to
+ * them in reverse order; then answer each further call as it comes, until
+ * the client is quiet for 300 ms.
+ */
+static void serve_reads(struct server *s, int fd, uint8_t *first, size_t len)
+{
+	struct read_call calls[64];
+	struct nfs42_xdr x, d;
+	unsigned int i, j, got;
+	uint8_t *buf;
+	bool partial;
+
+	parse_read_call(first, len, &calls[0]);
+	s->first_alone = nfs42_rm_recv(fd, 300, 1 << 20, &buf, &len,
+				       &partial) == -ETIMEDOUT;
+	SRV_CHECK(s->first_alone, "a second call before the first reply");
+	reply_read(s, fd, &calls[0]);
+	for (got = 0; got < s->batch; got++) {
+		if (nfs42_rm_recv(fd, 1000, 1 << 20, &buf, &len, &partial))
+			break;
+		parse_read_call(buf, len, &calls[got]);
+	}
+	for (i = 0; i < got; i++) {
+		s->batch_slots |= 1u << calls[i].slot;
+		for (j = 0; j < i; j++)
+			s->dup_xid |= calls[i].xid == calls[j].xid;
+	}
+	s->max_inflight = __builtin_popcount(s->batch_slots);
+	if (got) {
+		cb_call_header(&x, 0x7777, 0);
+		send_rec(fd, &x);
+		free(read_reply(fd, 0x7777, &d, &s->cb_null_stat));
+	}
+	for (i = got; i-- > 0;) {
+		reply_read(s, fd, &calls[i]);
+		free(calls[i].buf);
+	}
+	for (;;) {
+		if (nfs42_rm_recv(fd, 300, 1 << 20, &buf, &len, &partial))
+			break;
+		parse_read_call(buf, len, &calls[0]);
+		reply_read(s, fd, &calls[0]);
+		free(buf);
+	}
+}
+
 /* The server's script; its checks may end it early (srv_failed). */
 static void server_script(struct server *s)
 {
@@ -432,6 +648,9 @@ static void server_script(struct server *s)
 		reply_compound(fd, xid_of(buf2), NFS4_OK);
 		free(buf2);
 		break;
+	case S_READS:
+		serve_reads(s, fd, buf, len);
+		break;
 	case S_REVERSED:
 		buf2 = recv_rec(fd, &len, "second call");
 		reply_ok(fd, xid_of(buf2), false);
@@ -458,8 +677,12 @@ static void server_start(struct server *s, enum script script)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sin);
+	enum read_fault fault = s->fault;
+	unsigned int batch = s->batch;
 
 	memset(s, 0, sizeof(*s));
+	s->fault = fault; /* set by the test before serve() */
+	s->batch = batch;
 	s->script = script;
 	s->fd = -1;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -863,6 +1086,203 @@ START_TEST(connect_refused_message)
 }
 END_TEST
 
+/* ------------------------------------------------ streaming reads */
+
+/* What the stream handed over: bytes, and which of them came as holes. */
+struct got {
+	uint8_t bytes[FILE_LEN];
+	bool hole[FILE_LEN];
+	uint64_t next; /* offset order check */
+	unsigned int nholes, ndata;
+	bool out_of_order;
+};
+
+static int got_seg(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	struct got *g = arg;
+	uint64_t i;
+
+	g->out_of_order |= off != g->next || off + len > FILE_LEN;
+	if (g->out_of_order)
+		return -EFAULT;
+	for (i = 0; i < len; i++) {
+		g->bytes[off + i] = data ? ((const uint8_t *)data)[i] : 0;
+		g->hole[off + i] = !data;
+	}
+	g->next = off + len;
+	if (data)
+		g->ndata++;
+	else
+		g->nholes++;
+	return 0;
+}
+
+/* A client with a made-up session of nslots slots on the fake server. */
+static struct nfs42_client *serve_reads_client(struct server *s,
+					       enum read_fault fault,
+					       unsigned int batch,
+					       uint32_t nslots)
+{
+	struct nfs42_client *cl;
+
+	s->fault = fault;
+	s->batch = batch;
+	cl = serve(s, S_READS, 5000);
+	fake_session(cl, 1);
+	cl->nslots = nslots;
+	return cl;
+}
+
+/* Stream all of the file, 16 bytes a call, depth calls in flight. */
+static int stream_all(struct nfs42_client *cl, bool read_plus, uint32_t depth,
+		      struct got *g, uint64_t *end)
+{
+	struct nfs42_stream_opts o;
+	struct nfs42_file f = { .cl = cl };
+
+	memset(g, 0, sizeof(*g));
+	nfs42_stream_opts_init(&o);
+	o.read_plus = read_plus;
+	o.depth = depth;
+	o.io_size = 16;
+	return nfs42_read_stream(&f, &o, got_seg, g, end);
+}
+
+static void check_file(const struct got *g, bool holes)
+{
+	uint64_t i;
+
+	ck_assert(!g->out_of_order);
+	ck_assert_uint_eq(g->next, FILE_LEN);
+	for (i = 0; i < FILE_LEN; i++) {
+		ck_assert_uint_eq(g->bytes[i], is_data(i) ? 'a' + i % 26 : 0u);
+		ck_assert_int_eq(g->hole[i], holes && !is_data(i));
+	}
+}
+
+START_TEST(read_plus_pipelined_out_of_order)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	struct got g;
+	uint64_t end;
+	int rc;
+
+	cl = serve_reads_client(&s, RF_NONE, 4, 8);
+	rc = stream_all(cl, true, 4, &g, &end);
+	cl->have_session = false;
+	unserve(&s, cl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	ck_assert(s.first_alone); /* the first READ_PLUS alone */
+	ck_assert_uint_eq(s.max_inflight, 4); /* then 4 slots at once */
+	ck_assert(!s.dup_xid);
+	ck_assert_uint_eq(s.cb_null_stat, RPC_SUCCESS);
+	ck_assert_uint_eq(end, FILE_LEN);
+	check_file(&g, true);
+	/* holes: [0,10) [20,32) [32,40) [55,64) [64,70) [73,80) [80,96)
+	 * [96,100), each call's piece delivered on its own */
+	ck_assert_uint_eq(g.nholes, 8);
+	ck_assert_uint_eq(g.ndata, 5);
+	/* [0,16) alone, 4 in flight, one more as each completes: 10 */
+	ck_assert_uint_eq(s.ncalls, 10);
+}
+END_TEST
+
+START_TEST(read_pipelined_and_short)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	struct got g;
+	uint64_t end;
+	int rc;
+
+	cl = serve_reads_client(&s, _i ? RF_SHORT : RF_NONE, 3, 3);
+	rc = stream_all(cl, false, 8, &g, &end); /* clamped to 3 slots */
+	cl->have_session = false;
+	unserve(&s, cl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	/* short replies are completed one call at a time */
+	ck_assert_uint_eq(s.max_inflight, _i ? 1 : 3);
+	ck_assert_uint_eq(end, FILE_LEN);
+	check_file(&g, false);
+}
+END_TEST
+
+START_TEST(read_plus_notsupp_and_gap)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	struct got g;
+	uint64_t end;
+	int rc;
+
+	cl = serve_reads_client(&s, _i ? RF_GAP : RF_NOTSUPP, 2, 4);
+	rc = stream_all(cl, true, 2, &g, &end);
+	cl->have_session = false;
+	unserve(&s, cl);
+	ck_assert_int_eq(rc, _i ? -EBADMSG : NFS4ERR_NOTSUPP);
+	ck_assert_uint_eq(g.ndata + g.nholes, _i ? 1 : 0);
+	ck_assert_uint_eq(end, _i ? 10 : 0);
+	/* all slots given back */
+	ck_assert(!cl->slots[0].busy && !cl->slots[1].busy);
+}
+END_TEST
+
+/* Stream READ_PLUS into a regular file already holding 60 'X's, and into
+ * a pipe: the file keeps its bytes where the holes are (seeked over, not
+ * written) and grows to 100 over the trailing hole; the pipe gets zeros. */
+START_TEST(read_plus_to_fd_keeps_holes)
+{
+	char path[] = "/tmp/nfs42-rp-XXXXXX", got[FILE_LEN + 1], want;
+	struct nfs42_stream_opts o;
+	struct nfs42_file f;
+	struct server s;
+	struct nfs42_client *cl;
+	uint64_t end, i;
+	int fd, p[2], rc;
+	ssize_t n;
+
+	if (_i) {
+		ck_assert_int_eq(pipe(p), 0);
+		fd = p[1];
+	} else {
+		fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		unlink(path);
+		memset(got, 'X', 60);
+		ck_assert_int_eq(write(fd, got, 60), 60);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	}
+	cl = serve_reads_client(&s, RF_NONE, 2, 4);
+	f = (struct nfs42_file){ .cl = cl };
+	nfs42_stream_opts_init(&o);
+	o.read_plus = true;
+	o.depth = 2;
+	o.io_size = 16;
+	rc = nfs42_read_stream_fd(&f, &o, fd, &end);
+	cl->have_session = false;
+	unserve(&s, cl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	ck_assert_uint_eq(end, FILE_LEN);
+	if (_i) {
+		close(p[1]);
+		fd = p[0];
+	} else {
+		ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), FILE_LEN);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_END), FILE_LEN);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	}
+	n = read(fd, got, sizeof(got));
+	close(fd);
+	ck_assert_int_eq(n, FILE_LEN);
+	for (i = 0; i < FILE_LEN; i++) {
+		want = is_data(i) ? 'a' + i % 26 : !_i && i < 60 ? 'X' : 0;
+		ck_assert_msg(got[i] == want, "byte %u: %d, want %d",
+			      (unsigned int)i, got[i], want);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("core");
@@ -884,5 +1304,9 @@ int main(void)
 	tcase_add_test(tc, connect_refused_message);
 	tcase_add_test(tc, delay_is_retried);
 	tcase_add_test(tc, delay_returned_without_retry);
+	tcase_add_test(tc, read_plus_pipelined_out_of_order);
+	tcase_add_loop_test(tc, read_pipelined_and_short, 0, 2);
+	tcase_add_loop_test(tc, read_plus_notsupp_and_gap, 0, 2);
+	tcase_add_loop_test(tc, read_plus_to_fd_keeps_holes, 0, 2);
 	return run_tcase("nfs42_rpc", tc, CK_NOFORK);
 }

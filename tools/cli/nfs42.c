@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,12 @@ struct args {
 	const char *opt[26]; /* by letter: opt['m' - 'a'] for -m */
 	uint32_t mode;
 	uint64_t num;
+	uint32_t depth; /* DEPTH, 0 if not given */
 };
 
 #define OPT(a, c) ((a)->opt[(c) - 'a'])
+#define DEPTH_DEFAULT 8
+#define DEPTH_MAX 64
 
 static void usage(void);
 
@@ -207,9 +211,33 @@ static int cmd_stat(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
+static int cat_stream(const char *path, struct nfs42_stream_opts *so, int fd)
+{
+	struct nfs42_file f;
+	uint64_t end = 0;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return rc;
+	rc = nfs42_read_stream_fd(&f, so, fd, &end);
+	/* nothing read yet: a server (or minor version) without READ_PLUS */
+	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) &&
+	    so->read_plus && end == so->offset) {
+		fprintf(stderr, "nfs42: %s: READ_PLUS: %s, reading with READ\n",
+			path, nfs42_strerror(rc));
+		so->read_plus = false;
+		rc = nfs42_read_stream_fd(&f, so, fd, &end);
+	}
+	rc2 = nfs42_close(&f);
+	return rc ? rc : rc2;
+}
+
 static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 {
 	const char *out = OPT(args, 'o');
+	struct nfs42_stream_opts so;
 	int fd = STDOUT_FILENO, rc;
 
 	if (out) {
@@ -220,10 +248,64 @@ static int cmd_cat(struct nfs42_opts *o, const struct args *args)
 			return EXIT_USAGE;
 		}
 	}
-	rc = nfs42_read_file_fd(g_cl, args->word[0], fd, NULL);
+	nfs42_stream_opts_init(&so);
+	so.depth = args->depth ? args->depth : DEPTH_DEFAULT;
+	so.read_plus = OPT(args, 'r') != NULL;
+	rc = cat_stream(args->word[0], &so, fd);
 	if (out)
 		close(fd);
 	return rc ? fail(args->word[0], rc) : 0;
+}
+
+/* map: the data/hole segments READ_PLUS reports, merged when adjacent. */
+struct map_state {
+	uint64_t off, len;
+	bool hole, have;
+};
+
+static void map_flush(struct map_state *m)
+{
+	if (m->have)
+		printf("%" PRIu64 " %" PRIu64 " %s\n", m->off, m->len,
+		       m->hole ? "hole" : "data");
+	m->have = false;
+}
+
+static int map_seg(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	struct map_state *m = arg;
+
+	if (m->have && m->hole == !data && m->off + m->len == off) {
+		m->len += len;
+		return 0;
+	}
+	map_flush(m);
+	*m = (struct map_state){
+		.off = off, .len = len, .hole = !data, .have = true
+	};
+	return 0;
+}
+
+static int cmd_map(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0];
+	struct map_state m = { 0 };
+	struct nfs42_file f;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return fail(path, rc);
+	rc = nfs42_read_plus(&f, 0, NFS42_LENGTH_EOF,
+			     args->depth ? args->depth : DEPTH_DEFAULT, map_seg,
+			     &m, NULL);
+	if (!rc)
+		map_flush(&m);
+	rc2 = nfs42_close(&f);
+	if (rc)
+		return fail(path, rc);
+	return rc2 ? fail(path, rc2) : 0;
 }
 
 static int cmd_put(struct nfs42_opts *o, const struct args *args)
@@ -404,8 +486,11 @@ static const struct verb verbs[] = {
 	{ "ping", cmd_ping, "ping", "NULL RPC + session setup" },
 	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory" },
 	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)" },
-	{ "cat", cmd_cat, "cat PATH [-o FILE]",
-	  "file contents to stdout or FILE" },
+	{ "cat", cmd_cat, "cat [-d DEPTH] [--read-plus] PATH [-o FILE]",
+	  "file contents to stdout or FILE, DEPTH READs in flight "
+	  "(default 8); --read-plus: READ_PLUS, holes kept in FILE" },
+	{ "map", cmd_map, "map [-d DEPTH] PATH",
+	  "data/hole layout from READ_PLUS: offset length data|hole" },
 	{ "put", cmd_put, "put LOCALFILE PATH", "write a file" },
 	{ "mkdir", cmd_mkdir, "mkdir [-m MODE] PATH", "create a directory" },
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
@@ -458,11 +543,15 @@ static bool match_word(const char *item, const char *word, struct args *a)
 {
 	size_t len = strlen(word), n;
 	const char *p;
+	uint64_t num;
 
 	if (!strcmp(item, "MODE"))
 		return parse_mode(word, &a->mode);
 	if (!strcmp(item, "SIZE") || !strcmp(item, "OFFSET"))
 		return parse_u64(word, &a->num);
+	if (!strcmp(item, "DEPTH"))
+		return parse_u64(word, &num) && num >= 1 && num <= DEPTH_MAX &&
+		       (a->depth = num);
 	if (strchr(item, '|') == NULL)
 		return word[0] != '\0' && word[0] != '-';
 	for (p = item;; p += n + 1) {
@@ -491,7 +580,7 @@ static int match_args(const struct verb *v, int argc, char **argv,
 	snprintf(items, sizeof(items), "%s", v->synopsis);
 	strtok_r(items, " ", &save); /* the verb */
 	while ((it = strtok_r(NULL, " ", &save)) != NULL) {
-		char *val = NULL;
+		char *val = NULL, key;
 
 		if (it[0] == '[') { /* "[-x]" or "[-x" "ITEM]" */
 			it++;
@@ -504,14 +593,15 @@ static int match_args(const struct verb *v, int argc, char **argv,
 				it[strlen(it) - 1] = '\0';
 			if (i >= argc || strcmp(argv[i], it) != 0)
 				continue;
-			OPT(a, it[1]) = argv[i++];
+			key = it[1] == '-' ? it[2] : it[1];
+			OPT(a, key) = argv[i++];
 			if (val == NULL)
 				continue;
 			if (i >= argc)
 				return -1;
 			if (!match_word(val, argv[i], a))
 				return i;
-			OPT(a, it[1]) = argv[i++];
+			OPT(a, key) = argv[i++];
 			continue;
 		}
 		if (i >= argc)
@@ -657,6 +747,14 @@ int main(int argc, char **argv)
 	struct args args;
 	int rc;
 
+	/*
+	 * Each READ reply is a fresh ~1 MiB buffer: keep freed ones in the
+	 * heap instead of mmap/munmap (or trimming) each time, which costs
+	 * a page fault and a cleared page per 4 KiB (client system time
+	 * 0.45 s -> 0.20 s for 1 GiB at depth 8).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	nfs42_opts_init(&o);
 	nfs42_opts_from_env(&o);
 	rc = parse_options(&o, argc, argv);
@@ -667,6 +765,8 @@ int main(int argc, char **argv)
 	if (verb == NULL)
 		return EXIT_USAGE;
 	o.no_back_channel = false;
+	if (args.depth > o.slots)
+		o.slots = args.depth; /* one slot per READ in flight */
 	rc = nfs42_connect(&o, &g_cl);
 	if (!rc)
 		rc = nfs42_null(g_cl);

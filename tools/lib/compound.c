@@ -57,6 +57,8 @@ void nfs42_compound_free(struct nfs42_compound *c)
 {
 	if (!c)
 		return;
+	if (c->inflight) /* started, never finished: wait for its slot */
+		nfs42_compound_finish(c);
 	clear_results(c);
 	nfs42_xdr_free(&c->ops);
 	free(c->opnums);
@@ -216,40 +218,51 @@ static int take_reply(struct nfs42_compound *c, uint8_t *reply, size_t len,
 	return rc;
 }
 
-static int send_once(struct nfs42_compound *c, bool use_seq, uint32_t *slot,
-		     bool *slot_taken)
+/* Take a slot (if use_seq), encode and send; the reply is waited for by
+ * finish_once(). */
+static int start_once(struct nfs42_compound *c, bool use_seq)
 {
 	struct nfs42_client *cl = c->cl;
 	struct nfs42_xdr x;
 	uint32_t xid = nfs42_next_xid(cl), seqid, highest;
-	uint8_t *reply = NULL;
-	size_t len, body;
 	int rc;
 
 	nfs42_xdr_enc_init(&x);
 	nfs42_rpc_encode_call(cl, &x, xid, 1);
 	encode_header(c, &x, c->nops + (use_seq ? 1 : 0));
 	c->seq_sent = false;
+	c->slot_taken = false;
 	if (use_seq) {
-		rc = nfs42_slot_get(cl, slot, &seqid, &highest);
+		rc = nfs42_slot_get(cl, &c->slot, &seqid, &highest);
 		if (rc) {
 			nfs42_xdr_free(&x);
 			return rc;
 		}
-		*slot_taken = true;
+		c->slot_taken = true;
 		nfs42_xdr_put_u32(&x, OP_SEQUENCE);
 		nfs42_xdr_put_fixed(&x, cl->sessionid, NFS4_SESSIONID_SIZE);
 		nfs42_xdr_put_u32(&x, seqid);
-		nfs42_xdr_put_u32(&x, *slot);
+		nfs42_xdr_put_u32(&x, c->slot);
 		nfs42_xdr_put_u32(&x, highest);
 		nfs42_xdr_put_bool(&x, c->cachethis);
 	}
 	nfs42_xdr_put_raw(&x, c->ops.buf, c->ops.len);
-	rc = nfs42_rpc_call(cl, &x, xid, &reply, &len, &body);
+	c->inflight = nfs42_rpc_start(cl, &x, xid, &rc);
 	nfs42_xdr_free(&x);
+	return rc;
+}
+
+static int finish_once(struct nfs42_compound *c)
+{
+	uint8_t *reply = NULL;
+	size_t len, body;
+	int rc;
+
+	rc = nfs42_rpc_finish(c->cl, c->inflight, &reply, &len, &body);
+	c->inflight = NULL;
 	if (rc)
 		return rc;
-	c->seq_sent = use_seq;
+	c->seq_sent = c->use_seq;
 	return take_reply(c, reply, len, body);
 }
 
@@ -267,33 +280,80 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-int nfs42_compound_run(struct nfs42_compound *c)
+/* Give the slot back, as the reply (or its absence) says. */
+static void release_slot(struct nfs42_compound *c, int rc)
 {
-	struct nfs42_client *cl = c->cl;
-	int64_t give_up = nfs42_now_ms() + DELAY_RETRY_MS;
-	bool use_seq, taken;
-	uint32_t slot = 0;
-	int rc, delay = 10;
+	if (c->slot_taken)
+		nfs42_slot_put(c->cl, c->slot, seq_consumed(c),
+			       rc == -ETIMEDOUT || rc == -EBADMSG);
+	c->slot_taken = false;
+}
 
-	if (!cl)
+static int check_runnable(struct nfs42_compound *c)
+{
+	if (!c->cl)
 		return -ENOTCONN;
 	if (c->enc_err) {
-		nfs42_set_error(cl, "cannot encode compound: %s",
+		nfs42_set_error(c->cl, "cannot encode compound: %s",
 				nfs42_strerror(c->enc_err));
 		return c->enc_err;
 	}
-	use_seq = !c->no_seq && cl->have_session;
+	return 0;
+}
+
+int nfs42_compound_run(struct nfs42_compound *c)
+{
+	struct nfs42_client *cl = c->cl;
+	int64_t give_up;
+	int rc, delay = 10;
+
+	rc = check_runnable(c);
+	if (rc)
+		return rc;
+	give_up = nfs42_now_ms() + DELAY_RETRY_MS;
+	c->use_seq = !c->no_seq && cl->have_session;
 	for (;;) {
 		clear_results(c);
-		taken = false;
-		rc = send_once(c, use_seq, &slot, &taken);
-		if (taken)
-			nfs42_slot_put(cl, slot, seq_consumed(c),
-				       rc == -ETIMEDOUT || rc == -EBADMSG);
+		rc = start_once(c, c->use_seq);
+		if (!rc)
+			rc = finish_once(c);
+		release_slot(c, rc);
 		if (rc != NFS4ERR_DELAY || c->no_retry ||
 		    nfs42_now_ms() + delay > give_up)
 			return rc;
 		sleep_ms(delay);
 		delay = delay * 2 > 1000 ? 1000 : delay * 2;
 	}
+}
+
+int nfs42_compound_start(struct nfs42_compound *c)
+{
+	int rc;
+
+	c->start_err = 0;
+	rc = check_runnable(c);
+	if (!rc) {
+		c->use_seq = !c->no_seq && c->cl->have_session;
+		clear_results(c);
+		rc = start_once(c, c->use_seq);
+	}
+	if (rc) {
+		release_slot(c, rc);
+		c->start_err = rc;
+	}
+	return rc;
+}
+
+int nfs42_compound_finish(struct nfs42_compound *c)
+{
+	int rc;
+
+	if (c->start_err || !c->inflight)
+		return c->start_err ? c->start_err : -EINVAL;
+	rc = finish_once(c);
+	release_slot(c, rc);
+	/* NFS4ERR_DELAY: retried in place, synchronously */
+	if (rc == NFS4ERR_DELAY && !c->no_retry)
+		rc = nfs42_compound_run(c);
+	return rc;
 }

@@ -546,10 +546,9 @@ static int mem_sink(void *arg, const void *data, size_t len)
 	return 0;
 }
 
-static int fd_sink(void *arg, const void *data, size_t len)
+int nfs42_fd_write_all(int fd, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	int fd = *(int *)arg;
 	ssize_t n;
 
 	while (len) {
@@ -562,6 +561,11 @@ static int fd_sink(void *arg, const void *data, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+static int fd_sink(void *arg, const void *data, size_t len)
+{
+	return nfs42_fd_write_all(*(int *)arg, data, len);
 }
 
 int nfs42_read_file(struct nfs42_client *cl, const char *path, void **buf,

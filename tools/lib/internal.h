@@ -31,6 +31,7 @@ struct nfs42_pending {
 	bool done;
 	uint8_t *buf;
 	size_t len;
+	int64_t deadline; /* for the reply (nfs42_rpc_start) */
 	struct nfs42_pending *next;
 };
 
@@ -107,6 +108,12 @@ struct nfs42_compound {
 	unsigned int nres;
 	uint8_t *reply;
 	struct nfs42_arena *arena;
+
+	/* in flight (nfs42_compound_start .. _finish) */
+	struct nfs42_pending *inflight;
+	uint32_t slot;
+	bool slot_taken, use_seq;
+	int start_err;
 };
 
 /* errors */
@@ -127,6 +134,15 @@ uint32_t nfs42_next_xid(struct nfs42_client *cl);
  * the procedure results inside it. */
 int nfs42_rpc_call(struct nfs42_client *cl, struct nfs42_xdr *x, uint32_t xid,
 		   uint8_t **reply, size_t *len, size_t *body);
+/* The same in two halves, so that a thread can have several calls in
+ * flight: _start registers and sends (NULL and *err on failure), _finish
+ * waits for that reply (serving callbacks and other replies meanwhile),
+ * checks it and frees the pending entry. */
+struct nfs42_pending *nfs42_rpc_start(struct nfs42_client *cl,
+				      struct nfs42_xdr *x, uint32_t xid,
+				      int *err);
+int nfs42_rpc_finish(struct nfs42_client *cl, struct nfs42_pending *p,
+		     uint8_t **reply, size_t *len, size_t *body);
 /* Check an RPC reply header; sets *body to the results offset. */
 int nfs42_rpc_check_reply(struct nfs42_client *cl, const uint8_t *buf,
 			  size_t len, uint32_t xid, size_t *body);

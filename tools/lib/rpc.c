@@ -431,41 +431,83 @@ static int wait_reply(struct nfs42_client *cl, struct nfs42_pending *p,
 	return 0;
 }
 
-int nfs42_rpc_call(struct nfs42_client *cl, struct nfs42_xdr *x, uint32_t xid,
-		   uint8_t **reply, size_t *len, size_t *body)
+struct nfs42_pending *nfs42_rpc_start(struct nfs42_client *cl,
+				      struct nfs42_xdr *x, uint32_t xid,
+				      int *err)
 {
-	struct nfs42_pending p = { .xid = xid };
+	struct nfs42_pending *p = calloc(1, sizeof(*p));
 	int rc;
 
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	p->xid = xid;
 	pthread_mutex_lock(&cl->lock);
 	if (cl->dead_err) {
 		rc = dead_error(cl);
 		pthread_mutex_unlock(&cl->lock);
-		return rc;
+		free(p);
+		*err = rc;
+		return NULL;
 	}
-	p.next = cl->pending;
-	cl->pending = &p;
+	p->next = cl->pending;
+	cl->pending = p;
 	pthread_mutex_unlock(&cl->lock);
 
 	rc = send_record(cl, x);
+	if (rc) {
+		pthread_mutex_lock(&cl->lock);
+		remove_pending(cl, p);
+		pthread_mutex_unlock(&cl->lock);
+		free(p);
+		*err = rc;
+		return NULL;
+	}
+	p->deadline = nfs42_now_ms() + cl->timeout_ms;
+	*err = 0;
+	return p;
+}
+
+int nfs42_rpc_finish(struct nfs42_client *cl, struct nfs42_pending *p,
+		     uint8_t **reply, size_t *len, size_t *body)
+{
+	uint8_t *buf;
+	size_t blen;
+	uint32_t xid = p->xid;
+	int rc;
 
 	pthread_mutex_lock(&cl->lock);
-	if (!rc)
-		rc = wait_reply(cl, &p, nfs42_now_ms() + cl->timeout_ms);
-	remove_pending(cl, &p);
+	rc = wait_reply(cl, p, p->deadline);
+	remove_pending(cl, p);
 	pthread_mutex_unlock(&cl->lock);
+	buf = p->buf;
+	blen = p->len;
+	free(p);
 	if (rc) {
-		free(p.buf);
+		free(buf);
 		return rc;
 	}
-	rc = nfs42_rpc_check_reply(cl, p.buf, p.len, xid, body);
+	rc = nfs42_rpc_check_reply(cl, buf, blen, xid, body);
 	if (rc) {
-		free(p.buf);
+		free(buf);
 		return rc;
 	}
-	*reply = p.buf;
-	*len = p.len;
+	*reply = buf;
+	*len = blen;
 	return 0;
+}
+
+int nfs42_rpc_call(struct nfs42_client *cl, struct nfs42_xdr *x, uint32_t xid,
+		   uint8_t **reply, size_t *len, size_t *body)
+{
+	struct nfs42_pending *p;
+	int rc;
+
+	p = nfs42_rpc_start(cl, x, xid, &rc);
+	if (!p)
+		return rc;
+	return nfs42_rpc_finish(cl, p, reply, len, body);
 }
 
 int nfs42_poll(struct nfs42_client *cl, int timeout_ms)

@@ -743,6 +743,17 @@ void nfs42_compound_cachethis(struct nfs42_compound *c, bool cachethis);
  * available afterwards.  A compound can be run again.
  */
 int nfs42_compound_run(struct nfs42_compound *c);
+/*
+ * The same in two halves, for several compounds in flight from one thread
+ * (each on its own slot and xid): _start takes a slot and sends, _finish
+ * waits for that reply (replies of the others, and callbacks, are taken
+ * in whatever order they come) and returns what _run would.  Every started
+ * compound must be finished (nfs42_compound_free does it if need be).
+ * Start no more compounds at once than nfs42_slot_count(): a start waits
+ * for a free slot.
+ */
+int nfs42_compound_start(struct nfs42_compound *c);
+int nfs42_compound_finish(struct nfs42_compound *c);
 /* Number of user ops added; number of user op results in the reply. */
 unsigned int nfs42_compound_nops(const struct nfs42_compound *c);
 unsigned int nfs42_compound_nres(const struct nfs42_compound *c);
@@ -959,11 +970,49 @@ int nfs42_commit(struct nfs42_file *f);
 int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
 	       uint64_t *result, bool *eof);
 
+/*
+ * Streaming reads: up to depth READ (or READ_PLUS) compounds in flight at
+ * once (after the first, which goes alone), each of at most io_size bytes; fn gets the file's contents in
+ * offset order, as data (data != NULL) or, from READ_PLUS, holes (data
+ * NULL), until EOF or offset + length.  At most depth replies are held at a
+ * time.  fn returns 0 to go on, else that value is returned.  *end (may be
+ * NULL) is where the delivered contents end.  READ_PLUS replies are
+ * checked: their segments must follow each other within the range asked
+ * (a hole may start before it and end after it: it is clipped).
+ */
+typedef int (*nfs42_stream_fn)(void *arg, uint64_t offset, uint64_t len,
+			       const void *data);
+struct nfs42_stream_opts {
+	uint32_t depth; /* 0: 1; clamped to nfs42_slot_count() */
+	uint32_t io_size; /* 0: nfs42_io_size() */
+	bool read_plus;
+	uint64_t offset;
+	uint64_t length; /* NFS42_LENGTH_EOF: to the end */
+};
+void nfs42_stream_opts_init(struct nfs42_stream_opts *o);
+int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
+		      nfs42_stream_fn fn, void *arg, uint64_t *end);
+/*
+ * nfs42_read_stream into fd from its current position: in order to a pipe
+ * or terminal (holes written as zeros); into a regular file seeking over
+ * holes, and extending it (ftruncate) over a trailing one, so that holes
+ * stay holes.
+ */
+int nfs42_read_stream_fd(struct nfs42_file *f,
+			 const struct nfs42_stream_opts *o, int fd,
+			 uint64_t *end);
+/* READ_PLUS from offset to EOF (or offset + length), depth in flight. */
+int nfs42_read_plus(struct nfs42_file *f, uint64_t offset, uint64_t length,
+		    uint32_t depth, nfs42_stream_fn fn, void *arg,
+		    uint64_t *end);
+
 /* Whole-file helpers */
 int nfs42_read_file(struct nfs42_client *cl, const char *path, void **buf,
 		    size_t *len);
 int nfs42_read_file_fd(struct nfs42_client *cl, const char *path, int fd,
 		       uint64_t *total);
+/* write(2) all of buf to fd (EINTR retried); 0 or -errno (-EIO: wrote 0) */
+int nfs42_fd_write_all(int fd, const void *buf, size_t len);
 int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 		     size_t len, uint32_t mode);
 int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
