@@ -738,6 +738,14 @@ static void unserve(struct server *s, struct nfs42_client *cl)
 	nfs42_client_free(cl);
 }
 
+/* unserve(), keeping the client's last error for the asserts after it. */
+static void unserve_err(struct server *s, struct nfs42_client *cl, char *err,
+			size_t size)
+{
+	snprintf(err, size, "%s", nfs42_client_error(cl));
+	unserve(s, cl);
+}
+
 static uint32_t test_hook(struct nfs42_client *cl, void *arg, uint32_t op,
 			  struct nfs42_xdr *args, struct nfs42_xdr *res)
 {
@@ -1163,6 +1171,7 @@ static void check_file(const struct got *g, bool holes)
 START_TEST(read_plus_pipelined_out_of_order)
 {
 	struct server s;
+	char err[256];
 	struct nfs42_client *cl;
 	struct got g;
 	uint64_t end;
@@ -1171,8 +1180,8 @@ START_TEST(read_plus_pipelined_out_of_order)
 	cl = serve_reads_client(&s, RF_NONE, 4, 8);
 	rc = stream_all(cl, true, 4, &g, &end);
 	cl->have_session = false;
-	unserve(&s, cl);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	unserve_err(&s, cl, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert(s.first_alone); /* the first READ_PLUS alone */
 	ck_assert_uint_eq(s.max_inflight, 4); /* then 4 slots at once */
 	ck_assert(!s.dup_xid);
@@ -1191,6 +1200,7 @@ END_TEST
 START_TEST(read_pipelined_and_short)
 {
 	struct server s;
+	char err[256];
 	struct nfs42_client *cl;
 	struct got g;
 	uint64_t end;
@@ -1199,8 +1209,8 @@ START_TEST(read_pipelined_and_short)
 	cl = serve_reads_client(&s, _i ? RF_SHORT : RF_NONE, 3, 3);
 	rc = stream_all(cl, false, 8, &g, &end); /* clamped to 3 slots */
 	cl->have_session = false;
-	unserve(&s, cl);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	unserve_err(&s, cl, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	/* short replies are completed one call at a time */
 	ck_assert_uint_eq(s.max_inflight, _i ? 1 : 3);
 	ck_assert_uint_eq(end, FILE_LEN);
@@ -1216,15 +1226,18 @@ START_TEST(read_plus_notsupp_and_gap)
 	uint64_t end;
 	int rc;
 
+	bool slots_free;
+
 	cl = serve_reads_client(&s, _i ? RF_GAP : RF_NOTSUPP, 2, 4);
 	rc = stream_all(cl, true, 2, &g, &end);
 	cl->have_session = false;
+	slots_free = !cl->slots[0].busy && !cl->slots[1].busy;
 	unserve(&s, cl);
 	ck_assert_int_eq(rc, _i ? -EBADMSG : NFS4ERR_NOTSUPP);
 	ck_assert_uint_eq(g.ndata + g.nholes, _i ? 1 : 0);
 	ck_assert_uint_eq(end, _i ? 10 : 0);
 	/* all slots given back */
-	ck_assert(!cl->slots[0].busy && !cl->slots[1].busy);
+	ck_assert(slots_free);
 }
 END_TEST
 
@@ -1237,6 +1250,7 @@ START_TEST(read_plus_to_fd_keeps_holes)
 	struct nfs42_stream_opts o;
 	struct nfs42_file f;
 	struct server s;
+	char err[256];
 	struct nfs42_client *cl;
 	uint64_t end, i;
 	int fd, p[2], rc;
@@ -1261,8 +1275,8 @@ START_TEST(read_plus_to_fd_keeps_holes)
 	o.io_size = 16;
 	rc = nfs42_read_stream_fd(&f, &o, fd, &end);
 	cl->have_session = false;
-	unserve(&s, cl);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, nfs42_client_error(cl));
+	unserve_err(&s, cl, err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_uint_eq(end, FILE_LEN);
 	if (_i) {
 		close(p[1]);
