@@ -3,7 +3,7 @@
 
 /*
  * FSAL_SPARSE file I/O: open/reopen/close, read/write, commit, byte-range
- * locks, SEEK, ALLOCATE/DEALLOCATE and setattr.
+ * locks, SEEK, ALLOCATE/DEALLOCATE, CLONE and setattr.
  *
  * Descriptors follow Ganesha's fsal_fd model: a regular file has one
  * global descriptor (stateless I/O) and every open/lock state has its own.
@@ -33,6 +33,7 @@
 #include "FSAL/access_check.h"
 #include "sparse_int.h"
 #include "sparse_map.h"
+#include "sparse_copy.h"
 
 static inline struct sparse_fd *sparse_fd_of(struct fsal_fd *fsal_fd)
 {
@@ -952,6 +953,109 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 	return posix2fsal_status(rc);
 }
 
+/* ---- CLONE ------------------------------------------------------------- */
+
+/*
+ * The engine's errno as the FSAL status CLONE answers: a filesystem that
+ * cannot share blocks is NOTSUPP; a misaligned or overlapping range INVAL.
+ */
+static fsal_status_t sparse_clone_status(int err)
+{
+	switch (err) {
+	case 0:
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	case EOPNOTSUPP:
+	case EXDEV:
+	case ENOTTY:
+		return fsalstat(ERR_FSAL_NOTSUPP, err);
+	case EINVAL:
+		return fsalstat(ERR_FSAL_INVAL, err);
+	default:
+		return posix2fsal_status(err);
+	}
+}
+
+/* FICLONERANGE through the copy engine, as the caller's credentials. */
+static int sparse_clone_fds(int src_fd, uint64_t src_offset, int dst_fd,
+			    uint64_t dst_offset, uint64_t count)
+{
+	struct sparse_copy_opts opts = { .mode = SPARSE_COPY_CLONE_ONLY };
+	struct sparse_copy_result res;
+	int64_t rc;
+
+	fsal_set_credentials(&op_ctx->creds);
+	rc = sparse_copy_range(src_fd, src_offset, dst_fd, dst_offset, count,
+			       &opts, &res);
+	fsal_restore_ganesha_credentials();
+	if (rc < 0)
+		LogDebug(COMPONENT_FSAL,
+			 "clone %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %s",
+			 src_offset, count, dst_offset, strerror((int)-rc));
+	return rc < 0 ? (int)-rc : 0;
+}
+
+/* Source and destination are one file: one read-write bracket. */
+static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
+				       struct state_t *state,
+				       uint64_t src_offset,
+				       uint64_t dst_offset, uint64_t count)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+	int rc;
+
+	status = sparse_begin_io(obj_hdl, state, FSAL_O_RDWR, false, false,
+				 &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	rc = sparse_clone_fds(sfd->fd, src_offset, sfd->fd, dst_offset, count);
+	sparse_end_io(obj_hdl, state, FSAL_O_RDWR, sfd);
+	return sparse_clone_status(rc);
+}
+
+/*
+ * NFSv4.2 CLONE: share [src_offset, + count) of src_hdl (count 0: to its
+ * EOF) at dst_offset of dst_hdl.  A data operation: under Durable_Metadata
+ * nothing more is needed (the shared blocks are as durable as written
+ * data until COMMIT, and no name or attribute of the namespace changes).
+ */
+static fsal_status_t sparse_clone(struct fsal_obj_handle *src_hdl,
+				  struct state_t *src_state,
+				  uint64_t src_offset,
+				  struct fsal_obj_handle *dst_hdl,
+				  struct state_t *dst_state,
+				  uint64_t dst_offset, uint64_t count)
+{
+	SPARSE_TMP_FD(src_tmp);
+	SPARSE_TMP_FD(dst_tmp);
+	struct sparse_fd *src_sfd, *dst_sfd;
+	fsal_status_t status;
+	int rc;
+
+	if (src_hdl == dst_hdl)
+		return sparse_clone_self(dst_hdl, dst_state, src_offset,
+					 dst_offset, count);
+
+	status = sparse_begin_io(src_hdl, src_state, FSAL_O_READ, false,
+				 false, &src_tmp, &src_sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_begin_io(dst_hdl, dst_state, FSAL_O_WRITE, false,
+				 false, &dst_tmp, &dst_sfd);
+	if (FSAL_IS_ERROR(status)) {
+		sparse_end_io(src_hdl, src_state, FSAL_O_READ, src_sfd);
+		return status;
+	}
+
+	rc = sparse_clone_fds(src_sfd->fd, src_offset, dst_sfd->fd,
+			      dst_offset, count);
+
+	sparse_end_io(dst_hdl, dst_state, FSAL_O_WRITE, dst_sfd);
+	sparse_end_io(src_hdl, src_state, FSAL_O_READ, src_sfd);
+	return sparse_clone_status(rc);
+}
+
 /* ---- byte-range locks (OFD: one lock owner per open file description) -- */
 
 static fsal_status_t sparse_lock_args(fsal_lock_op_t lock_op,
@@ -1197,6 +1301,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->commit2 = sparse_commit2;
 	ops->seek2 = sparse_seek2;
 	ops->fallocate = sparse_fallocate;
+	ops->clone = sparse_clone;
 	ops->lock_op2 = sparse_lock_op2;
 	ops->setattr2 = sparse_setattr2_durable;
 	ops->close = sparse_close;
