@@ -5,17 +5,18 @@
  * decoded in their RFC 7863 shapes (patch 0005, issue #8), so that a
  * COMPOUND holding one of them is parsed right to its end.  Ganesha 6.5
  * decoded none of their arguments: it read the next operation number from
- * the middle of them.  None is implemented yet, so each answers
- * NFS4ERR_NOTSUPP, with exactly the results before it and its own.  An
- * argument that is cut short is NFS4ERR_BADXDR for the whole request.
+ * the middle of them.  Each answers its error (NFS4ERR_NOTSUPP, not
+ * implemented yet; CLONE, which is, NFS4ERR_ISDIR for the directories
+ * here), with exactly the results before it and its own.  An argument that
+ * is cut short is NFS4ERR_BADXDR for the whole request.
  */
 #include "e2e_fsal_util.h"
 
 /* [PUTFH root, SAVEFH, PUTFH root, <op>, GETATTR]: the op's status. */
-static void ck_notsupp_then_stop(struct nfs42_client *cl,
-				 const struct nfs42_fh *root,
-				 int (*add)(struct nfs42_compound *c),
-				 const char *what)
+static void ck_error_then_stop(struct nfs42_client *cl,
+			       const struct nfs42_fh *root,
+			       int (*add)(struct nfs42_compound *c),
+			       const char *what, int want)
 {
 	struct nfs42_bitmap bm = nfs42_bm_stat();
 	struct nfs42_compound *c = e2e_cpd2(cl, root, root);
@@ -24,13 +25,21 @@ static void ck_notsupp_then_stop(struct nfs42_client *cl,
 	idx = add(c);
 	nfs42_op_getattr(c, &bm);
 	rc = nfs42_compound_run(c);
-	ck_assert_msg(rc == NFS4ERR_NOTSUPP, "%s: compound %s (%s)", what,
+	ck_assert_msg(rc == want, "%s: compound %s (%s)", what,
 		      nfs42_strerror(rc), nfs42_client_error(cl));
 	/* PUTFH, SAVEFH, PUTFH and the op ran; GETATTR did not */
 	ck_assert_uint_eq(nfs42_compound_nres(c), 4);
-	ck_assert_int_eq(e2e_op_status(c, idx), NFS4ERR_NOTSUPP);
+	ck_assert_int_eq(e2e_op_status(c, idx), want);
 	ck_assert_int_eq(e2e_op_status(c, 2), NFS4_OK);
 	nfs42_compound_free(c);
+}
+
+static void ck_notsupp_then_stop(struct nfs42_client *cl,
+				 const struct nfs42_fh *root,
+				 int (*add)(struct nfs42_compound *c),
+				 const char *what)
+{
+	ck_error_then_stop(cl, root, add, what, NFS4ERR_NOTSUPP);
 }
 
 /* op's arguments as raw bytes (nfs42_op_raw takes the opnum too) */
@@ -123,7 +132,7 @@ START_TEST(copy_clone_offload_args_are_decoded)
 	ck_notsupp_then_stop(cl, &root, add_copy, "COPY");
 	ck_notsupp_then_stop(cl, &root, add_copy_with_sources,
 			     "COPY with source servers");
-	ck_notsupp_then_stop(cl, &root, add_clone, "CLONE");
+	ck_error_then_stop(cl, &root, add_clone, "CLONE", NFS4ERR_ISDIR);
 	ck_notsupp_then_stop(cl, &root, add_offload_status, "OFFLOAD_STATUS");
 	ck_notsupp_then_stop(cl, &root, add_offload_cancel, "OFFLOAD_CANCEL");
 	ck_notsupp_then_stop(cl, &root, add_copy_notify, "COPY_NOTIFY");

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# clonefs-setup.sh setup|cleanup DIR
+#
+# For e2e_proto_clone: a fresh 300 MiB XFS filesystem with reflink
+# (mkfs.xfs -m reflink=1) on a loop device, mounted at DIR/x.  Writes
+# DIR/exports.conf (an EXPORT block /xfs for the harness's --conf-extra)
+# or, where it cannot be made (not root, no xfsprogs, no loop devices),
+# DIR/skip with the reason.
+set -eu
+verb=$1
+d=$2
+
+cleanup() {
+	if mountpoint -q "$d/x" 2>/dev/null; then
+		umount "$d/x" || umount -l "$d/x"
+	fi
+	rm -rf "$d"
+}
+
+skip() {
+	echo "$*" >"$d/skip"
+	: >"$d/exports.conf" # the harness still includes it
+	echo "clonefs-setup: $*" >&2
+	exit 0
+}
+
+case $verb in
+cleanup)
+	cleanup
+	exit 0
+	;;
+setup) ;;
+*)
+	echo "usage: $0 setup|cleanup DIR" >&2
+	exit 2
+	;;
+esac
+
+cleanup
+mkdir -p "$d/x"
+[ "$(id -u)" = 0 ] || skip "loop mounts need root"
+command -v mkfs.xfs >/dev/null || skip "mkfs.xfs (xfsprogs) missing"
+truncate -s 300M "$d/xfs.img"
+mkfs.xfs -q -m reflink=1 "$d/xfs.img" >/dev/null 2>&1 ||
+	skip "mkfs.xfs -m reflink=1 failed"
+mount -o loop "$d/xfs.img" "$d/x" 2>/dev/null ||
+	skip "cannot mount a loop device here"
+
+cat >"$d/exports.conf" <<CONF
+EXPORT {
+	Export_Id = 6;
+	Path = "$d/x";
+	Pseudo = "/xfs";
+	FSAL { Name = SPARSE; }
+}
+CONF
