@@ -997,8 +997,8 @@ static int sparse_clone_fds(int src_fd, uint64_t src_offset, int dst_fd,
 /* Source and destination are one file: one read-write bracket. */
 static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
 				       struct state_t *state,
-				       uint64_t src_offset,
-				       uint64_t dst_offset, uint64_t count)
+				       uint64_t src_offset, uint64_t dst_offset,
+				       uint64_t count)
 {
 	SPARSE_TMP_FD(tmp);
 	struct sparse_fd *sfd;
@@ -1014,22 +1014,73 @@ static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
 	return sparse_clone_status(rc);
 }
 
+/* One file of a two-file operation (CLONE, COPY) and its I/O bracket. */
+struct sparse_io_side {
+	struct fsal_obj_handle *obj;
+	struct state_t *state;
+	fsal_openflags_t openflags;
+	struct sparse_fd tmp;
+	struct sparse_fd *sfd;
+};
+
+#define SPARSE_IO_SIDE(o, st, fl)                             \
+	{                                                     \
+		.obj = (o), .state = (st), .openflags = (fl), \
+		.tmp = {.fsal_fd = FSAL_FD_INIT,              \
+			.fd = -1 }                            \
+	}
+
+static fsal_status_t sparse_begin_side(struct sparse_io_side *side)
+{
+	return sparse_begin_io(side->obj, side->state, side->openflags, false,
+			       false, &side->tmp, &side->sfd);
+}
+
+static void sparse_end_side(struct sparse_io_side *side)
+{
+	sparse_end_io(side->obj, side->state, side->openflags, side->sfd);
+}
+
+/*
+ * Start I/O on two different files, always in the same (address) order:
+ * a start can wait for a reopen of its file, which waits for the I/O
+ * already started on it, so two operations taking the same two files in
+ * opposite orders could wait on each other.
+ */
+static fsal_status_t sparse_begin_two(struct sparse_io_side *a,
+				      struct sparse_io_side *b)
+{
+	struct sparse_io_side *first = a, *second = b;
+	fsal_status_t status;
+
+	if ((uintptr_t)b->obj < (uintptr_t)a->obj) {
+		first = b;
+		second = a;
+	}
+	status = sparse_begin_side(first);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_begin_side(second);
+	if (FSAL_IS_ERROR(status))
+		sparse_end_side(first);
+	return status;
+}
+
 /*
  * NFSv4.2 CLONE: share [src_offset, + count) of src_hdl (count 0: to its
  * EOF) at dst_offset of dst_hdl.  A data operation: under Durable_Metadata
  * nothing more is needed (the shared blocks are as durable as written
  * data until COMMIT, and no name or attribute of the namespace changes).
  */
-static fsal_status_t sparse_clone(struct fsal_obj_handle *src_hdl,
-				  struct state_t *src_state,
-				  uint64_t src_offset,
-				  struct fsal_obj_handle *dst_hdl,
-				  struct state_t *dst_state,
-				  uint64_t dst_offset, uint64_t count)
+static fsal_status_t
+sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
+	     uint64_t src_offset, struct fsal_obj_handle *dst_hdl,
+	     struct state_t *dst_state, uint64_t dst_offset, uint64_t count)
 {
-	SPARSE_TMP_FD(src_tmp);
-	SPARSE_TMP_FD(dst_tmp);
-	struct sparse_fd *src_sfd, *dst_sfd;
+	struct sparse_io_side src =
+		SPARSE_IO_SIDE(src_hdl, src_state, FSAL_O_READ);
+	struct sparse_io_side dst =
+		SPARSE_IO_SIDE(dst_hdl, dst_state, FSAL_O_WRITE);
 	fsal_status_t status;
 	int rc;
 
@@ -1037,22 +1088,13 @@ static fsal_status_t sparse_clone(struct fsal_obj_handle *src_hdl,
 		return sparse_clone_self(dst_hdl, dst_state, src_offset,
 					 dst_offset, count);
 
-	status = sparse_begin_io(src_hdl, src_state, FSAL_O_READ, false,
-				 false, &src_tmp, &src_sfd);
+	status = sparse_begin_two(&src, &dst);
 	if (FSAL_IS_ERROR(status))
 		return status;
-	status = sparse_begin_io(dst_hdl, dst_state, FSAL_O_WRITE, false,
-				 false, &dst_tmp, &dst_sfd);
-	if (FSAL_IS_ERROR(status)) {
-		sparse_end_io(src_hdl, src_state, FSAL_O_READ, src_sfd);
-		return status;
-	}
-
-	rc = sparse_clone_fds(src_sfd->fd, src_offset, dst_sfd->fd,
-			      dst_offset, count);
-
-	sparse_end_io(dst_hdl, dst_state, FSAL_O_WRITE, dst_sfd);
-	sparse_end_io(src_hdl, src_state, FSAL_O_READ, src_sfd);
+	rc = sparse_clone_fds(src.sfd->fd, src_offset, dst.sfd->fd, dst_offset,
+			      count);
+	sparse_end_side(&dst);
+	sparse_end_side(&src);
 	return sparse_clone_status(rc);
 }
 
