@@ -464,6 +464,24 @@ static int cmd_seek(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
+/* cp: CLONE with --clone, else COPY or, without it, through the client. */
+static int cmd_cp(struct nfs42_opts *o, const struct args *args)
+{
+	const char *src = args->word[0], *dst = args->word[1];
+	bool via_client = false;
+	int rc;
+
+	if (OPT(args, 'c'))
+		rc = nfs42_clone_file(g_cl, src, dst);
+	else
+		rc = nfs42_copy_file(g_cl, src, dst, &via_client);
+	if (via_client)
+		fprintf(stderr,
+			"nfs42: %s: server COPY not supported, copied through the client\n",
+			dst);
+	return rc ? fail(dst, rc) : 0;
+}
+
 static int cmd_ping(struct nfs42_opts *o, const struct args *args)
 {
 	printf("%s:%u: ok (clientid 0x%016" PRIx64 ", %u slots)\n", o->host,
@@ -496,6 +514,9 @@ static const struct verb verbs[] = {
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
 	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
 	{ "mv", cmd_mv, "mv FROM TO", "rename" },
+	{ "cp", cmd_cp, "cp [--clone] SRC DST",
+	  "copy on the server: COPY (through the client if not "
+	  "supported), --clone: CLONE only" },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
 	  "hard link to TARGET (-s: symbolic link)" },
 	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },

@@ -1018,6 +1018,31 @@ int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 			uint32_t mode);
 
+/*
+ * Whole-file copies on the server, src and dst both paths: dst is opened
+ * for write, created with src's mode (permission bits) or truncated, src
+ * for read.  0, an NFS4ERR_* status, or -errno.  src a directory:
+ * NFS4ERR_ISDIR, another non-regular file or dst the same file as src:
+ * NFS4ERR_INVAL, dst untouched.  On a later error dst may be left created
+ * and empty (or, for a copy, partly written).
+ *
+ * nfs42_clone_file: one CLONE (RFC 7862 15.13) of the whole of src (count
+ * 0: to its end) into dst, then dst's size set to src's if the server left
+ * it shorter.  No fallback: NFS4ERR_NOTSUPP where the filesystem cannot
+ * share blocks.
+ *
+ * nfs42_copy_file: synchronous intra-server COPYs, continued from where a
+ * short one stopped; if the server answers NFS4ERR_NOTSUPP (or
+ * NFS4ERR_OFFLOAD_NO_REQS, or NFS4ERR_OP_ILLEGAL in NFSv4.1) before any
+ * byte is copied, a copy through the
+ * client instead: SEEK to the data, READ + WRITE of it (one I/O-size
+ * buffer), holes skipped and dst's size set at the end so that they stay
+ * holes.  *via_client (may be NULL) tells which way it went.
+ */
+int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst);
+int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
+		    bool *via_client);
+
 /* Namespace helpers */
 int nfs42_mkdir(struct nfs42_client *cl, const char *path, uint32_t mode);
 int nfs42_remove(struct nfs42_client *cl, const char *path);

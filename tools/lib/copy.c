@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Whole-file copies: CLONE, COPY, and a copy through the client that keeps
+ * holes (see nfs42_copy_file() in nfs42.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Open src for read and dst for write (created with src's mode or
+ * truncated); *size is src's size. */
+static int open_pair(struct nfs42_client *cl, const char *src, const char *dst,
+		     struct nfs42_file *sf, struct nfs42_file *df,
+		     uint64_t *size)
+{
+	struct nfs42_attrs a, d;
+	int rc;
+
+	rc = nfs42_stat(cl, src, &a);
+	if (rc)
+		return rc;
+	if (a.type != NF4REG)
+		return a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	/* dst is truncated: never src itself */
+	rc = nfs42_stat(cl, dst, &d);
+	if (!rc && d.fileid == a.fileid && d.fsid.major == a.fsid.major &&
+	    d.fsid.minor == a.fsid.minor)
+		return NFS4ERR_INVAL;
+	if (rc && rc != NFS4ERR_NOENT)
+		return rc;
+	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, sf);
+	if (rc)
+		return rc;
+	rc = nfs42_open(cl, dst, OPEN4_SHARE_ACCESS_WRITE, UNCHECKED4,
+			a.mode & 07777, true, df);
+	if (rc) {
+		nfs42_close(sf);
+		return rc;
+	}
+	/* the size once open: what we copy */
+	rc = nfs42_getattr_fh(cl, &sf->fh, NULL, &a);
+	if (rc) {
+		nfs42_close(df);
+		nfs42_close(sf);
+		return rc;
+	}
+	*size = a.size;
+	return 0;
+}
+
+/* Close both, keeping the first error. */
+static int close_pair(struct nfs42_file *sf, struct nfs42_file *df, int rc)
+{
+	int rc2 = nfs42_close(df), rc3 = nfs42_close(sf);
+
+	if (rc)
+		return rc;
+	return rc2 ? rc2 : rc3;
+}
+
+/* dst's size to size (if it is not already). */
+static int set_size(struct nfs42_file *df, uint64_t size)
+{
+	struct nfs42_attrs a;
+	struct nfs42_sattr sa;
+	int rc;
+
+	rc = nfs42_getattr_fh(df->cl, &df->fh, NULL, &a);
+	if (rc || a.size == size)
+		return rc;
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, size);
+	return nfs42_file_setattr(df, &sa);
+}
+
+/* PUTFH(src) SAVEFH PUTFH(dst) then the caller's op: CLONE or COPY. */
+static struct nfs42_compound *pair_compound(struct nfs42_file *sf,
+					    struct nfs42_file *df)
+{
+	struct nfs42_compound *c = nfs42_compound_new(sf->cl);
+
+	if (c) {
+		nfs42_op_putfh(c, &sf->fh);
+		nfs42_op_savefh(c);
+		nfs42_op_putfh(c, &df->fh);
+	}
+	return c;
+}
+
+int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
+{
+	struct nfs42_file sf, df;
+	struct nfs42_compound *c;
+	uint64_t size;
+	int rc;
+
+	rc = open_pair(cl, src, dst, &sf, &df, &size);
+	if (rc)
+		return rc;
+	c = pair_compound(&sf, &df);
+	if (!c)
+		return close_pair(&sf, &df, -ENOMEM);
+	nfs42_op_clone(c, &sf.stateid, &df.stateid, 0, 0, 0);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	if (!rc)
+		rc = set_size(&df, size);
+	return close_pair(&sf, &df, rc);
+}
+
+/*
+ * Synchronous COPYs of [0, size): *done is how far they got.  A COPY may
+ * stop short (wr_count < what was asked): go on from there.
+ */
+static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
+		       uint64_t size, uint64_t *done)
+{
+	const struct nfs42_res *r;
+	struct nfs42_compound *c;
+	int rc = 0, idx;
+
+	*done = 0;
+	while (*done < size) {
+		c = pair_compound(sf, df);
+		if (!c)
+			return -ENOMEM;
+		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, *done, *done,
+				    size - *done, true, true);
+		rc = nfs42_compound_run(c);
+		r = nfs42_res(c, idx);
+		if (!rc && r->u.copy.has_callback_id) {
+			nfs42_set_error(sf->cl,
+					"COPY went asynchronous (not asked)");
+			rc = -EPROTO;
+		} else if (!rc && (r->u.copy.count == 0 ||
+				   r->u.copy.count > size - *done)) {
+			nfs42_set_error(sf->cl,
+					"COPY copied %llu of %llu bytes",
+					(unsigned long long)r->u.copy.count,
+					(unsigned long long)(size - *done));
+			rc = -EIO;
+		} else if (!rc) {
+			*done += r->u.copy.count;
+		}
+		nfs42_compound_free(c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* READ [off, end) of sf and WRITE it to df at the same offsets. */
+static int copy_range(struct nfs42_file *sf, struct nfs42_file *df,
+		      uint64_t off, uint64_t end, void *buf, uint32_t bufsz)
+{
+	uint32_t want, n;
+	bool eof;
+	int rc;
+
+	while (off < end) {
+		want = end - off < bufsz ? end - off : bufsz;
+		rc = nfs42_pread(sf, buf, want, off, &n, &eof);
+		if (rc)
+			return rc;
+		if (n == 0)
+			return 0; /* src shrank: its end, dst's size says */
+		rc = nfs42_pwrite(df, buf, n, off, UNSTABLE4);
+		if (rc)
+			return rc;
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * The next data extent [*d, *h) at or after off, clipped to size; *d ==
+ * size when there is none.  Without SEEK (NFSv4.1, NOTSUPP) all is data.
+ */
+static int next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
+		     uint64_t *d, uint64_t *h)
+{
+	bool eof;
+	int rc;
+
+	rc = nfs42_seek(sf, off, NFS4_CONTENT_DATA, d, &eof);
+	if (rc == NFS4ERR_NXIO) {
+		*d = *h = size;
+		return 0;
+	}
+	if (rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) {
+		*d = off;
+		*h = size;
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (*d < off || *d >= size) {
+		*d = *h = size;
+		return 0;
+	}
+	rc = nfs42_seek(sf, *d, NFS4_CONTENT_HOLE, h, &eof);
+	if (rc == NFS4ERR_NXIO || (!rc && (*h <= *d || *h > size))) {
+		*h = size;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* Through the client: the data extents of [0, size), then dst's size. */
+static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
+		       uint64_t size)
+{
+	uint32_t bufsz = nfs42_io_size(sf->cl);
+	uint64_t off = 0, d, h;
+	void *buf;
+	int rc = 0;
+
+	buf = malloc(bufsz);
+	if (!buf)
+		return -ENOMEM;
+	while (!rc && off < size) {
+		rc = next_data(sf, off, size, &d, &h);
+		if (!rc && d < size)
+			rc = copy_range(sf, df, d, h, buf, bufsz);
+		off = d < size ? h : size;
+	}
+	free(buf);
+	if (!rc)
+		rc = set_size(df, size);
+	if (!rc)
+		rc = nfs42_commit(df);
+	return rc;
+}
+
+int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
+		    bool *via_client)
+{
+	struct nfs42_file sf, df;
+	uint64_t size, done = 0;
+	int rc;
+
+	if (via_client)
+		*via_client = false;
+	rc = open_pair(cl, src, dst, &sf, &df, &size);
+	if (rc)
+		return rc;
+	rc = copy_server(&sf, &df, size, &done);
+	/* OP_ILLEGAL: NFSv4.1, which has no COPY */
+	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OFFLOAD_NO_REQS ||
+	     rc == NFS4ERR_OP_ILLEGAL) &&
+	    done == 0) {
+		if (via_client)
+			*via_client = true;
+		rc = copy_client(&sf, &df, size);
+	} else if (!rc) {
+		rc = set_size(&df, size);
+		if (!rc)
+			rc = nfs42_commit(&df);
+	}
+	return close_pair(&sf, &df, rc);
+}
