@@ -6,8 +6,9 @@
 # with tshark on the test port and have Wireshark's own RPC/NFS dissector
 # decode it. It must find no malformed or error-level frames, the NFSv4.1
 # session ops, a READDIR reply naming the backing directory's entries, READ
-# replies whose data is byte-identical to the backing file, and
-# NFS4ERR_NOENT for a missing name.
+# replies whose data is byte-identical to the backing file,
+# NFS4ERR_NOENT for a missing name, and a CLONE (op 71) call and its
+# NFS4ERR_NOTSUPP reply on the ext4 export.
 set -euo pipefail
 
 nfs42=${SPARSE_NFS42:?}
@@ -61,6 +62,12 @@ done
 rc=0
 "$nfs42" stat "$exp/no-such-name" >/dev/null 2>&1 || rc=$?
 [ $rc -eq 1 ] || fail "stat of a missing name exited $rc, want 1"
+# CLONE on the harness's ext4 export: NFS4ERR_NOTSUPP, exit 1.
+rc=0
+"$nfs42" cp --clone "$exp/wire.bin" "$exp/wire.clone" 2>"$work/clone.err" || rc=$?
+if [ $rc -ne 1 ] || ! grep -q NFS4ERR_NOTSUPP "$work/clone.err"; then
+	fail "cp --clone exited $rc, want 1 with NFS4ERR_NOTSUPP: $(cat "$work/clone.err")"
+fi
 # let the last frames reach the capture before stopping it
 sleep 0.5
 kill -INT "$tshark_pid"
@@ -96,6 +103,17 @@ cmp -s "$work/wire.out" "$backing/wire.bin" || fail "client's copy differs from 
 # The missing name: some reply carries NFS4ERR_NOENT (2).
 decode -Y 'nfs && rpc.msgtyp == 1 && nfs.nfsstat4 == 2' | grep -q . ||
 	fail "no NFS4ERR_NOENT reply for the missing name"
+
+# CLONE (op 71, RFC 7862 15.13): a call, and a reply whose CLONE result
+# is NFS4ERR_NOTSUPP (10004); tshark 4.0 dissects op 71.
+decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 71' | grep -q . ||
+	fail "no CLONE call (op 71) decoded"
+clone_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 71' -T fields -e nfs.opcode -e nfs.nfsstat4)
+[ -n "$clone_reply" ] || fail "no CLONE reply (op 71) decoded"
+# the last op of the reply is CLONE and the last status is its own
+awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
+	if (op[n] == 71 && st[m] == 10004) ok = 1 } END { exit !ok }' <<<"$clone_reply" ||
+	fail "CLONE reply is not NFS4ERR_NOTSUPP (opcodes, statuses: $clone_reply)"
 
 frames=$(decode | wc -l)
 echo "wire_check: $frames frames decoded by tshark; ops seen: $ops; READ data and READDIR names match"
