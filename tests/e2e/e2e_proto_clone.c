@@ -12,7 +12,9 @@
  *     one file are NFS4ERR_INVAL; a directory is NFS4ERR_ISDIR; a
  *     destination stateid open for reading only is NFS4ERR_OPENMODE; on
  *     ext4 NFS4ERR_NOTSUPP; and the destination is unchanged each time;
- *   - operations after CLONE in the compound run (GETATTR sees the size).
+ *   - operations after CLONE in the compound run (GETATTR sees the size);
+ *   - the CLI's cp --clone (nfs42_clone_file) copies a file byte for byte
+ *     on XFS, sharing its blocks.
  * The XFS cases are skipped (exit 77) with the fixture's reason where it
  * could not be made.
  */
@@ -342,6 +344,69 @@ START_TEST(ops_after_clone_run)
 }
 END_TEST
 
+/* Exit status of `nfs42 cp --clone src dst` (the CLI, $SPARSE_NFS42). */
+static int cli_clone(const char *src, const char *dst)
+{
+	const char *argv[10] = { e2e_env("SPARSE_NFS42"),
+			       "-s",
+			       e2e_env("NFS42_HOST"),
+			       "-p",
+			       e2e_env("NFS42_PORT"),
+			       "cp",
+			       "--clone",
+			       src,
+			       dst,
+			       NULL };
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/*
+ * The CLI's cp --clone on XFS: 5 MiB and a few bytes (EOF not on a block
+ * boundary) over a larger existing file and into a new one: byte for
+ * byte the source, its mode on the new file, blocks shared.
+ */
+START_TEST(cli_cp_clone)
+{
+	size_t n = 5 * MiB + 123;
+	uint8_t *data, *old;
+	uint64_t before, after;
+	struct stat st;
+
+	if (!need_xfs())
+		return;
+	data = e2e_rand_bytes(n, 9);
+	old = e2e_rand_bytes(7 * MiB, 10);
+	put_local(xpath("cli-src"), data, n);
+	ck_assert_int_eq(chmod(xpath("cli-src"), 0640), 0);
+	put_local(xpath("cli-old"), old, 7 * MiB);
+	sync();
+	before = free_bytes();
+	ck_assert_int_eq(cli_clone("/xfs/cli-src", "/xfs/cli-old"), 0);
+	ck_assert_int_eq(cli_clone("/xfs/cli-src", "/xfs/cli-new"), 0);
+	sync();
+	after = free_bytes();
+	ck_local_is(xpath("cli-old"), data, n);
+	ck_local_is(xpath("cli-new"), data, n);
+	ck_assert_int_eq(stat(xpath("cli-new"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0640);
+	/* two 5 MiB copies, 7 MiB freed: shared, free space grew */
+	ck_assert_msg(after + MiB > before,
+		      "free space %llu before, %llu after two clones",
+		      (unsigned long long)before, (unsigned long long)after);
+	free(old);
+	free(data);
+}
+END_TEST
+
 /* The harness's export is on ext4: no shared blocks, NOTSUPP. */
 START_TEST(ext4_is_notsupp_and_changes_nothing)
 {
@@ -379,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, directory_source_is_isdir);
 	tcase_add_test(tc, ops_after_clone_run);
 	tcase_add_test(tc, ext4_is_notsupp_and_changes_nothing);
+	tcase_add_test(tc, cli_cp_clone);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }
