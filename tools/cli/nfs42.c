@@ -477,8 +477,8 @@ static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 		rc = nfs42_copy_file(g_cl, src, dst, &via_client);
 	if (via_client)
 		fprintf(stderr,
-			"nfs42: %s: server COPY not supported, copied through the client\n",
-			dst);
+			"nfs42: %s: server COPY not supported, %s through the client\n",
+			dst, rc ? "copy failed" : "copied");
 	return rc ? fail(dst, rc) : 0;
 }
 
