@@ -13,41 +13,18 @@ set -eu
 verb=$1
 d=$2
 
-cleanup() {
-	if mountpoint -q "$d/x" 2>/dev/null; then
-		umount "$d/x" || umount -l "$d/x"
-	fi
-	rm -rf "$d"
-}
+name=clonefs-setup
+mounts="$d/x"
+. "$(dirname "$0")/loopfs-lib.sh"
 
-skip() {
-	echo "$*" >"$d/skip"
-	: >"$d/exports.conf" # the harness still includes it
-	echo "clonefs-setup: $*" >&2
-	exit 0
-}
-
-case $verb in
-cleanup)
-	cleanup
-	exit 0
-	;;
-setup) ;;
-*)
-	echo "usage: $0 setup|cleanup DIR" >&2
-	exit 2
-	;;
-esac
-
-cleanup
+loopfs_start "$verb"
 mkdir -p "$d/x"
-[ "$(id -u)" = 0 ] || skip "loop mounts need root"
-command -v mkfs.xfs >/dev/null || skip "mkfs.xfs (xfsprogs) missing"
+command -v mkfs.xfs >/dev/null || loopfs_skip "mkfs.xfs (xfsprogs) missing"
 truncate -s 300M "$d/xfs.img"
 mkfs.xfs -q -m reflink=1 "$d/xfs.img" >/dev/null 2>&1 ||
-	skip "mkfs.xfs -m reflink=1 failed"
+	loopfs_skip "mkfs.xfs -m reflink=1 failed"
 mount -o loop "$d/xfs.img" "$d/x" 2>/dev/null ||
-	skip "cannot mount a loop device here"
+	loopfs_skip "cannot mount a loop device here"
 
 cat >"$d/exports.conf" <<CONF
 EXPORT {

@@ -348,15 +348,15 @@ END_TEST
 static int cli_clone(const char *src, const char *dst)
 {
 	const char *argv[10] = { e2e_env("SPARSE_NFS42"),
-			       "-s",
-			       e2e_env("NFS42_HOST"),
-			       "-p",
-			       e2e_env("NFS42_PORT"),
-			       "cp",
-			       "--clone",
-			       src,
-			       dst,
-			       NULL };
+				 "-s",
+				 e2e_env("NFS42_HOST"),
+				 "-p",
+				 e2e_env("NFS42_PORT"),
+				 "cp",
+				 "--clone",
+				 src,
+				 dst,
+				 NULL };
 	pid_t pid = fork();
 	int st;
 

@@ -17,21 +17,9 @@ d=$2
 UUID_A=11111111-2222-3333-4444-555555555555
 UUID_B=66666666-7777-8888-9999-aaaaaaaaaaaa
 
-cleanup() {
-	for m in "$d/a" "$d/b"; do
-		if mountpoint -q "$m" 2>/dev/null; then
-			umount "$m" || umount -l "$m"
-		fi
-	done
-	rm -rf "$d"
-}
-
-skip() {
-	echo "$*" >"$d/skip"
-	: >"$d/exports.conf" # the harness still includes it
-	echo "multifs-setup: $*" >&2
-	exit 0
-}
+name=multifs-setup
+mounts="$d/a $d/b"
+. "$(dirname "$0")/loopfs-lib.sh"
 
 make_fs() { # image uuid mountpoint
 	truncate -s 32M "$1"
@@ -40,24 +28,10 @@ make_fs() { # image uuid mountpoint
 	mount -o loop "$1" "$3" 2>/dev/null
 }
 
-case $verb in
-cleanup)
-	cleanup
-	exit 0
-	;;
-setup) ;;
-*)
-	echo "usage: $0 setup|cleanup DIR" >&2
-	exit 2
-	;;
-esac
-
-cleanup
-mkdir -p "$d"
-[ "$(id -u)" = 0 ] || skip "loop mounts need root"
-command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 missing"
-make_fs "$d/a.img" $UUID_A "$d/a" || skip "cannot mount a loop device here"
-make_fs "$d/b.img" $UUID_B "$d/b" || skip "cannot mount a second loop device"
+loopfs_start "$verb"
+command -v mkfs.ext4 >/dev/null || loopfs_skip "mkfs.ext4 missing"
+make_fs "$d/a.img" $UUID_A "$d/a" || loopfs_skip "cannot mount a loop device here"
+make_fs "$d/b.img" $UUID_B "$d/b" || loopfs_skip "cannot mount a second loop device"
 
 printf 'alpha file\n' >"$d/a/only-in-a"
 printf 'b\n' >"$d/b/only-in-b"
