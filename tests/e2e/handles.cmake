@@ -16,15 +16,6 @@ set_tests_properties(e2e/e2e_fsal_confine PROPERTIES SKIP_RETURN_CODE 77)
 # reason where they cannot be mounted).  A setup fixture mounts them, a
 # cleanup fixture unmounts them whatever the test did.
 set(multifs_dir ${CMAKE_CURRENT_BINARY_DIR}/multifs)
-set(multifs_setup ${CMAKE_CURRENT_SOURCE_DIR}/multifs-setup.sh)
-add_test(NAME e2e/e2e_fsal_multifs_setup
-         COMMAND sh ${multifs_setup} setup ${multifs_dir})
-add_test(NAME e2e/e2e_fsal_multifs_cleanup
-         COMMAND sh ${multifs_setup} cleanup ${multifs_dir})
-set_tests_properties(e2e/e2e_fsal_multifs_setup PROPERTIES
-  LABELS e2e FIXTURES_SETUP multifs)
-set_tests_properties(e2e/e2e_fsal_multifs_cleanup PROPERTIES
-  LABELS e2e FIXTURES_CLEANUP multifs)
 sparse_e2e_test(e2e_fsal_multifs
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_fsal_multifs.c
           ${sparse_fsal_dir}/sparse_fh.c
@@ -33,5 +24,4 @@ sparse_e2e_test(e2e_fsal_multifs
 target_include_directories(e2e_fsal_multifs PRIVATE ${sparse_fsal_dir})
 target_compile_definitions(e2e_fsal_multifs PRIVATE
   E2E_MULTIFS_DIR="${multifs_dir}")
-set_tests_properties(e2e/e2e_fsal_multifs PROPERTIES
-  FIXTURES_REQUIRED multifs SKIP_RETURN_CODE 77)
+sparse_loop_fixture(e2e_fsal_multifs multifs multifs-setup.sh)

@@ -8,20 +8,10 @@ sparse_e2e_test(e2e_proto_copy_xdr
 # second export (skipped with the reason where it cannot be made), and the
 # harness's own export on ext4, which cannot share blocks.
 set(clonefs_dir ${CMAKE_CURRENT_BINARY_DIR}/clonefs)
-set(clonefs_setup ${CMAKE_CURRENT_SOURCE_DIR}/clonefs-setup.sh)
-add_test(NAME e2e/e2e_proto_clone_setup
-         COMMAND sh ${clonefs_setup} setup ${clonefs_dir})
-add_test(NAME e2e/e2e_proto_clone_cleanup
-         COMMAND sh ${clonefs_setup} cleanup ${clonefs_dir})
-set_tests_properties(e2e/e2e_proto_clone_setup PROPERTIES
-  LABELS e2e FIXTURES_SETUP clonefs)
-set_tests_properties(e2e/e2e_proto_clone_cleanup PROPERTIES
-  LABELS e2e FIXTURES_CLEANUP clonefs)
 sparse_e2e_test(e2e_proto_clone
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_clone.c
   TIMEOUT 180
   HARNESS_ARGS --conf-extra "%include \"${clonefs_dir}/exports.conf\"")
 target_compile_definitions(e2e_proto_clone PRIVATE
   E2E_CLONEFS_DIR="${clonefs_dir}")
-set_tests_properties(e2e/e2e_proto_clone PROPERTIES
-  FIXTURES_REQUIRED clonefs SKIP_RETURN_CODE 77)
+sparse_loop_fixture(e2e_proto_clone clonefs clonefs-setup.sh)
