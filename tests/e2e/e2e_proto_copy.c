@@ -18,6 +18,8 @@
  *   budget  Copy_Chunk_Size = 0, Copy_Time_Budget_Ms = 1: replies are cut
  *           by time alone.
  *   nocap   Copy_Chunk_Size = 0, Copy_Time_Budget_Ms = 0: one reply.
+ *   mem     an FSAL_MEM export, Copy_Chunk_Size = 1 MiB: the generic
+ *           loop on files written over NFS.
  * The XFS cases are skipped (exit 77) with the fixture's reason where it
  * could not be made.
  */
@@ -30,9 +32,10 @@
 #endif
 
 #define MiB (1024ULL * 1024)
-#define CAP (4 * MiB) /* Copy_Chunk_Size's default */
-
 static const char *mode = "sparse";
+
+/* Copy_Chunk_Size: the default, 1 MiB in mode mem */
+#define CAP (strcmp(mode, "mem") == 0 ? MiB : 4 * MiB)
 
 static bool mode_is(const char *m)
 {
@@ -641,6 +644,49 @@ START_TEST(cross_export_is_xdev)
 }
 END_TEST
 
+/* ---- FSAL_MEM: files made over NFS --------------------------------------- */
+
+/*
+ * FSAL_MEM (mode mem) keeps files in memory (up to its Inode_Size, 2 MiB)
+ * and has no seek2: the generic loop copies all as data.  Sizes around a
+ * 1 MiB Copy_Chunk_Size, copied and read back.
+ */
+START_TEST(mem_copy_over_nfs)
+{
+	static const uint64_t mem_sizes[] = { 0, 1, MiB + 1, 2 * MiB };
+	struct place pl = ext4_place();
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_file src, dst;
+	uint8_t *data, *back;
+	uint64_t size;
+	size_t i;
+
+	for (i = 0; i < sizeof(mem_sizes) / sizeof(mem_sizes[0]); i++) {
+		size = mem_sizes[i];
+		data = e2e_rand_bytes(size + 1, 90 + i);
+		back = malloc(size + 1);
+		ck_assert_ptr_nonnull(back);
+		src = e2e_create_rw(cl, e2e_fmt("mem-%zu-src", i));
+		dst = e2e_create_rw(cl, e2e_fmt("mem-%zu-dst", i));
+		if (size > 0)
+			ck_nfs_ok(cl, nfs42_pwrite(&src, data, size, 0,
+						   FILE_SYNC4));
+		ck_assert_uint_eq(copy_all(&pl, &src, &dst, size),
+				  (size + CAP - 1) / CAP);
+		ck_assert_uint_eq(e2e_getattr(cl, &dst.fh, NULL).size, size);
+		if (size > 0) {
+			e2e_read_all(cl, &dst.fh, &dst.stateid, 0, back, size);
+			ck_assert_msg(memcmp(back, data, size) == 0,
+				      "copy of %llu bytes differs",
+				      (unsigned long long)size);
+		}
+		free(back);
+		free(data);
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* ---- the CLI ------------------------------------------------------------- */
 
 /* `nfs42 cp src dst` ($SPARSE_NFS42): exit status; *err its stderr. */
@@ -733,6 +779,11 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		mode = argv[1];
 	tcase_set_timeout(tc, 120);
+	if (mode_is("mem")) {
+		tcase_add_test(tc, mem_copy_over_nfs);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
 	tcase_add_test(tc, short_reply_at_cap);
 	tcase_add_test(tc, sizes_ext4);
 	if (mode_is("budget") || mode_is("nocap")) {
