@@ -156,6 +156,7 @@ static struct nfs42_file open_at(struct nfs42_client *cl,
 struct copy_res {
 	uint64_t count;
 	uint32_t committed;
+	uint8_t verf[NFS4_VERIFIER_SIZE];
 	bool has_callback_id, consecutive, synchronous;
 };
 
@@ -180,6 +181,7 @@ static int do_copy_fhs(struct nfs42_client *cl, const struct nfs42_fh *sfh,
 
 		r->count = res->u.copy.count;
 		r->committed = res->u.copy.committed;
+		memcpy(r->verf, res->u.copy.verf, NFS4_VERIFIER_SIZE);
 		r->has_callback_id = res->u.copy.has_callback_id;
 		r->consecutive = res->u.copy.consecutive;
 		r->synchronous = res->u.copy.synchronous;
@@ -406,6 +408,17 @@ START_TEST(short_reply_at_cap)
 		e2e_read_all(cl, &dst.fh, &dst.stateid, 0, back, r.count);
 		ck_assert(memcmp(back, data + MiB, r.count) == 0);
 		free(back);
+	}
+	/* UNSTABLE with the server's write verifier, as a WRITE gets */
+	{
+		uint8_t wverf[NFS4_VERIFIER_SIZE];
+		uint32_t wcount, wcommitted;
+
+		ck_assert_uint_eq(r.committed, UNSTABLE4);
+		ck_nfs_ok(cl, e2e_write(cl, &dst.fh, &dst.stateid, 0, UNSTABLE4,
+					data + MiB, 10, &wcount, &wcommitted,
+					wverf));
+		ck_assert(memcmp(wverf, r.verf, NFS4_VERIFIER_SIZE) == 0);
 	}
 	/* ca_synchronous false is answered synchronously for now */
 	ck_nfs_ok(cl, do_copy_fhs(cl, &src.fh, &src.stateid, &dst.fh,
