@@ -45,3 +45,13 @@ sparse_e2e_run(e2e_proto_copy_mem e2e_proto_copy ARGS mem TIMEOUT 120
   HARNESS_ARGS --fsal MEM
   --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>"
   --conf-extra "MEM { Inode_Size = 2097152$<SEMICOLON> }")
+# Copy_Engine = COPY on a third XFS reflink fixture: the engine never
+# clones, so a COPY is capped like on ext4.
+set(copyfs_engine_dir ${CMAKE_CURRENT_BINARY_DIR}/copyfs_engine)
+sparse_e2e_run(e2e_proto_copy_engine e2e_proto_copy
+  ARGS engine ${copyfs_engine_dir} TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+  --conf-extra "%include \"${copyfs_engine_dir}/exports.conf\"")
+sparse_loop_fixture(e2e_proto_copy_engine copyfs_engine clonefs-setup.sh)
+set_tests_properties(e2e/e2e_proto_copy_engine_setup PROPERTIES
+  ENVIRONMENT CLONEFS_COPY_ENGINE=COPY)
