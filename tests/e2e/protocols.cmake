@@ -15,3 +15,14 @@ sparse_e2e_test(e2e_proto_clone
 target_compile_definitions(e2e_proto_clone PRIVATE
   E2E_CLONEFS_DIR="${clonefs_dir}")
 sparse_loop_fixture(e2e_proto_clone clonefs clonefs-setup.sh)
+
+# Statistics (issues #7, #8): CLONEs on two XFS exports (statsfs-setup.sh)
+# and on ext4, read with tools/sparse-stats over a private DBus.
+set(statsfs_dir ${CMAKE_CURRENT_BINARY_DIR}/statsfs)
+add_test(NAME e2e/e2e_proto_stats
+         COMMAND ${SPARSE_HARNESS} --dbus
+                 --conf-extra "%include \"${statsfs_dir}/exports.conf\""
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stats.sh ${statsfs_dir})
+set_tests_properties(e2e/e2e_proto_stats PROPERTIES LABELS e2e TIMEOUT 120
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+sparse_loop_fixture(e2e_proto_stats statsfs statsfs-setup.sh)

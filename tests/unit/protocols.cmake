@@ -6,3 +6,10 @@ sparse_unit_test(check_read_plus_plan
   SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_read_plus_plan.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_read_plus_plan.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)
+
+# The per-export NFSv4.2 counters (inline in src/include/nfs42_stats.h).
+find_package(Threads REQUIRED)
+sparse_unit_test(check_nfs42_stats
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_nfs42_stats.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/include
+  LIBS Threads::Threads)

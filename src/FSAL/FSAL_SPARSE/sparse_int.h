@@ -258,4 +258,13 @@ fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 			      struct fsal_attrlist *attrs);
 
+/*
+ * Statistics (sparse_stats.c).  sparse_copy_stats() is the module's one set
+ * of copy-engine counters: every caller of sparse_copy_range() passes its
+ * result to sparse_copy_account(sparse_copy_stats(), &res).  Read by DBus
+ * GetFSALStats("SPARSE"), zeroed by ResetStats.
+ */
+struct sparse_copy_counters *sparse_copy_stats(void);
+void sparse_stats_init(struct fsal_module *fsal_hdl);
+
 #endif /* SPARSE_INT_H */

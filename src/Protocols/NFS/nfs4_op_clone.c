@@ -21,6 +21,7 @@
 #include "nfs_proto_tools.h"
 #include "nfs_convert.h"
 #include "export_mgr.h"
+#include "nfs42_stats.h"
 
 /* Only regular files can be cloned: the RFC's errors for the others. */
 static nfsstat4 clone_check_type(object_file_type_t type)
@@ -145,11 +146,12 @@ static nfsstat4 clone_src_size(struct fsal_obj_handle *src, uint64_t *size)
 
 /*
  * The source range lies within the source file; in one file the ranges do
- * not overlap; the destination does not go past MaxOffsetWrite.
+ * not overlap; the destination does not go past MaxOffsetWrite.  *lenp is
+ * the length of the range (cl_count 0: up to the source's EOF).
  */
 static nfsstat4 clone_check_range(const struct sp42_CLONE4args *args,
 				  struct fsal_obj_handle *src,
-				  struct fsal_obj_handle *dst)
+				  struct fsal_obj_handle *dst, uint64_t *lenp)
 {
 	uint64_t max_off =
 		atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxOffsetWrite);
@@ -169,6 +171,7 @@ static nfsstat4 clone_check_range(const struct sp42_CLONE4args *args,
 		return NFS4ERR_INVAL;
 	}
 	len = args->cl_count ? args->cl_count : size - args->cl_src_offset;
+	*lenp = len;
 
 	if (args->cl_dst_offset > UINT64_MAX - len)
 		return NFS4ERR_INVAL;
@@ -191,6 +194,7 @@ static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 	state_t *src_state = NULL;
 	state_t *dst_state = NULL;
 	fsal_status_t fsal_status;
+	uint64_t len = 0;
 	nfsstat4 status;
 
 	status = clone_check_fhs(data);
@@ -203,13 +207,15 @@ static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 		status = clone_check_side(data, &args->cl_dst_stateid, dst,
 					  true, &dst_state);
 	if (status == NFS4_OK)
-		status = clone_check_range(args, src, dst);
+		status = clone_check_range(args, src, dst, &len);
 
 	if (status == NFS4_OK) {
 		fsal_status = dst->obj_ops->clone(
 			src, src_state, args->cl_src_offset, dst, dst_state,
 			args->cl_dst_offset, args->cl_count);
 		status = nfs4_Errno_status(fsal_status);
+		if (status == NFS4_OK)
+			nfs42_stats_copy(op_ctx->ctx_export, NFS42_CLONE, len);
 		LogDebug(COMPONENT_NFS_V4,
 			 "CLONE %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %s",
 			 args->cl_src_offset, args->cl_count,
