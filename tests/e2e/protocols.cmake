@@ -26,3 +26,14 @@ add_test(NAME e2e/e2e_proto_stats
 set_tests_properties(e2e/e2e_proto_stats PROPERTIES LABELS e2e TIMEOUT 120
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
 sparse_loop_fixture(e2e_proto_stats statsfs statsfs-setup.sh)
+
+# clone_blksize (attribute 77) on ext4 and on the XFS export of the CLONE
+# fixture (shared with e2e_proto_clone).
+sparse_e2e_test(e2e_proto_clone_blksize
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_clone_blksize.c
+  TIMEOUT 60
+  HARNESS_ARGS --conf-extra "%include \"${clonefs_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_clone_blksize PRIVATE
+  E2E_CLONEFS_DIR="${clonefs_dir}")
+set_tests_properties(e2e/e2e_proto_clone_blksize PROPERTIES
+  FIXTURES_REQUIRED clonefs)

@@ -75,6 +75,10 @@ struct sparse_export {
 	/* The fsid reported to clients, chosen by Fsid_Type. */
 	fsal_fsid_t fsid;
 	uint32_t fsid_type; /* enum sparse_fsid_type */
+	/* The clone_blksize attribute: FICLONERANGE's alignment on the
+	 * export's filesystem (sparse_clone_block_size()).
+	 */
+	uint32_t clone_blksize;
 	/* Identity of the filesystem, carried in every handle, and the key of
 	 * the tag that says this export gave a handle out (sparse_fh.h).
 	 */
