@@ -122,7 +122,12 @@ expect_export 7 0 0 0 0 0 0 0 1 8192
 expect_export 6 0 0 0 0 0 0 0 0 0
 expect_fsal 1 8192 0 0 0 0
 
-# 5. an export id the server does not have
+# 5. a synchronous COPY on ext4 (one reply, copy_file_range path)
+cli cp /sparse/e /sparse/e.2 || bad "copy /sparse/e"
+expect_export 1 0 0 0 1 4096 0 0 0 0
+expect_fsal 1 8192 1 4096 0 0
+
+# 6. an export id the server does not have
 if out=$("$stats" 99 2>&1); then
 	bad "export 99 answered: $out"
 elif grep -q "Export id not found" <<<"$out"; then

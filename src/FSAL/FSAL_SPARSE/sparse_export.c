@@ -126,18 +126,6 @@ enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp)
 	return atomic_fetch_uint32_t(&sparse_exp(exp)->copy_engine);
 }
 
-void sparse_export_copy_counters(struct fsal_export *exp,
-				 struct sparse_copy_counters *out)
-{
-	struct sparse_copy_counters *c = &sparse_exp(exp)->copy_counters;
-	int i;
-
-	for (i = 0; i < SPARSE_COPY_PATHS; i++) {
-		out->calls[i] = __atomic_load_n(&c->calls[i], __ATOMIC_RELAXED);
-		out->bytes[i] = __atomic_load_n(&c->bytes[i], __ATOMIC_RELAXED);
-	}
-}
-
 /* ---- export operations ------------------------------------------------- */
 
 static void sparse_release_export(struct fsal_export *exp_hdl)

@@ -1139,7 +1139,7 @@ static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 			       arg->dst_offset, arg->count, &opts, &res);
 	fsal_restore_ganesha_credentials();
 
-	sparse_copy_account(&exp->copy_counters, &res);
+	sparse_copy_account(sparse_copy_stats(), &res);
 	arg->copied = res.bytes;
 	arg->eof = res.eof;
 	LogDebug(COMPONENT_FSAL,
