@@ -15,3 +15,25 @@ sparse_e2e_test(e2e_proto_clone
 target_compile_definitions(e2e_proto_clone PRIVATE
   E2E_CLONEFS_DIR="${clonefs_dir}")
 sparse_loop_fixture(e2e_proto_clone clonefs clonefs-setup.sh)
+
+# Synchronous COPY (issue #8): FSAL_SPARSE on the harness's ext4 export
+# (copy_file_range) and on a second XFS reflink fixture (clone path), with
+# the time budget off so that the default 4 MiB cap alone cuts replies;
+# FSAL_VFS (no copy of its own: the generic read2/write2 loop); replies cut
+# by a 1 ms time budget alone; no cap and no budget (one reply).
+# $<SEMICOLON> keeps the config's ";" in one argument.
+set(copyfs_dir ${CMAKE_CURRENT_BINARY_DIR}/copyfs)
+sparse_e2e_test(e2e_proto_copy
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_copy.c
+  TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+               --conf-extra "%include \"${copyfs_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_copy PRIVATE
+  E2E_COPYFS_DIR="${copyfs_dir}")
+sparse_loop_fixture(e2e_proto_copy copyfs clonefs-setup.sh)
+sparse_e2e_run(e2e_proto_copy_vfs e2e_proto_copy ARGS vfs TIMEOUT 300
+  HARNESS_ARGS --fsal VFS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_budget e2e_proto_copy ARGS budget TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 1$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_nocap e2e_proto_copy ARGS nocap TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>")
