@@ -37,3 +37,17 @@ sparse_e2e_run(e2e_proto_copy_budget e2e_proto_copy ARGS budget TIMEOUT 120
   HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 1$<SEMICOLON>")
 sparse_e2e_run(e2e_proto_copy_nocap e2e_proto_copy ARGS nocap TIMEOUT 120
   HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>")
+
+# Asynchronous COPY (issue #8): 1 MiB chunks and a test-only delay after
+# each chunk of an async copy so that a copy can be watched, cancelled and
+# abandoned; the "slow" run (copies outlast its 4 s lease) covers clients
+# that go away and server shutdown.
+set(copy_async_opts
+  "Copy_Chunk_Size = 1048576$<SEMICOLON> Copy_Async_Max_Per_Client = 2$<SEMICOLON>")
+sparse_e2e_test(e2e_proto_copy_async
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_copy_async.c
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")
