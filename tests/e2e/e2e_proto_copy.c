@@ -18,6 +18,8 @@
  *   budget  Copy_Chunk_Size = 0, Copy_Time_Budget_Ms = 1: replies are cut
  *           by time alone.
  *   nocap   Copy_Chunk_Size = 0, Copy_Time_Budget_Ms = 0: one reply.
+ *   mem     an FSAL_MEM export, Copy_Chunk_Size = 1 MiB: the generic
+ *           loop on files written over NFS.
  * The XFS cases are skipped (exit 77) with the fixture's reason where it
  * could not be made.
  */
@@ -30,9 +32,10 @@
 #endif
 
 #define MiB (1024ULL * 1024)
-#define CAP (4 * MiB) /* Copy_Chunk_Size's default */
-
 static const char *mode = "sparse";
+
+/* Copy_Chunk_Size: the default, 1 MiB in mode mem */
+#define CAP (strcmp(mode, "mem") == 0 ? MiB : 4 * MiB)
 
 static bool mode_is(const char *m)
 {
@@ -153,6 +156,7 @@ static struct nfs42_file open_at(struct nfs42_client *cl,
 struct copy_res {
 	uint64_t count;
 	uint32_t committed;
+	uint8_t verf[NFS4_VERIFIER_SIZE];
 	bool has_callback_id, consecutive, synchronous;
 	struct nfs42_stateid callback_id;
 };
@@ -178,6 +182,7 @@ static int do_copy_fhs(struct nfs42_client *cl, const struct nfs42_fh *sfh,
 
 		r->count = res->u.copy.count;
 		r->committed = res->u.copy.committed;
+		memcpy(r->verf, res->u.copy.verf, NFS4_VERIFIER_SIZE);
 		r->has_callback_id = res->u.copy.has_callback_id;
 		r->callback_id = res->u.copy.callback_id;
 		r->consecutive = res->u.copy.consecutive;
@@ -405,6 +410,17 @@ START_TEST(short_reply_at_cap)
 		e2e_read_all(cl, &dst.fh, &dst.stateid, 0, back, r.count);
 		ck_assert(memcmp(back, data + MiB, r.count) == 0);
 		free(back);
+	}
+	/* UNSTABLE with the server's write verifier, as a WRITE gets */
+	{
+		uint8_t wverf[NFS4_VERIFIER_SIZE];
+		uint32_t wcount, wcommitted;
+
+		ck_assert_uint_eq(r.committed, UNSTABLE4);
+		ck_nfs_ok(cl, e2e_write(cl, &dst.fh, &dst.stateid, 0, UNSTABLE4,
+					data + MiB, 10, &wcount, &wcommitted,
+					wverf));
+		ck_assert(memcmp(wverf, r.verf, NFS4_VERIFIER_SIZE) == 0);
 	}
 	/* ca_synchronous false: asynchronous (e2e_proto_copy_async), the
 	 * whole range, whatever the cap */
@@ -657,6 +673,49 @@ START_TEST(cross_export_is_xdev)
 }
 END_TEST
 
+/* ---- FSAL_MEM: files made over NFS --------------------------------------- */
+
+/*
+ * FSAL_MEM (mode mem) keeps files in memory (up to its Inode_Size, 2 MiB)
+ * and has no seek2: the generic loop copies all as data.  Sizes around a
+ * 1 MiB Copy_Chunk_Size, copied and read back.
+ */
+START_TEST(mem_copy_over_nfs)
+{
+	static const uint64_t mem_sizes[] = { 0, 1, MiB + 1, 2 * MiB };
+	struct place pl = ext4_place();
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_file src, dst;
+	uint8_t *data, *back;
+	uint64_t size;
+	size_t i;
+
+	for (i = 0; i < sizeof(mem_sizes) / sizeof(mem_sizes[0]); i++) {
+		size = mem_sizes[i];
+		data = e2e_rand_bytes(size + 1, 90 + i);
+		back = malloc(size + 1);
+		ck_assert_ptr_nonnull(back);
+		src = e2e_create_rw(cl, e2e_fmt("mem-%zu-src", i));
+		dst = e2e_create_rw(cl, e2e_fmt("mem-%zu-dst", i));
+		if (size > 0)
+			ck_nfs_ok(cl, nfs42_pwrite(&src, data, size, 0,
+						   FILE_SYNC4));
+		ck_assert_uint_eq(copy_all(&pl, &src, &dst, size),
+				  (size + CAP - 1) / CAP);
+		ck_assert_uint_eq(e2e_getattr(cl, &dst.fh, NULL).size, size);
+		if (size > 0) {
+			e2e_read_all(cl, &dst.fh, &dst.stateid, 0, back, size);
+			ck_assert_msg(memcmp(back, data, size) == 0,
+				      "copy of %llu bytes differs",
+				      (unsigned long long)size);
+		}
+		free(back);
+		free(data);
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* ---- the CLI ------------------------------------------------------------- */
 
 /* `nfs42 cp src dst` ($SPARSE_NFS42): exit status; *err its stderr. */
@@ -749,6 +808,11 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		mode = argv[1];
 	tcase_set_timeout(tc, 120);
+	if (mode_is("mem")) {
+		tcase_add_test(tc, mem_copy_over_nfs);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
 	tcase_add_test(tc, short_reply_at_cap);
 	tcase_add_test(tc, sizes_ext4);
 	if (mode_is("budget") || mode_is("nocap")) {
