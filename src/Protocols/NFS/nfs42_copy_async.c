@@ -129,10 +129,17 @@ static bool p_async(void)
 	return nfs_param.nfsv4_param.copy_async;
 }
 
+/*
+ * One chunk of an async copy: as a synchronous COPY reply, but never
+ * unbounded (no cap and no budget configured: the default cap), so that
+ * cancel and shutdown are seen between chunks.
+ */
 static void copy_chunk_limits(struct fsal_copy_arg *arg)
 {
 	arg->chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
 	arg->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+	if (arg->chunk_bytes == 0 && arg->budget_ms == 0)
+		arg->chunk_bytes = NFS4_COPY_CHUNK_DEFAULT;
 }
 
 /*
