@@ -213,6 +213,20 @@ static void ck_copy_stopped(const char *line, int ms, const char *dst,
 	nfs42_client_free(other);
 }
 
+/* The file holds the bytes s. */
+static bool file_has(const char *path, const char *s)
+{
+	char buf[65536];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return memmem(buf, n, s, strlen(s)) != NULL;
+}
+
 /* -------------------------------------------------------------- tests */
 
 START_TEST(t_async_copy)
@@ -498,6 +512,23 @@ START_TEST(t_cli)
 	unlink(out);
 	ck_assert_int_ge(lines, 1);
 	ck_assert_str_eq(sha256(dst), sha256(src));
+
+	/* on a terminal (script(1) gives it one): a bar redrawn with \r */
+	if (system("command -v script >/dev/null 2>&1") == 0) {
+		char *tty = e2e_fmt("%s.tty", out);
+
+		cmd = e2e_fmt("script -qec \"'%s' cp --async '%s' '%s'\" "
+			      "'%s' >/dev/null 2>&1",
+			      e2e_env("SPARSE_NFS42"), e2e_path(src),
+			      e2e_path(e2e_uniq("dst")), tty);
+		rc = system(cmd);
+		ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s: %d",
+			      cmd, rc);
+		ck_assert(file_has(tty, "\r["));
+		ck_assert(file_has(tty, "100%"));
+		ck_assert(file_has(tty, "MiB/s"));
+		unlink(tty);
+	}
 
 	/* --clone and --async together: a usage error */
 	cmd = e2e_fmt("'%s' cp --clone --async '%s' '%s' 2>/dev/null",
