@@ -7,8 +7,9 @@
 # decode it. It must find no malformed or error-level frames, the NFSv4.1
 # session ops, a READDIR reply naming the backing directory's entries, READ
 # replies whose data is byte-identical to the backing file,
-# NFS4ERR_NOENT for a missing name, and a CLONE (op 71) call and its
-# NFS4ERR_NOTSUPP reply on the ext4 export.
+# NFS4ERR_NOENT for a missing name, a CLONE (op 71) call and its
+# NFS4ERR_NOTSUPP reply on the ext4 export, and an asynchronous COPY (op
+# 60) whose CB_OFFLOAD (callback op 15) call and reply are decoded.
 set -euo pipefail
 
 nfs42=${SPARSE_NFS42:?}
@@ -68,6 +69,11 @@ rc=0
 if [ $rc -ne 1 ] || ! grep -q NFS4ERR_NOTSUPP "$work/clone.err"; then
 	fail "cp --clone exited $rc, want 1 with NFS4ERR_NOTSUPP: $(cat "$work/clone.err")"
 fi
+# Asynchronous COPY: COPY (60) with ca_synchronous false, OFFLOAD_STATUS
+# (67) and the server's CB_OFFLOAD (callback op 15) on the back channel.
+"$nfs42" cp --async "$exp/wire.bin" "$exp/wire.async" 2>"$work/async.err" ||
+	fail "cp --async failed: $(cat "$work/async.err")"
+cmp -s "$backing/wire.async" "$backing/wire.bin" || fail "cp --async copy differs"
 # let the last frames reach the capture before stopping it
 sleep 0.5
 kill -INT "$tshark_pid"
@@ -114,6 +120,15 @@ clone_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 71' -T fields -
 awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
 	if (op[n] == 71 && st[m] == 10004) ok = 1 } END { exit !ok }' <<<"$clone_reply" ||
 	fail "CLONE reply is not NFS4ERR_NOTSUPP (opcodes, statuses: $clone_reply)"
+
+# COPY and CB_OFFLOAD (RFC 7862 15.2, 16.1): the COPY call and the
+# callback decoded, the callback's own status NFS4_OK.
+decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 60' | grep -q . ||
+	fail "no COPY call (op 60) decoded"
+decode -Y 'rpc.msgtyp == 0 && nfs.cb.operation == 15' | grep -q . ||
+	fail "no CB_OFFLOAD call (callback op 15) decoded"
+decode -Y 'rpc.msgtyp == 1 && nfs.cb.operation == 15' | grep -q . ||
+	fail "no CB_OFFLOAD reply decoded"
 
 frames=$(decode | wc -l)
 echo "wire_check: $frames frames decoded by tshark; ops seen: $ops; READ data and READDIR names match"
