@@ -267,7 +267,7 @@ int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
 
 int nfs42_cb_offload_decode(struct nfs42_xdr *x, struct nfs42_cb_offload *o)
 {
-	uint32_t n;
+	uint32_t n = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->fh.len = sizeof(o->fh.data);
