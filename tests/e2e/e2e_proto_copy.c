@@ -20,6 +20,8 @@
  *   nocap   Copy_Chunk_Size = 0, Copy_Time_Budget_Ms = 0: one reply.
  *   mem     an FSAL_MEM export, Copy_Chunk_Size = 1 MiB: the generic
  *           loop on files written over NFS.
+ *   engine  an XFS reflink export (fixture directory argv[2]) with
+ *           Copy_Engine = COPY: chunked copies, no clone.
  * The XFS cases are skipped (exit 77) with the fixture's reason where it
  * could not be made.
  */
@@ -56,12 +58,14 @@ static struct place ext4_place(void)
 }
 
 /* false (and the test skipped) where the XFS fixture could not be made */
+static const char *copyfs_dir = E2E_COPYFS_DIR; /* argv[2] may name another */
+
 static bool xfs_place(struct place *pl)
 {
-	*pl = (struct place){ .local = E2E_COPYFS_DIR "/x",
+	*pl = (struct place){ .local = e2e_fmt("%s/x", copyfs_dir),
 			      .nfs = "/xfs",
-			      .clone = true };
-	return e2e_fixture_ready(E2E_COPYFS_DIR);
+			      .clone = !mode_is("engine") };
+	return e2e_fixture_ready(copyfs_dir);
 }
 
 static char *lpath(const struct place *pl, const char *name)
@@ -375,6 +379,34 @@ START_TEST(xfs_copy_shares_blocks)
 		      "COPY of 32 MiB took %llu bytes of free space",
 		      (unsigned long long)(before - after));
 	ck_same_sha(lpath(&pl, "share-src"), lpath(&pl, "share-dst"));
+	free(data);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/*
+ * Copy_Engine = COPY on the XFS export (mode engine): no clone, so 32 MiB
+ * take 8 replies of 4 MiB (copy_file_range per extent, capped) where AUTO
+ * takes one.
+ */
+START_TEST(engine_copy_never_clones)
+{
+	struct nfs42_client *cl;
+	struct nfs42_file src, dst;
+	uint8_t *data = e2e_rand_bytes(32 * MiB, 32);
+	struct place pl;
+
+	if (!xfs_place(&pl)) {
+		free(data);
+		return;
+	}
+	cl = e2e_client();
+	put_local(lpath(&pl, "engine-src"), data, 32 * MiB);
+	put_local(lpath(&pl, "engine-dst"), "", 0);
+	src = open_at(cl, &pl, "engine-src", OPEN4_SHARE_ACCESS_READ);
+	dst = open_at(cl, &pl, "engine-dst", OPEN4_SHARE_ACCESS_BOTH);
+	ck_assert_uint_eq(copy_all(&pl, &src, &dst, 32 * MiB), 8);
+	ck_same_sha(lpath(&pl, "engine-src"), lpath(&pl, "engine-dst"));
 	free(data);
 	nfs42_client_free(cl);
 }
@@ -807,7 +839,14 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		mode = argv[1];
+	if (argc > 2)
+		copyfs_dir = argv[2];
 	tcase_set_timeout(tc, 120);
+	if (mode_is("engine")) {
+		tcase_add_test(tc, engine_copy_never_clones);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
 	if (mode_is("mem")) {
 		tcase_add_test(tc, mem_copy_over_nfs);
 		suite_add_tcase(s, tc);

@@ -45,6 +45,37 @@ sparse_e2e_run(e2e_proto_copy_mem e2e_proto_copy ARGS mem TIMEOUT 120
   HARNESS_ARGS --fsal MEM
   --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>"
   --conf-extra "MEM { Inode_Size = 2097152$<SEMICOLON> }")
+# Copy_Engine = COPY on a third XFS reflink fixture: the engine never
+# clones, so a COPY is capped like on ext4.
+set(copyfs_engine_dir ${CMAKE_CURRENT_BINARY_DIR}/copyfs_engine)
+sparse_e2e_run(e2e_proto_copy_engine e2e_proto_copy
+  ARGS engine ${copyfs_engine_dir} TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+  --conf-extra "%include \"${copyfs_engine_dir}/exports.conf\"")
+sparse_loop_fixture(e2e_proto_copy_engine copyfs_engine clonefs-setup.sh)
+set_tests_properties(e2e/e2e_proto_copy_engine_setup PROPERTIES
+  ENVIRONMENT CLONEFS_COPY_ENGINE=COPY)
+# Statistics (issues #7, #8): CLONEs on two XFS exports (statsfs-setup.sh)
+# and on ext4, read with tools/sparse-stats over a private DBus.
+set(statsfs_dir ${CMAKE_CURRENT_BINARY_DIR}/statsfs)
+add_test(NAME e2e/e2e_proto_stats
+         COMMAND ${SPARSE_HARNESS} --dbus
+                 --conf-extra "%include \"${statsfs_dir}/exports.conf\""
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stats.sh ${statsfs_dir})
+set_tests_properties(e2e/e2e_proto_stats PROPERTIES LABELS e2e TIMEOUT 120
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+sparse_loop_fixture(e2e_proto_stats statsfs statsfs-setup.sh)
+
+# clone_blksize (attribute 77) on ext4 and on the XFS export of the CLONE
+# fixture (shared with e2e_proto_clone).
+sparse_e2e_test(e2e_proto_clone_blksize
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_clone_blksize.c
+  TIMEOUT 60
+  HARNESS_ARGS --conf-extra "%include \"${clonefs_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_clone_blksize PRIVATE
+  E2E_CLONEFS_DIR="${clonefs_dir}")
+set_tests_properties(e2e/e2e_proto_clone_blksize PROPERTIES
+  FIXTURES_REQUIRED clonefs)
 
 # Asynchronous COPY (issue #8): 1 MiB chunks and a test-only delay after
 # each chunk of an async copy so that a copy can be watched, cancelled and

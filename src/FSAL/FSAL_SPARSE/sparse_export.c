@@ -26,6 +26,7 @@
 #include "nfs_exports.h"
 #include "export_mgr.h"
 #include "sparse_int.h"
+#include "sparse_copy.h"
 
 /* ---- config ------------------------------------------------------------ */
 
@@ -299,6 +300,7 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 	src = sparse_fs_uuid(exp->root_fd, st.st_dev, uuid);
 	exp->fs_ident = sparse_fs_ident(src, uuid, st.st_dev);
 	sparse_choose_fsid(exp, src, uuid);
+	exp->clone_blksize = (uint32_t)sparse_clone_block_size(exp->root_fd);
 
 	rc = sparse_confine_init(&exp->confine, exp->root_fd);
 	if (rc != 0)

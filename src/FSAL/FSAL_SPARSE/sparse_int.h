@@ -76,6 +76,10 @@ struct sparse_export {
 	/* The fsid reported to clients, chosen by Fsid_Type. */
 	fsal_fsid_t fsid;
 	uint32_t fsid_type; /* enum sparse_fsid_type */
+	/* The clone_blksize attribute: FICLONERANGE's alignment on the
+	 * export's filesystem (sparse_clone_block_size()).
+	 */
+	uint32_t clone_blksize;
 	/* Identity of the filesystem, carried in every handle, and the key of
 	 * the tag that says this export gave a handle out (sparse_fh.h).
 	 */
@@ -269,5 +273,14 @@ fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 			      struct fsal_attrlist *attrib_set);
 fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 			      struct fsal_attrlist *attrs);
+
+/*
+ * Statistics (sparse_stats.c).  sparse_copy_stats() is the module's one set
+ * of copy-engine counters: every caller of sparse_copy_range() passes its
+ * result to sparse_copy_account(sparse_copy_stats(), &res).  Read by DBus
+ * GetFSALStats("SPARSE"), zeroed by ResetStats.
+ */
+struct sparse_copy_counters *sparse_copy_stats(void);
+void sparse_stats_init(struct fsal_module *fsal_hdl);
 
 #endif /* SPARSE_INT_H */
