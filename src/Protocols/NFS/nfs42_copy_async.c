@@ -23,7 +23,11 @@
  * Locking rules
  * - tab.mtx protects: the bucket lists (insert and delete), the run queue,
  *   tab.active, the pool's threads and flags (started, shutdown).  It is
- *   never held across a chunk, a callback send or synchronize_rcu().
+ *   never held across a chunk, a callback send or synchronize_rcu();
+ *   copy_cancel_wait() sleeps on tab.done with it (released while asleep),
+ *   idle workers on tab.work.  tab.started is set once, under tab.mtx and
+ *   after the buckets are initialised, and never cleared: lookups read it
+ *   without the lock.
  * - Lookups (OFFLOAD_STATUS, OFFLOAD_CANCEL) walk a bucket under
  *   rcu_read_lock() (urcu-bp, as linked by Ganesha: no thread
  *   registration needed) and take a reference (c->refs) before leaving the
@@ -35,8 +39,14 @@
  *   final status and stability are written before phase becomes
  *   COPY_DONE (release) and read only after seeing COPY_DONE (acquire).
  *   Everything else in it is immutable after creation, except the job's
- *   references (export, handles, states), which only the worker that runs
- *   it (or tab.mtx's holder for a job still queued) touches.
+ *   references (export, handles, states) and `cancelled`, which only the
+ *   thread that ends the job touches: the worker that took it off the
+ *   queue, or copy_cancel_wait() for one it took off the queue (both under
+ *   tab.mtx, so exactly one of them), and cb_tries, which only the
+ *   callback path (one send or completion at a time) touches.
+ * - c->refs: one for the table, one for the job's end (worker or
+ *   copy_cancel_wait), one per lookup in progress and one per CB_OFFLOAD
+ *   in flight; the record is freed at zero.
  * - Order: tab.mtx, then nothing; a client's cid_mutex is only taken by
  *   the callback code without tab.mtx held.
  */
