@@ -208,7 +208,8 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(2, "bad argument '--clone' for cp", "cp", "a", "--clone",
 		    "b");
 	DEAD_EXPECT(2, "bad argument '-c' for cp", "cp", "-c", "a", "b");
-	DEAD_EXPECT(2, "usage: nfs42 [options] cp [--clone] SRC DST", "cp");
+	DEAD_EXPECT(2, "usage: nfs42 [options] cp [--clone] [--async] SRC DST",
+		    "cp");
 	/* well-formed ones get as far as connecting */
 	DEAD_EXPECT(3, NULL, "ln", "-s", "X", "Y");
 	DEAD_EXPECT(3, NULL, "ls", "-l", "a");

@@ -7,7 +7,8 @@
  * decoded none of their arguments: it read the next operation number from
  * the middle of them.  Each answers its error (NFS4ERR_NOTSUPP, not
  * implemented yet; COPY and CLONE, which are, NFS4ERR_ISDIR for the
- * directories here), with exactly the results before it and its own.  An argument that
+ * directories here; the offload ops NFS4ERR_BAD_STATEID for a stateid no
+ * copy has), with exactly the results before it and its own.  An argument that
  * is cut short is NFS4ERR_BADXDR for the whole request.
  */
 #include "e2e_fsal_util.h"
@@ -133,8 +134,11 @@ START_TEST(copy_clone_offload_args_are_decoded)
 	ck_error_then_stop(cl, &root, add_copy_with_sources,
 			   "COPY with source servers", NFS4ERR_ISDIR);
 	ck_error_then_stop(cl, &root, add_clone, "CLONE", NFS4ERR_ISDIR);
-	ck_notsupp_then_stop(cl, &root, add_offload_status, "OFFLOAD_STATUS");
-	ck_notsupp_then_stop(cl, &root, add_offload_cancel, "OFFLOAD_CANCEL");
+	/* no copy has that stateid */
+	ck_error_then_stop(cl, &root, add_offload_status, "OFFLOAD_STATUS",
+			   NFS4ERR_BAD_STATEID);
+	ck_error_then_stop(cl, &root, add_offload_cancel, "OFFLOAD_CANCEL",
+			   NFS4ERR_BAD_STATEID);
 	ck_notsupp_then_stop(cl, &root, add_copy_notify, "COPY_NOTIFY");
 	/* and the session still works */
 	ck_assert_uint_eq(e2e_getattr(cl, &root, NULL).type, NF4DIR);

@@ -126,6 +126,10 @@ expect_fsal 1 8192 0 0 0 0
 cli cp /sparse/e /sparse/e.2 || bad "copy /sparse/e"
 expect_export 1 0 0 0 1 4096 0 0 0 0
 expect_fsal 1 8192 1 4096 0 0
+# and an asynchronous one (counted when it finishes, before CB_OFFLOAD)
+cli cp --async /sparse/e /sparse/e.3 || bad "async copy /sparse/e"
+expect_export 1 0 0 0 1 4096 1 4096 0 0
+expect_fsal 1 8192 2 8192 0 0
 
 # 6. an export id the server does not have
 if out=$("$stats" 99 2>&1); then

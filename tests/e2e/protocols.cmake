@@ -76,3 +76,17 @@ target_compile_definitions(e2e_proto_clone_blksize PRIVATE
   E2E_CLONEFS_DIR="${clonefs_dir}")
 set_tests_properties(e2e/e2e_proto_clone_blksize PROPERTIES
   FIXTURES_REQUIRED clonefs)
+
+# Asynchronous COPY (issue #8): 1 MiB chunks and a test-only delay after
+# each chunk of an async copy so that a copy can be watched, cancelled and
+# abandoned; the "slow" run (copies outlast its 4 s lease) covers clients
+# that go away and server shutdown.
+set(copy_async_opts
+  "Copy_Chunk_Size = 1048576$<SEMICOLON> Copy_Async_Max_Per_Client = 2$<SEMICOLON>")
+sparse_e2e_test(e2e_proto_copy_async
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_copy_async.c
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")

@@ -8,8 +8,9 @@
 # session ops, a READDIR reply naming the backing directory's entries, READ
 # replies whose data is byte-identical to the backing file,
 # NFS4ERR_NOENT for a missing name, a CLONE (op 71) call and its
-# NFS4ERR_NOTSUPP reply on the ext4 export, and a COPY (op 60) call and its
-# NFS4_OK reply (nfs42 cp).
+# NFS4ERR_NOTSUPP reply on the ext4 export, a COPY (op 60) call and its
+# NFS4_OK reply (nfs42 cp), and an asynchronous COPY whose CB_OFFLOAD
+# (callback op 15) call and reply are decoded (nfs42 cp --async).
 set -euo pipefail
 
 nfs42=${SPARSE_NFS42:?}
@@ -75,6 +76,11 @@ fi
 ! grep -q "through the client" "$work/copy.err" ||
 	fail "cp copied through the client: $(cat "$work/copy.err")"
 cmp -s "$backing/wire.copy" "$backing/wire.bin" || fail "cp's copy differs from the source"
+# Asynchronous COPY: COPY (60) with ca_synchronous false, OFFLOAD_STATUS
+# (67) and the server's CB_OFFLOAD (callback op 15) on the back channel.
+"$nfs42" cp --async "$exp/wire.bin" "$exp/wire.async" 2>"$work/async.err" ||
+	fail "cp --async failed: $(cat "$work/async.err")"
+cmp -s "$backing/wire.async" "$backing/wire.bin" || fail "cp --async copy differs"
 # let the last frames reach the capture before stopping it
 sleep 0.5
 kill -INT "$tshark_pid"
@@ -132,6 +138,12 @@ copy_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 60' -T fields -e
 awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
 	if (op[n] == 60 && st[m] == 0) ok = 1 } END { exit !ok }' <<<"$copy_reply" ||
 	fail "COPY reply is not NFS4_OK (opcodes, statuses: $copy_reply)"
+# CB_OFFLOAD (RFC 7862 16.1) of the cp --async: the server's callback
+# call and the client's reply decoded.
+decode -Y 'rpc.msgtyp == 0 && nfs.cb.operation == 15' | grep -q . ||
+	fail "no CB_OFFLOAD call (callback op 15) decoded"
+decode -Y 'rpc.msgtyp == 1 && nfs.cb.operation == 15' | grep -q . ||
+	fail "no CB_OFFLOAD reply decoded"
 
 frames=$(decode | wc -l)
 echo "wire_check: $frames frames decoded by tshark; ops seen: $ops; READ data and READDIR names match"

@@ -894,6 +894,83 @@ START_TEST(reply_read_plus_many_segments)
 }
 END_TEST
 
+/* CB_OFFLOAD4args: fh, stateid, offload_info4 (OK with a write_response4
+ * whose wr_callback_id has n ids, or an error with bytes copied). */
+static void build_cb_offload(struct nfs42_xdr *x, uint32_t status,
+			     uint32_t nids)
+{
+	static const uint8_t fh[5] = { 1, 2, 3, 4, 5 };
+	uint32_t i;
+
+	nfs42_xdr_enc_init(x);
+	nfs42_xdr_put_opaque(x, fh, sizeof(fh));
+	nfs42_xdr_put_u32(x, 7);
+	nfs42_xdr_put_fixed(x, "copy-stateid", 12);
+	nfs42_xdr_put_u32(x, status);
+	if (status != NFS4_OK) {
+		nfs42_xdr_put_u64(x, 12345);
+		return;
+	}
+	nfs42_xdr_put_u32(x, nids);
+	for (i = 0; i < nids; i++) {
+		nfs42_xdr_put_u32(x, 1);
+		nfs42_xdr_put_fixed(x, "other-id-xyz", 12);
+	}
+	nfs42_xdr_put_u64(x, 1ULL << 33);
+	nfs42_xdr_put_u32(x, FILE_SYNC4);
+	nfs42_xdr_put_fixed(x, "verf1234", 8);
+}
+
+static int decode_cb_offload(const struct nfs42_xdr *e, size_t len,
+			     struct nfs42_cb_offload *o)
+{
+	struct nfs42_xdr d;
+
+	nfs42_xdr_dec_init(&d, e->buf, len);
+	return nfs42_cb_offload_decode(&d, o);
+}
+
+START_TEST(cb_offload_decode)
+{
+	struct nfs42_cb_offload o;
+	struct nfs42_xdr e;
+	size_t len;
+
+	build_cb_offload(&e, NFS4_OK, 0);
+	ck_assert_int_eq(decode_cb_offload(&e, e.len, &o), 0);
+	ck_assert_int_eq(o.fh.len, 5);
+	ck_assert_int_eq(o.fh.data[4], 5);
+	ck_assert_int_eq(o.stateid.seqid, 7);
+	ck_assert(!memcmp(o.stateid.other, "copy-stateid", 12));
+	ck_assert_int_eq(o.status, NFS4_OK);
+	ck_assert_uint_eq(o.count, 1ULL << 33);
+	ck_assert_int_eq(o.committed, FILE_SYNC4);
+	ck_assert(!memcmp(o.verf, "verf1234", 8));
+	/* cut anywhere: an error, never a crash */
+	for (len = 0; len < e.len; len++)
+		ck_assert_int_eq(decode_cb_offload(&e, len, &o), -EBADMSG);
+	nfs42_xdr_free(&e);
+
+	/* a callback id present is skipped; two are not XDR */
+	build_cb_offload(&e, NFS4_OK, 1);
+	ck_assert_int_eq(decode_cb_offload(&e, e.len, &o), 0);
+	ck_assert_uint_eq(o.count, 1ULL << 33);
+	nfs42_xdr_free(&e);
+	build_cb_offload(&e, NFS4_OK, 2);
+	ck_assert_int_eq(decode_cb_offload(&e, e.len, &o), -EBADMSG);
+	nfs42_xdr_free(&e);
+
+	/* failure: the bytes copied */
+	build_cb_offload(&e, NFS4ERR_IO, 0);
+	ck_assert_int_eq(decode_cb_offload(&e, e.len, &o), 0);
+	ck_assert_int_eq(o.status, NFS4ERR_IO);
+	ck_assert_uint_eq(o.count, 12345);
+	for (len = 0; len < e.len; len++)
+		ck_assert_int_eq(decode_cb_offload(&e, len, &o), -EBADMSG);
+	nfs42_xdr_free(&e);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("core");
@@ -913,5 +990,6 @@ int main(void)
 	tcase_add_test(tc, reply_session_ops);
 	tcase_add_test(tc, reply_hostile_counts);
 	tcase_add_test(tc, reply_read_plus_many_segments);
+	tcase_add_test(tc, cb_offload_decode);
 	return run_tcase("nfs42_ops", tc, CK_FORK_GETENV);
 }

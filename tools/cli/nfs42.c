@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,89 @@ static int cmd_seek(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
+/* Progress of `cp --async`: a bar on a terminal, else plain lines. */
+struct progress {
+	bool tty;
+	struct timespec start;
+	double last; /* seconds since start of the last plain line */
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *p = arg;
+	double secs = since(&p->start);
+	double rate = secs > 0 ? (double)done / secs : 0;
+	double pct = total ? 100.0 * (double)done / (double)total : 100.0;
+	char bar[31];
+	int i, fill = (int)(pct * 30 / 100);
+	long eta = rate > 0 ? (long)((double)(total - done) / rate) : -1;
+
+	if (!p->tty) {
+		if (done < total && secs - p->last < 1.0)
+			return;
+		p->last = secs;
+		fprintf(stderr,
+			"copied %" PRIu64 " of %" PRIu64 " bytes (%.0f%%), "
+			"%.1f MiB/s\n",
+			done, total, pct, rate / 1048576);
+		return;
+	}
+	for (i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : ' ';
+	bar[30] = '\0';
+	fprintf(stderr, "\r[%s] %3.0f%% %8.1f/%.1f MiB %7.1f MiB/s", bar, pct,
+		(double)done / 1048576, (double)total / 1048576,
+		rate / 1048576);
+	if (eta >= 0 && done < total)
+		fprintf(stderr, " ETA %ld:%02ld ", eta / 60, eta % 60);
+	else
+		fprintf(stderr, "          ");
+}
+
+static volatile int g_stop;
+
+static void on_interrupt(int sig)
+{
+	g_stop = 1;
+}
+
+/* cp --async: COPY with ca_synchronous false; Ctrl-C cancels it. */
+static int cp_async(const char *src, const char *dst)
+{
+	struct nfs42_async_copy ac = { 0 };
+	struct progress p = { .tty = isatty(2) };
+	struct sigaction sa = { .sa_handler = on_interrupt }, old_int;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &p.start);
+	sigaction(SIGINT, &sa, &old_int);
+	ac.poll_ms = 500;
+	ac.stop = &g_stop;
+	ac.progress = show_progress;
+	ac.arg = &p;
+	rc = nfs42_copy_file_async(g_cl, src, dst, &ac);
+	sigaction(SIGINT, &old_int, NULL);
+	if (p.tty && ac.went_async)
+		fputc('\n', stderr);
+	if (!rc && ac.cancelled) {
+		fprintf(stderr, "nfs42: %s: copy cancelled\n", dst);
+		return EXIT_NFS;
+	}
+	if (!rc && !ac.went_async)
+		fprintf(stderr, "nfs42: %s: the server copied synchronously\n",
+			dst);
+	return rc ? fail(dst, rc) : 0;
+}
+
 /* cp: CLONE with --clone, else COPY or, without it, through the client. */
 static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 {
@@ -471,6 +555,12 @@ static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 	bool via_client = false;
 	int rc;
 
+	if (OPT(args, 'a') && OPT(args, 'c')) {
+		fprintf(stderr, "nfs42: cp: --clone or --async, not both\n");
+		return EXIT_USAGE;
+	}
+	if (OPT(args, 'a'))
+		return cp_async(src, dst);
 	if (OPT(args, 'c'))
 		rc = nfs42_clone_file(g_cl, src, dst);
 	else
@@ -514,9 +604,10 @@ static const struct verb verbs[] = {
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
 	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
 	{ "mv", cmd_mv, "mv FROM TO", "rename" },
-	{ "cp", cmd_cp, "cp [--clone] SRC DST",
+	{ "cp", cmd_cp, "cp [--clone] [--async] SRC DST",
 	  "copy on the server: COPY (through the client if not "
-	  "supported), --clone: CLONE only" },
+	  "supported), --clone: CLONE only, --async: asynchronous COPY "
+	  "with progress (Ctrl-C cancels)" },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
 	  "hard link to TARGET (-s: symbolic link)" },
 	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },

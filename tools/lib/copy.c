@@ -113,8 +113,8 @@ int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
 }
 
 /*
- * Synchronous COPYs of [0, size): *done is how far they got.  A COPY may
- * stop short (wr_count < what was asked): go on from there.
+ * Synchronous COPYs of [*done, size): *done is how far they got.  A COPY
+ * may stop short (wr_count < what was asked): go on from there.
  */
 static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 		       uint64_t size, uint64_t *done)
@@ -123,7 +123,6 @@ static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 	struct nfs42_compound *c;
 	int rc = 0, idx;
 
-	*done = 0;
 	while (*done < size) {
 		c = pair_compound(sf, df);
 		if (!c)
@@ -261,5 +260,192 @@ int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
 		if (!rc)
 			rc = nfs42_commit(&df);
 	}
+	return close_pair(&sf, &df, rc);
+}
+
+/* --------------------------------------------------------- async COPY */
+
+int nfs42_cb_offload_decode(struct nfs42_xdr *x, struct nfs42_cb_offload *o)
+{
+	uint32_t n = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->fh.len = sizeof(o->fh.data);
+	nfs42_xdr_get_opaque(x, o->fh.data, &o->fh.len, NFS4_FHSIZE);
+	nfs42_xdr_get_u32(x, &o->stateid.seqid);
+	nfs42_xdr_get_fixed(x, o->stateid.other, sizeof(o->stateid.other));
+	nfs42_xdr_get_u32(x, &o->status);
+	if (o->status != NFS4_OK) {
+		nfs42_xdr_get_u64(x, &o->count);
+		return x->err ? -EBADMSG : 0;
+	}
+	if (nfs42_xdr_get_u32(x, &n) && n > 1)
+		return -EBADMSG; /* wr_callback_id<1> */
+	if (n == 1)
+		nfs42_xdr_skip(x, 4 + NFS4_OTHER_SIZE);
+	nfs42_xdr_get_u64(x, &o->count);
+	nfs42_xdr_get_u32(x, &o->committed);
+	nfs42_xdr_get_fixed(x, o->verf, sizeof(o->verf));
+	return x->err ? -EBADMSG : 0;
+}
+
+/* The backchannel hook while an async COPY runs: takes its CB_OFFLOAD. */
+static uint32_t async_cb(struct nfs42_client *cl, void *arg, uint32_t opnum,
+			 struct nfs42_xdr *args, struct nfs42_xdr *res)
+{
+	struct nfs42_async_copy *ac = arg;
+	struct nfs42_cb_offload o;
+
+	if (opnum != OP_CB_OFFLOAD)
+		return NFS4ERR_NOTSUPP;
+	if (nfs42_cb_offload_decode(args, &o))
+		return NFS4ERR_BADXDR;
+	/* CB_OFFLOAD4res is its status alone: no body */
+	if (memcmp(o.stateid.other, ac->callback_id.other,
+		   sizeof(o.stateid.other)) != 0)
+		return NFS4ERR_BAD_STATEID;
+	ac->cb = o;
+	ac->got_callback = true;
+	return NFS4_OK;
+}
+
+/* OFFLOAD_STATUS or OFFLOAD_CANCEL of the copy sid. */
+static int offload_op(struct nfs42_client *cl, const struct nfs42_stateid *sid,
+		      bool cancel, uint64_t *count, bool *complete,
+		      uint32_t *status)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	idx = cancel ? nfs42_op_offload_cancel(c, sid) :
+		       nfs42_op_offload_status(c, sid);
+	rc = nfs42_compound_run(c);
+	if (!rc && !cancel) {
+		r = nfs42_res(c, idx);
+		*count = r->u.offload_status.count;
+		*complete = r->u.offload_status.has_complete;
+		*status = r->u.offload_status.complete;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_offload_status(struct nfs42_client *cl,
+			 const struct nfs42_stateid *sid, uint64_t *count,
+			 bool *complete, uint32_t *status)
+{
+	return offload_op(cl, sid, false, count, complete, status);
+}
+
+int nfs42_offload_cancel(struct nfs42_client *cl,
+			 const struct nfs42_stateid *sid)
+{
+	return offload_op(cl, sid, true, NULL, NULL, NULL);
+}
+
+/*
+ * Wait for the end of the async copy ac->callback_id: CB_OFFLOAD, or
+ * OFFLOAD_STATUS saying it completed; OFFLOAD_CANCEL when *ac->stop.
+ * *done: bytes copied; the copy's final status is returned.
+ */
+static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
+		      uint64_t size, uint64_t *done)
+{
+	int poll_ms = ac->poll_ms > 0 ? ac->poll_ms : 500;
+	uint64_t count = 0;
+	bool complete = false, cancelled = false;
+	uint32_t status = NFS4_OK;
+	int rc, grace = 0;
+
+	for (;;) {
+		rc = nfs42_poll(cl, poll_ms);
+		if (rc < 0)
+			return rc;
+		if (ac->got_callback) {
+			*done = ac->cb.count;
+			if (ac->progress)
+				ac->progress(ac->arg, *done, size);
+			return ac->cb.status;
+		}
+		if (ac->stop && *ac->stop && !cancelled) {
+			rc = nfs42_offload_cancel(cl, &ac->callback_id);
+			if (rc && rc != NFS4ERR_COMPLETE_ALREADY)
+				return rc;
+			cancelled = true;
+			ac->cancelled = rc == 0;
+		}
+		rc = nfs42_offload_status(cl, &ac->callback_id, &count,
+					  &complete, &status);
+		if (rc)
+			return rc;
+		if (count > ac->status_count)
+			ac->status_count = count;
+		ac->status_polls++;
+		if (ac->progress)
+			ac->progress(ac->arg, count, size);
+		/* done: wait one more period for its CB_OFFLOAD (none comes
+		 * after a cancel) */
+		if (complete && (cancelled || grace++ > 0 || ac->got_callback))
+			break;
+	}
+	*done = count;
+	return status;
+}
+
+int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
+			  const char *dst, struct nfs42_async_copy *ac)
+{
+	struct nfs42_file sf, df;
+	const struct nfs42_res *r;
+	struct nfs42_compound *c;
+	uint64_t size, done = 0;
+	bool synced = false;
+	int rc, idx;
+
+	ac->went_async = ac->got_callback = ac->cancelled = false;
+	ac->status_polls = 0;
+	ac->status_count = 0;
+	rc = open_pair(cl, src, dst, &sf, &df, &size);
+	if (rc)
+		return rc;
+	ac->size = size;
+	if (size == 0)
+		return close_pair(&sf, &df, 0);
+	c = pair_compound(&sf, &df);
+	if (!c)
+		return close_pair(&sf, &df, -ENOMEM);
+	/* the hook before the COPY: its CB_OFFLOAD may come first */
+	nfs42_set_cb_handler(cl, async_cb, ac);
+	idx = nfs42_op_copy(c, &sf.stateid, &df.stateid, 0, 0, 0, true, false);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc && r->u.copy.has_callback_id) {
+		ac->went_async = true;
+		ac->callback_id = r->u.copy.callback_id;
+	} else if (!rc) {
+		/* the server answered synchronously (a short copy) */
+		done = r->u.copy.count;
+		synced = r->u.copy.committed == FILE_SYNC4;
+	}
+	nfs42_compound_free(c);
+	if (!rc && ac->went_async) {
+		rc = async_wait(cl, ac, size, &done);
+		synced = ac->got_callback && ac->cb.committed == FILE_SYNC4;
+	}
+	nfs42_set_cb_handler(cl, NULL, NULL);
+	if (rc || ac->cancelled)
+		return close_pair(&sf, &df, rc);
+	/* what the async copy left (or a synchronous answer): the sync loop */
+	if (done < size) {
+		rc = copy_server(&sf, &df, size, &done);
+		synced = false;
+	}
+	if (!rc)
+		rc = set_size(&df, size);
+	if (!rc && !synced)
+		rc = nfs42_commit(&df);
 	return close_pair(&sf, &df, rc);
 }

@@ -24,6 +24,7 @@
 #include "export_mgr.h"
 #include "nfs42_copy.h"
 #include "nfs42_stats.h"
+#include "nfs42_copy_async.h"
 
 /*
  * A synchronous answer: the bytes are where write2 without stability
@@ -106,13 +107,16 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	arg.chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
 	arg.budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
 
-	/* ---- ASYNCHRONOUS COPY goes here (issue #8, async helper) ----
-	 * When !args->ca_synchronous and nfs_param.nfsv4_param.copy_async,
-	 * start the copy in the background and answer with wr_callback_id
-	 * (cr_synchronous false).  Until then every COPY is answered
-	 * synchronously, which RFC 7862 15.2.3 allows whatever the client
-	 * asked: one chunk, cr_synchronous true.
+	/* Asynchronous (RFC 7862 15.2.3): a copy stateid at once, the copy
+	 * on the worker pool (nfs42_copy_async.c); when async copy is off, or
+	 * the pool or this client's quota is full, one chunk now
+	 * (cr_synchronous true), which the RFC allows whatever was asked.
 	 */
+	if (!args->ca_synchronous &&
+	    nfs42_copy_async_start(data, src, src_state, dst, dst_state,
+				   args->ca_src_offset, args->ca_dst_offset,
+				   args->ca_count, res))
+		goto out;
 
 	fsal_status = nfs42_copy_chunk(src, dst, &arg);
 	LogDebug(COMPONENT_NFS_V4,

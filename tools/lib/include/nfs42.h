@@ -1043,6 +1043,63 @@ int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst);
 int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
 		    bool *via_client);
 
+/* CB_OFFLOAD arguments (RFC 7862 16.1.1). */
+struct nfs42_cb_offload {
+	struct nfs42_fh fh;
+	struct nfs42_stateid stateid;
+	uint32_t status; /* coa_status */
+	uint64_t count; /* wr_count, or coa_bytes_copied on error */
+	uint32_t committed; /* NFS4_OK only */
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+};
+
+/*
+ * OFFLOAD_STATUS of the async copy sid: *count bytes so far, *complete
+ * once it ended, with its final *status.  OFFLOAD_CANCEL of it.  Each
+ * returns the compound's status (NFS4ERR_BAD_STATEID: no such copy).
+ */
+int nfs42_offload_status(struct nfs42_client *cl,
+			 const struct nfs42_stateid *sid, uint64_t *count,
+			 bool *complete, uint32_t *status);
+int nfs42_offload_cancel(struct nfs42_client *cl,
+			 const struct nfs42_stateid *sid);
+
+/* Decode CB_OFFLOAD4args (for a backchannel hook): 0 or -EBADMSG. */
+int nfs42_cb_offload_decode(struct nfs42_xdr *args,
+			    struct nfs42_cb_offload *out);
+
+/*
+ * nfs42_copy_file_async: one COPY of the whole of src with ca_synchronous
+ * false.  When the server takes it asynchronously (a copy stateid back),
+ * wait for its CB_OFFLOAD (served through nfs42_poll and a backchannel
+ * hook installed for the time of the call), asking OFFLOAD_STATUS every
+ * poll_ms for progress and in case no callback comes; *stop (e.g. set by
+ * a SIGINT handler) sends OFFLOAD_CANCEL and ends the call with
+ * ac->cancelled (0 returned, dst holding what was copied).  When the
+ * server answers synchronously instead (its pool or our quota full), or
+ * the async copy stopped short, synchronous COPYs do the rest.  dst is
+ * opened, created and sized as for nfs42_copy_file; 0, NFS4ERR_* or
+ * -errno (the copy's failure status from CB_OFFLOAD or OFFLOAD_STATUS).
+ */
+struct nfs42_async_copy {
+	int poll_ms; /* OFFLOAD_STATUS period, default 500 */
+	volatile int *stop; /* may be NULL */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *arg;
+	/* results */
+	uint64_t size; /* src's size */
+	bool went_async; /* the server returned a copy stateid */
+	struct nfs42_stateid callback_id;
+	bool got_callback; /* CB_OFFLOAD came (cb holds it) */
+	struct nfs42_cb_offload cb;
+	bool cancelled; /* OFFLOAD_CANCEL accepted */
+	uint32_t status_polls; /* OFFLOAD_STATUS calls made */
+	uint64_t status_count; /* largest osr_count seen */
+};
+
+int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
+			  const char *dst, struct nfs42_async_copy *ac);
+
 /* Namespace helpers */
 int nfs42_mkdir(struct nfs42_client *cl, const char *path, uint32_t mode);
 int nfs42_remove(struct nfs42_client *cl, const char *path);

@@ -1,0 +1,894 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * Asynchronous NFSv4.2 COPY.
+ *
+ * A copy record (struct copy) is created by COPY with ca_synchronous false,
+ * named by a copy stateid (seqid 1, 12 random bytes from getrandom) and
+ * kept in our own table, not in Ganesha's state table: a copy stateid is
+ * not a state_t (no owner, no object lock state, never valid for READ or
+ * WRITE), and in the state table nfs4_Check_Stateid would accept it for
+ * I/O ops and every switch over state types would need a new arm.
+ *
+ * The copy runs on a pool of Copy_Async_Max worker threads (started on the
+ * first async COPY), chunk by chunk through nfs42_copy_chunk(), the cancel
+ * flag checked between chunks.  At most Copy_Async_Max copies are queued or
+ * running server-wide and Copy_Async_Max_Per_Client per client: beyond
+ * that COPY answers synchronously.  When a copy ends, CB_OFFLOAD goes to
+ * the client over a session back channel (retried Copy_CB_Retries times on
+ * NFS4ERR_DELAY or no reply); the record stays a lease period so that
+ * OFFLOAD_STATUS still answers, then a worker reaps it.
+ *
+ * Locking rules
+ * - tab.mtx protects: the bucket lists (insert and delete), the run queue,
+ *   tab.active, the pool's threads and flags (started, shutdown).  It is
+ *   never held across a chunk, a callback send or synchronize_rcu();
+ *   copy_cancel_wait() sleeps on tab.done with it (released while asleep),
+ *   idle workers on tab.work.  tab.started is set once, under tab.mtx and
+ *   after the buckets are initialised, and never cleared: lookups read it
+ *   without the lock.
+ * - Lookups (OFFLOAD_STATUS, OFFLOAD_CANCEL) walk a bucket under
+ *   rcu_read_lock() (urcu-bp, as linked by Ganesha: no thread
+ *   registration needed) and take a reference (c->refs) before leaving the
+ *   read section.  A record leaves the table under tab.mtx
+ *   (cds_list_del_rcu); the table's reference is dropped only after
+ *   synchronize_rcu(), so a reader that saw it always increments a
+ *   non-zero count.
+ * - A record's progress (copied), cancel flag and phase are atomics; its
+ *   final status and stability are written before phase becomes
+ *   COPY_DONE (release) and read only after seeing COPY_DONE (acquire).
+ *   Everything else in it is immutable after creation, except the job's
+ *   references (export, handles, states) and `cancelled`, which only the
+ *   thread that ends the job touches: the worker that took it off the
+ *   queue, or copy_cancel_wait() for one it took off the queue (both under
+ *   tab.mtx, so exactly one of them), and cb_tries, which only the
+ *   callback path (one send or completion at a time) touches.
+ * - c->refs: one for the table, one for the job's end (worker or
+ *   copy_cancel_wait), one per lookup in progress and one per CB_OFFLOAD
+ *   in flight; the record is freed at zero.
+ * - Order: tab.mtx, then nothing; a client's cid_mutex is only taken by
+ *   the callback code without tab.mtx held.
+ */
+
+#include "config.h"
+#include <sys/random.h>
+#include <urcu/rculist.h>
+#include "log.h"
+#include "fsal.h"
+#include "nfs_core.h"
+#include "nfs_exports.h"
+#include "sal_functions.h"
+#include "nfs_proto_functions.h"
+#include "nfs_proto_tools.h"
+#include "nfs_convert.h"
+#include "nfs_rpc_callback.h"
+#include "export_mgr.h"
+#include "delayed_exec.h"
+#include "nfs42_copy.h"
+#include "nfs42_stats.h"
+#include "nfs42_copy_async.h"
+
+#define COPY_BUCKETS 64
+
+enum copy_phase {
+	COPY_QUEUED,
+	COPY_RUNNING,
+	COPY_DONE,
+};
+
+struct copy {
+	struct cds_list_head bucket; /* tab.buckets[], RCU */
+	struct glist_head queue; /* tab.queue while COPY_QUEUED (tab.mtx) */
+	int32_t refs; /* table + worker + lookups + callbacks */
+	stateid4 sid;
+	clientid4 clientid;
+	/* the job: set at creation, released by the worker (or tab.mtx's
+	 * holder for a queued one) when it ends */
+	struct gsh_export *exp;
+	struct fsal_obj_handle *src, *dst;
+	state_t *src_state, *dst_state;
+	uint64_t src_offset, dst_offset, count; /* count 0: to EOF */
+	nfs_fh4 fh; /* destination, for CB_OFFLOAD */
+	/* progress */
+	uint64_t copied; /* atomic */
+	uint32_t cancel; /* atomic: OFFLOAD_CANCEL, client gone, shutdown */
+	uint32_t phase; /* atomic enum copy_phase */
+	uint32_t cb_tries; /* CB_OFFLOAD sends so far (callback path only) */
+	/* result, valid once phase == COPY_DONE */
+	nfsstat4 status;
+	stable_how4 committed;
+	verifier4 verf;
+	bool cancelled;
+	time_t done_at;
+};
+
+static struct {
+	pthread_mutex_t mtx; /* see "Locking rules" above */
+	pthread_cond_t work; /* queue not empty, or shutdown */
+	pthread_cond_t done; /* some copy reached COPY_DONE */
+	struct cds_list_head buckets[COPY_BUCKETS];
+	struct glist_head queue;
+	uint32_t active; /* queued + running */
+	pthread_t *threads;
+	uint32_t nthreads;
+	bool started, shutdown;
+} tab = {
+	.mtx = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+/* The NFSV4 block's copy parameters (patch 0020). */
+static uint32_t p_async_max(void)
+{
+	return nfs_param.nfsv4_param.copy_async_max;
+}
+
+static uint32_t p_async_max_per_client(void)
+{
+	return nfs_param.nfsv4_param.copy_async_max_per_client;
+}
+
+static uint32_t p_cb_retries(void)
+{
+	return nfs_param.nfsv4_param.copy_cb_retries;
+}
+
+static bool p_async(void)
+{
+	return nfs_param.nfsv4_param.copy_async;
+}
+
+/*
+ * One chunk of an async copy: as a synchronous COPY reply, but never
+ * unbounded (no cap and no budget configured: the default cap), so that
+ * cancel and shutdown are seen between chunks.
+ */
+static void copy_chunk_limits(struct fsal_copy_arg *arg)
+{
+	arg->chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
+	arg->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+	if (arg->chunk_bytes == 0 && arg->budget_ms == 0)
+		arg->chunk_bytes = NFS4_COPY_CHUNK_DEFAULT;
+}
+
+/*
+ * Test_Copy_Chunk_Delay_Ms (tests only): sleep after a chunk, in 10 ms
+ * steps so that a cancel still ends the copy promptly.
+ */
+static void copy_test_delay(struct copy *c)
+{
+	uint32_t ms = nfs_param.nfsv4_param.test_copy_chunk_delay_ms;
+
+	while (ms > 0 && !atomic_fetch_uint32_t(&c->cancel)) {
+		uint32_t step = ms < 10 ? ms : 10;
+
+		usleep(step * 1000);
+		ms -= step;
+	}
+}
+
+/* How long a finished copy still answers OFFLOAD_STATUS. */
+static time_t copy_keep_seconds(void)
+{
+	return nfs_param.nfsv4_param.lease_lifetime;
+}
+
+static unsigned int bucket_of(const char *other)
+{
+	uint32_t h;
+
+	memcpy(&h, other, sizeof(h));
+	return h % COPY_BUCKETS;
+}
+
+static void tab_init_locked(void)
+{
+	unsigned int i;
+
+	if (tab.buckets[0].next != NULL)
+		return;
+	for (i = 0; i < COPY_BUCKETS; i++)
+		CDS_INIT_LIST_HEAD(&tab.buckets[i]);
+	glist_init(&tab.queue);
+}
+
+static void copy_get(struct copy *c)
+{
+	(void)atomic_inc_int32_t(&c->refs);
+}
+
+static void copy_put(struct copy *c)
+{
+	if (atomic_dec_int32_t(&c->refs) != 0)
+		return;
+	gsh_free(c->fh.nfs_fh4_val);
+	gsh_free(c);
+}
+
+/* Drop the job's references (export, handles, states): needs no lock, only
+ * the one thread that ends the job calls it. */
+static void copy_release_job(struct copy *c)
+{
+	struct req_op_context ctx;
+
+	if (c->exp == NULL)
+		return;
+	get_gsh_export_ref(c->exp);
+	init_op_context_simple(&ctx, c->exp, c->exp->fsal_export);
+	if (c->src_state != NULL)
+		dec_state_t_ref(c->src_state);
+	if (c->dst_state != NULL)
+		dec_state_t_ref(c->dst_state);
+	c->src->obj_ops->put_ref(c->src);
+	c->dst->obj_ops->put_ref(c->dst);
+	release_op_context();
+	put_gsh_export(c->exp);
+	c->exp = NULL;
+}
+
+/* Mark c finished (the job's references already released). */
+static void copy_finish(struct copy *c, nfsstat4 status)
+{
+	c->status = status;
+	c->done_at = time(NULL);
+	atomic_store_uint32_t(&c->phase, COPY_DONE);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	tab.active--;
+	pthread_cond_broadcast(&tab.done);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+}
+
+/* Find a copy of clientid by stateid, referenced; NULL if none. */
+static struct copy *copy_lookup(const stateid4 *sid, clientid4 clientid)
+{
+	struct cds_list_head *head = &tab.buckets[bucket_of(sid->other)];
+	struct cds_list_head *pos;
+	struct copy *c, *found = NULL;
+
+	if (!tab.started)
+		return NULL;
+	rcu_read_lock();
+	for (pos = rcu_dereference(head->next); pos != head;
+	     pos = rcu_dereference(pos->next)) {
+		c = cds_list_entry(pos, struct copy, bucket);
+		if (c->clientid == clientid &&
+		    memcmp(c->sid.other, sid->other, sizeof(sid->other)) == 0) {
+			copy_get(c);
+			found = c;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Called with tab.mtx held: is that stateid already taken? */
+static bool copy_other_taken(const char *other)
+{
+	struct cds_list_head *head = &tab.buckets[bucket_of(other)];
+	struct cds_list_head *pos;
+	struct copy *c;
+
+	for (pos = head->next; pos != head; pos = pos->next) {
+		c = cds_list_entry(pos, struct copy, bucket);
+		if (memcmp(c->sid.other, other, sizeof(c->sid.other)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Called with tab.mtx held: the next record after pos in the table (pos
+ * NULL: the first), NULL at the end. */
+static struct cds_list_head *tab_next(struct cds_list_head *pos,
+				      unsigned int *i)
+{
+	if (pos == NULL) {
+		*i = 0;
+		pos = &tab.buckets[0];
+	}
+	pos = pos->next;
+	while (pos == &tab.buckets[*i]) {
+		if (++*i == COPY_BUCKETS)
+			return NULL;
+		pos = tab.buckets[*i].next;
+	}
+	return pos;
+}
+
+/* Called with tab.mtx held: copies of clientid queued or running. */
+static uint32_t copy_client_active(clientid4 clientid)
+{
+	struct cds_list_head *pos = NULL;
+	struct copy *c;
+	uint32_t n = 0;
+	unsigned int i;
+
+	while ((pos = tab_next(pos, &i)) != NULL) {
+		c = cds_list_entry(pos, struct copy, bucket);
+		if (c->clientid == clientid &&
+		    atomic_fetch_uint32_t(&c->phase) != COPY_DONE)
+			n++;
+	}
+	return n;
+}
+
+typedef bool (*copy_match_fn)(struct copy *c, void *arg);
+
+/* Called with tab.mtx held: unlink c onto gone if finished and matched. */
+static uint32_t copy_unlink_one(struct copy *c, copy_match_fn match, void *arg,
+				struct glist_head *gone)
+{
+	if (atomic_fetch_uint32_t(&c->phase) != COPY_DONE || !match(c, arg))
+		return 0;
+	cds_list_del_rcu(&c->bucket);
+	glist_add_tail(gone, &c->queue);
+	return 1;
+}
+
+/*
+ * Remove the finished records selected by `match` (tab.mtx not held) and
+ * drop the table's references once no reader can see them any more.
+ */
+static uint32_t copy_unlink_if(copy_match_fn match, void *arg)
+{
+	struct cds_list_head *pos = NULL, *next;
+	struct glist_head gone;
+	struct copy *c;
+	unsigned int i;
+	uint32_t n_gone = 0;
+
+	glist_init(&gone);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	if (tab.started)
+		pos = tab_next(NULL, &i);
+	while (pos != NULL) {
+		next = tab_next(pos, &i); /* before pos leaves its list */
+		n_gone += copy_unlink_one(cds_list_entry(pos, struct copy,
+							 bucket),
+					  match, arg, &gone);
+		pos = next;
+	}
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	if (n_gone == 0)
+		return 0;
+	synchronize_rcu();
+	while ((c = glist_first_entry(&gone, struct copy, queue)) != NULL) {
+		glist_del(&c->queue);
+		copy_put(c);
+	}
+	return n_gone;
+}
+
+static bool match_expired(struct copy *c, void *arg)
+{
+	return c->done_at + copy_keep_seconds() <= *(time_t *)arg;
+}
+
+static bool match_client(struct copy *c, void *arg)
+{
+	return c->clientid == *(clientid4 *)arg;
+}
+
+static bool match_all(struct copy *c, void *arg)
+{
+	return true;
+}
+
+/* ------------------------------------------------------- CB_OFFLOAD */
+
+static void cb_offload_send(void *arg);
+
+/* Completion of a CB_OFFLOAD: retry on NFS4ERR_DELAY or no reply. */
+static void cb_offload_done(rpc_call_t *call)
+{
+	struct copy *c = call->call_arg;
+	enum clnt_stat rpc = call->call_req.cc_error.re_status;
+	nfsstat4 status = call->cbt.v_u.v4.res.status;
+	bool retry;
+
+	retry = (call->states & NFS_CB_CALL_ABORTED) || rpc != RPC_SUCCESS ||
+		status == NFS4ERR_DELAY;
+	LogDebug(COMPONENT_NFS_CB,
+		 "CB_OFFLOAD for copy %" PRIx64 ": rpc %d, status %s%s",
+		 c->clientid, (int)rpc, nfsstat4_to_str(status),
+		 retry ? ", again" : "");
+	nfs41_release_single(call);
+	if (retry && c->cb_tries <= p_cb_retries() &&
+	    delayed_submit(cb_offload_send, c,
+			   (nsecs_elapsed_t)c->cb_tries * NS_PER_SEC) == 0)
+		return;
+	copy_put(c);
+}
+
+/*
+ * Send CB_OFFLOAD for c (holding a reference the completion drops).  A
+ * client without back channel (or gone) gets none: OFFLOAD_STATUS still
+ * answers.
+ */
+static void cb_offload_send(void *arg)
+{
+	struct copy *c = arg;
+	nfs_client_id_t *client = NULL;
+	nfs_cb_argop4 op;
+	struct sp42_CB_OFFLOAD4args *a = &op.nfs_cb_argop4_u.opcboffload;
+	struct sp42_write_response4 *w;
+	int rc;
+
+	if (nfs_client_id_get_confirmed(c->clientid, &client) !=
+	    CLIENT_ID_SUCCESS) {
+		LogDebug(COMPONENT_NFS_CB,
+			 "CB_OFFLOAD: client %" PRIx64 " is gone", c->clientid);
+		copy_put(c);
+		return;
+	}
+	memset(&op, 0, sizeof(op));
+	op.argop = NFS4_OP_CB_OFFLOAD;
+	a->coa_fh = c->fh;
+	a->coa_stateid = c->sid;
+	a->coa_offload_info.coa_status = c->status;
+	if (c->status == NFS4_OK) {
+		w = &a->coa_offload_info.coa_u.coa_resok4;
+		w->wr_count = atomic_fetch_uint64_t(&c->copied);
+		w->wr_committed = c->committed;
+		memcpy(w->wr_writeverf, c->verf, sizeof(verifier4));
+	} else {
+		a->coa_offload_info.coa_u.coa_bytes_copied =
+			atomic_fetch_uint64_t(&c->copied);
+	}
+	c->cb_tries++;
+	rc = nfs_rpc_cb_single(client, &op, NULL, cb_offload_done, c);
+	dec_client_id_ref(client);
+	if (rc != 0) {
+		LogDebug(COMPONENT_NFS_CB,
+			 "CB_OFFLOAD for client %" PRIx64 " not sent: %d",
+			 c->clientid, rc);
+		copy_put(c);
+	}
+}
+
+/* ---------------------------------------------------------- workers */
+
+/* Run one copy to its end (or cancel); op_ctx set for its export. */
+static nfsstat4 copy_run(struct copy *c)
+{
+	struct fsal_copy_arg arg;
+	struct gsh_buffdesc verf = { .addr = c->verf, .len = sizeof(c->verf) };
+	fsal_status_t st = { ERR_FSAL_NO_ERROR, 0 };
+	uint64_t done = 0;
+
+	for (;;) {
+		if (atomic_fetch_uint32_t(&c->cancel)) {
+			c->cancelled = true;
+			break;
+		}
+		memset(&arg, 0, sizeof(arg));
+		arg.src_state = c->src_state;
+		arg.dst_state = c->dst_state;
+		arg.src_offset = c->src_offset + done;
+		arg.dst_offset = c->dst_offset + done;
+		arg.count = c->count ? c->count - done : 0;
+		copy_chunk_limits(&arg);
+		st = nfs42_copy_chunk(c->src, c->dst, &arg);
+		if (FSAL_IS_ERROR(st) && arg.copied == 0)
+			break;
+		done += arg.copied;
+		atomic_store_uint64_t(&c->copied, done);
+		if (FSAL_IS_ERROR(st) || arg.eof || arg.copied == 0 ||
+		    (c->count && done >= c->count)) {
+			st = fsalstat(ERR_FSAL_NO_ERROR, 0);
+			break;
+		}
+		copy_test_delay(c);
+	}
+	if (FSAL_IS_ERROR(st) && done == 0)
+		return nfs4_Errno_status(st);
+
+	/* Durable before we say FILE_SYNC4 (once any byte was copied, the
+	 * count stands: an unstable result rather than an error) */
+	op_ctx->fsal_export->exp_ops.get_write_verifier(op_ctx->fsal_export,
+							&verf);
+	c->committed = UNSTABLE4;
+	if (done != 0 && !FSAL_IS_ERROR(c->dst->obj_ops->commit2(
+				 c->dst, c->dst_offset, done)))
+		c->committed = FILE_SYNC4;
+	return NFS4_OK;
+}
+
+static void copy_work(struct copy *c)
+{
+	struct req_op_context ctx;
+	nfsstat4 status;
+
+	get_gsh_export_ref(c->exp);
+	/* zeroed credentials (root): the client's access was checked by
+	 * COPY; the job works under the states it was given */
+	init_op_context(&ctx, c->exp, c->exp->fsal_export, NULL, NULL, NFS_V4,
+			2, NFS_REQUEST);
+	status = copy_run(c);
+	/* one finished (or cancelled) copy, with the bytes it moved */
+	nfs42_stats_copy(c->exp, NFS42_COPY_ASYNC,
+			 atomic_fetch_uint64_t(&c->copied));
+	release_op_context();
+	copy_release_job(c);
+	LogDebug(COMPONENT_NFS_V4,
+		 "async COPY of client %" PRIx64 " ended: %s, %" PRIu64
+		 " bytes%s",
+		 c->clientid, nfsstat4_to_str(status),
+		 atomic_fetch_uint64_t(&c->copied),
+		 c->cancelled ? " (cancelled)" : "");
+	copy_finish(c, status);
+	/* no callback for a cancelled copy: the client asked, or is gone */
+	if (!c->cancelled) {
+		copy_get(c);
+		cb_offload_send(c);
+	}
+}
+
+static void *copy_worker(void *unused)
+{
+	struct copy *c;
+	struct timespec ts;
+	time_t now;
+
+	SetNameFunction("copy_async");
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	while (!tab.shutdown) {
+		c = glist_first_entry(&tab.queue, struct copy, queue);
+		if (c == NULL) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&tab.work, &tab.mtx, &ts);
+			if (glist_empty(&tab.queue) && !tab.shutdown) {
+				/* idle: forget copies finished long ago */
+				PTHREAD_MUTEX_unlock(&tab.mtx);
+				now = time(NULL);
+				copy_unlink_if(match_expired, &now);
+				PTHREAD_MUTEX_lock(&tab.mtx);
+			}
+			continue;
+		}
+		glist_del(&c->queue);
+		atomic_store_uint32_t(&c->phase, COPY_RUNNING);
+		PTHREAD_MUTEX_unlock(&tab.mtx);
+		copy_work(c);
+		copy_put(c); /* the worker's reference */
+		PTHREAD_MUTEX_lock(&tab.mtx);
+	}
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	return NULL;
+}
+
+/* Called with tab.mtx held: start the pool on first use. */
+static bool pool_start_locked(void)
+{
+	uint32_t i, n = p_async_max();
+
+	if (tab.started)
+		return true;
+	if (tab.shutdown || n == 0)
+		return false;
+	tab_init_locked();
+	tab.threads = gsh_calloc(n, sizeof(pthread_t));
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&tab.threads[i], NULL, copy_worker, NULL))
+			break;
+	}
+	tab.nthreads = i;
+	tab.started = true;
+	LogEvent(COMPONENT_NFS_V4, "async COPY: %u workers", tab.nthreads);
+	return tab.nthreads != 0;
+}
+
+/* ------------------------------------------------------------- start */
+
+bool nfs42_copy_async_start(compound_data_t *data, struct fsal_obj_handle *src,
+			    struct state_t *src_state,
+			    struct fsal_obj_handle *dst,
+			    struct state_t *dst_state, uint64_t src_offset,
+			    uint64_t dst_offset, uint64_t count,
+			    struct sp42_COPY4res *res)
+{
+	struct sp42_write_response4 *w = &res->cr_u.cr_resok4.cr_response;
+	clientid4 clientid;
+	struct copy *c;
+	uint32_t per_client = p_async_max_per_client();
+
+	if (!p_async() || data->session == NULL)
+		return false;
+	clientid = data->session->clientid;
+
+	c = gsh_calloc(1, sizeof(*c));
+	c->refs = 2; /* the table's and the worker's */
+	c->clientid = clientid;
+	c->sid.seqid = 1;
+	c->src_offset = src_offset;
+	c->dst_offset = dst_offset;
+	c->count = count;
+	c->fh.nfs_fh4_len = data->currentFH.nfs_fh4_len;
+	c->fh.nfs_fh4_val = gsh_malloc(c->fh.nfs_fh4_len);
+	memcpy(c->fh.nfs_fh4_val, data->currentFH.nfs_fh4_val,
+	       c->fh.nfs_fh4_len);
+
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	if (tab.shutdown || !pool_start_locked() ||
+	    tab.active >= tab.nthreads ||
+	    (per_client != 0 && copy_client_active(clientid) >= per_client)) {
+		PTHREAD_MUTEX_unlock(&tab.mtx);
+		LogDebug(COMPONENT_NFS_V4,
+			 "async COPY: pool or client %" PRIx64
+			 " quota full, answering synchronously",
+			 clientid);
+		gsh_free(c->fh.nfs_fh4_val);
+		gsh_free(c);
+		return false;
+	}
+	do {
+		if (getrandom(c->sid.other, sizeof(c->sid.other), 0) !=
+		    sizeof(c->sid.other)) {
+			/* never in practice; still unique, less secret */
+			LogCrit(COMPONENT_NFS_V4, "getrandom failed: %d",
+				errno);
+			memcpy(c->sid.other, &c, sizeof(c));
+		}
+	} while (copy_other_taken(c->sid.other));
+
+	/* the job's references */
+	get_gsh_export_ref(op_ctx->ctx_export);
+	c->exp = op_ctx->ctx_export;
+	src->obj_ops->get_ref(src);
+	c->src = src;
+	dst->obj_ops->get_ref(dst);
+	c->dst = dst;
+	if (src_state != NULL)
+		inc_state_t_ref(src_state);
+	c->src_state = src_state;
+	if (dst_state != NULL)
+		inc_state_t_ref(dst_state);
+	c->dst_state = dst_state;
+
+	c->phase = COPY_QUEUED;
+	cds_list_add_rcu(&c->bucket, &tab.buckets[bucket_of(c->sid.other)]);
+	glist_add_tail(&tab.queue, &c->queue);
+	tab.active++;
+	pthread_cond_signal(&tab.work);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+
+	memset(res, 0, sizeof(*res));
+	res->cr_status = NFS4_OK;
+	w->wr_callback_id.wr_callback_id_len = 1;
+	w->wr_callback_id.wr_callback_id_val = gsh_malloc(sizeof(stateid4));
+	*w->wr_callback_id.wr_callback_id_val = c->sid;
+	w->wr_count = 0;
+	w->wr_committed = UNSTABLE4;
+	op_ctx->fsal_export->exp_ops.get_write_verifier(
+		op_ctx->fsal_export,
+		&(struct gsh_buffdesc){ .addr = w->wr_writeverf,
+					.len = sizeof(verifier4) });
+	res->cr_u.cr_resok4.cr_requirements.cr_consecutive = true;
+	res->cr_u.cr_resok4.cr_requirements.cr_synchronous = false;
+	LogDebug(COMPONENT_NFS_V4,
+		 "async COPY for client %" PRIx64 ": %" PRIu64 "+%" PRIu64
+		 " to %" PRIu64 " queued",
+		 clientid, src_offset, count, dst_offset);
+	return true;
+}
+
+/* ------------------------------------------------ offload operations */
+
+/* The copy named by sid, of the compound's client; NULL if none. */
+static struct copy *copy_of_compound(compound_data_t *data, const stateid4 *sid)
+{
+	if (data->session == NULL)
+		return NULL;
+	return copy_lookup(sid, data->session->clientid);
+}
+
+/**
+ * @brief The NFS4_OP_OFFLOAD_STATUS operation (RFC 7862 15.9)
+ *
+ * osr_count: bytes copied so far; osr_complete (one status) once the copy
+ * ended.  A cancelled copy ended NFS4_OK with the bytes it had copied.
+ */
+enum nfs_req_result nfs4_op_offload_status(struct nfs_argop4 *op,
+					   compound_data_t *data,
+					   struct nfs_resop4 *resp)
+{
+	struct sp42_OFFLOAD_STATUS4args *args =
+		&op->nfs_argop4_u.opoffload_status42;
+	struct sp42_OFFLOAD_STATUS4res *res =
+		&resp->nfs_resop4_u.opoffload_status42;
+	struct sp42_OFFLOAD_STATUS4resok *ok = &res->osr_u.osr_resok4;
+	struct copy *c;
+
+	resp->resop = NFS4_OP_OFFLOAD_STATUS;
+	memset(res, 0, sizeof(*res));
+	c = copy_of_compound(data, &args->osa_stateid);
+	if (c == NULL) {
+		res->osr_status = NFS4ERR_BAD_STATEID;
+		return NFS_REQ_ERROR;
+	}
+	res->osr_status = NFS4_OK;
+	if (atomic_fetch_uint32_t(&c->phase) == COPY_DONE) {
+		ok->osr_complete.osr_complete_len = 1;
+		ok->osr_complete.osr_complete_val =
+			gsh_malloc(sizeof(nfsstat4));
+		*ok->osr_complete.osr_complete_val = c->status;
+	}
+	ok->osr_count = atomic_fetch_uint64_t(&c->copied);
+	copy_put(c);
+	return NFS_REQ_OK;
+}
+
+void nfs4_op_offload_status_Free(nfs_resop4 *resp)
+{
+	struct sp42_OFFLOAD_STATUS4res *res =
+		&resp->nfs_resop4_u.opoffload_status42;
+
+	if (res->osr_status == NFS4_OK)
+		gsh_free(res->osr_u.osr_resok4.osr_complete.osr_complete_val);
+}
+
+/**
+ * @brief The NFS4_OP_OFFLOAD_CANCEL operation (RFC 7862 15.8)
+ *
+ * The copy stops after the chunk it is in; no CB_OFFLOAD is sent for it.
+ * NFS4ERR_COMPLETE_ALREADY once it has ended.
+ */
+enum nfs_req_result nfs4_op_offload_cancel(struct nfs_argop4 *op,
+					   compound_data_t *data,
+					   struct nfs_resop4 *resp)
+{
+	struct sp42_OFFLOAD_CANCEL4args *args =
+		&op->nfs_argop4_u.opoffload_cancel42;
+	struct sp42_OFFLOAD_CANCEL4res *res =
+		&resp->nfs_resop4_u.opoffload_cancel42;
+	struct copy *c;
+
+	resp->resop = NFS4_OP_OFFLOAD_CANCEL;
+	c = copy_of_compound(data, &args->oca_stateid);
+	if (c == NULL) {
+		res->ocr_status = NFS4ERR_BAD_STATEID;
+	} else if (atomic_fetch_uint32_t(&c->phase) == COPY_DONE ||
+		   atomic_fetch_uint32_t(&c->cancel)) {
+		res->ocr_status = NFS4ERR_COMPLETE_ALREADY;
+	} else {
+		atomic_store_uint32_t(&c->cancel, 1);
+		res->ocr_status = NFS4_OK;
+	}
+	if (c != NULL)
+		copy_put(c);
+	return nfsstat4_to_nfs_req_result(res->ocr_status);
+}
+
+void nfs4_op_offload_cancel_Free(nfs_resop4 *resp)
+{
+}
+
+/* ------------------------------------------------------ cleanup */
+
+/* Called with tab.mtx held: move a queued c that matches onto ended. */
+static uint32_t copy_dequeue_one(struct copy *c, copy_match_fn match, void *arg,
+				 struct glist_head *ended)
+{
+	if (!match(c, arg))
+		return 0;
+	glist_del(&c->queue);
+	glist_add_tail(ended, &c->queue);
+	return 1;
+}
+
+/* Called with tab.mtx held: ask a running c that matches to stop; whether
+ * it still runs.  *n counts the copies asked the first time. */
+static bool copy_stop_one(struct copy *c, copy_match_fn match, void *arg,
+			  uint32_t *n)
+{
+	if (!match(c, arg) || atomic_fetch_uint32_t(&c->phase) != COPY_RUNNING)
+		return false;
+	if (!atomic_fetch_uint32_t(&c->cancel))
+		(*n)++;
+	atomic_store_uint32_t(&c->cancel, 1);
+	return true;
+}
+
+/*
+ * Cancel the copies `match` selects and wait until none of them runs: the
+ * queued ones end here, the running ones after their chunk.  Returns how
+ * many were stopped.
+ */
+static uint32_t copy_cancel_wait(copy_match_fn match, void *arg)
+{
+	struct glist_head *g, *gn;
+	struct cds_list_head *pos;
+	struct glist_head ended;
+	struct copy *c;
+	bool busy;
+	unsigned int i;
+	uint32_t n_stopped = 0;
+
+	glist_init(&ended);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	if (!tab.started) {
+		PTHREAD_MUTEX_unlock(&tab.mtx);
+		return 0;
+	}
+	for (g = tab.queue.next; g != &tab.queue; g = gn) {
+		gn = g->next;
+		n_stopped += copy_dequeue_one(
+			glist_entry(g, struct copy, queue), match, arg, &ended);
+	}
+	do {
+		busy = false;
+		pos = NULL;
+		while ((pos = tab_next(pos, &i)) != NULL)
+			busy |= copy_stop_one(cds_list_entry(pos, struct copy,
+							     bucket),
+					      match, arg, &n_stopped);
+		if (busy)
+			pthread_cond_wait(&tab.done, &tab.mtx);
+	} while (busy);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+
+	/* never started: end them here, as their worker would have */
+	while ((c = glist_first_entry(&ended, struct copy, queue)) != NULL) {
+		glist_del(&c->queue);
+		atomic_store_uint32_t(&c->cancel, 1);
+		c->cancelled = true;
+		copy_release_job(c);
+		copy_finish(c, NFS4_OK);
+		copy_put(c); /* the worker's reference */
+	}
+	return n_stopped;
+}
+
+void nfs42_copy_async_client_gone(clientid4 clientid)
+{
+	uint32_t stopped, forgotten;
+
+	stopped = copy_cancel_wait(match_client, &clientid);
+	forgotten = copy_unlink_if(match_client, &clientid);
+	if (stopped != 0 || forgotten != 0)
+		LogEvent(COMPONENT_NFS_V4,
+			 "async COPY: client %" PRIx64
+			 " gone: %u copies stopped, %u forgotten",
+			 clientid, stopped, forgotten);
+}
+
+void nfs42_copy_async_shutdown(void)
+{
+	uint32_t i, stopped;
+
+	/* no new copy from here on */
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	if (!tab.started || tab.shutdown) {
+		tab.shutdown = true;
+		PTHREAD_MUTEX_unlock(&tab.mtx);
+		return;
+	}
+	tab.shutdown = true;
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+
+	/* stop what runs (after its chunk) and what waits, then the pool */
+	stopped = copy_cancel_wait(match_all, NULL);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	pthread_cond_broadcast(&tab.work);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	for (i = 0; i < tab.nthreads; i++)
+		pthread_join(tab.threads[i], NULL);
+	copy_unlink_if(match_all, NULL);
+	gsh_free(tab.threads);
+	tab.threads = NULL;
+	LogEvent(COMPONENT_NFS_V4,
+		 "async COPY: workers stopped (%u copies cancelled)", stopped);
+}
+
+uint32_t nfs42_copy_async_active(void)
+{
+	uint32_t n;
+
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	n = tab.active;
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	return n;
+}
