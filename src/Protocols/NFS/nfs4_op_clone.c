@@ -21,6 +21,7 @@
 #include "nfs_proto_tools.h"
 #include "nfs_convert.h"
 #include "export_mgr.h"
+#include "nfs42_proto_util.h"
 
 /* Only regular files can be cloned: the RFC's errors for the others. */
 static nfsstat4 clone_check_type(object_file_type_t type)
@@ -130,19 +131,6 @@ static nfsstat4 clone_check_side(compound_data_t *data, stateid4 *stateid,
 	return nfs4_Errno_status(fsal_status);
 }
 
-/* The source's size, for the range checks. */
-static nfsstat4 clone_src_size(struct fsal_obj_handle *src, uint64_t *size)
-{
-	struct fsal_attrlist attrs;
-	fsal_status_t fsal_status;
-
-	fsal_prepare_attrs(&attrs, ATTR_SIZE);
-	fsal_status = src->obj_ops->getattrs(src, &attrs);
-	*size = attrs.filesize;
-	fsal_release_attrs(&attrs);
-	return nfs4_Errno_status(fsal_status);
-}
-
 /*
  * The source range lies within the source file; in one file the ranges do
  * not overlap; the destination does not go past MaxOffsetWrite.
@@ -156,7 +144,8 @@ static nfsstat4 clone_check_range(const struct sp42_CLONE4args *args,
 	uint64_t size, len;
 	nfsstat4 status;
 
-	status = clone_src_size(src, &size);
+	/* the source's size, for the range checks */
+	status = nfs4_Errno_status(nfs42_file_size(src, &size));
 	if (status != NFS4_OK)
 		return status;
 
