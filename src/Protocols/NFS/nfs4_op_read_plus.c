@@ -395,12 +395,14 @@ static uint64_t rp_budget(compound_data_t *data, nfsstat4 *too_big)
 	return room > used ? room - used : 0;
 }
 
-/* The export's READ_PLUS settings: the defaults until they are configurable. */
+/* The export's READ_PLUS settings (EXPORT block, patch 0012). */
 static void rp_export_config(bool *enabled, bool *holes, uint64_t *min_hole)
 {
-	*enabled = true;
-	*holes = true;
-	*min_hole = 4096;
+	struct gsh_export *exp = op_ctx->ctx_export;
+
+	*enabled = exp->read_plus_enabled;
+	*holes = exp->read_plus_holes;
+	*min_hole = atomic_fetch_uint64_t(&exp->read_plus_min_hole);
 }
 
 /* Turn a plan into the result; data segments refer to iob. */
