@@ -750,6 +750,8 @@ int main(void)
 	tcase_add_test(walks, budget_walk_many_small_segments);
 	tcase_add_test(walks, budget_stops_many_small_segments);
 	tcase_add_test(walks, random_against_model);
+	/* the walks take about a second; seconds more on a loaded machine */
+	tcase_set_timeout(walks, 60);
 	suite_add_tcase(s, shapes);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, walks);
