@@ -35,6 +35,8 @@
 
 /* Most runs asked of an FSAL in one call (segments of one reply). */
 #define RP_MAX_RUNS 16384
+/* Runs expected no shorter than this (a sector) when sizing the array. */
+#define RP_MIN_RUN 512
 
 /* What one call found: runs of [offset, end) and whether end is EOF. */
 struct rp_layout {
@@ -160,6 +162,70 @@ static void rp_layout_add(struct rp_layout *l, uint64_t offset, uint64_t length,
 		l->nseg++;
 	}
 	l->end = offset + length;
+}
+
+/* Bytes the layout takes as a READ_PLUS4resok (docs/read_plus.md rule 4). */
+static uint64_t rp_layout_cost(const struct rp_layout *l)
+{
+	uint64_t cost = RP_XDR_RESOK_FIXED;
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		cost += l->seg[i].hole ?
+				RP_XDR_HOLE :
+				RP_XDR_DATA_HEAD +
+					((l->seg[i].length + 3) & ~3ULL);
+	return cost;
+}
+
+/*
+ * Where a window from pos may end so that no more data is read than room
+ * bytes: on a 4 KiB file offset when that keeps some of it (the client's
+ * next request then starts aligned).
+ */
+static uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room)
+{
+	uint64_t cut;
+
+	if (end - pos <= room)
+		return end;
+	cut = (pos + room) & ~(uint64_t)4095;
+	return cut > pos ? cut : pos + room;
+}
+
+/*
+ * Cut the layout where the reply budget ends (before reading it): data
+ * beyond what could be sent is not read.  The planner then decides the
+ * reply exactly.
+ */
+static void rp_layout_fit(struct rp_layout *l, uint64_t budget)
+{
+	uint64_t cost = RP_XDR_RESOK_FIXED;
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++) {
+		struct fsal_segment *s = &l->seg[i];
+		uint64_t need =
+			s->hole ? RP_XDR_HOLE :
+				  RP_XDR_DATA_HEAD + ((s->length + 3) & ~3ULL);
+
+		if (cost + need <= budget) {
+			cost += need;
+			continue;
+		}
+		if (!s->hole && cost + RP_XDR_DATA_HEAD + 4 <= budget) {
+			s->length =
+				rp_room_end(s->offset, s->offset + s->length,
+					    budget - cost - RP_XDR_DATA_HEAD) -
+				s->offset;
+			i++;
+		}
+		l->nseg = i;
+		l->end = i ? l->seg[i - 1].offset + l->seg[i - 1].length :
+			     l->end;
+		l->eof = false;
+		return;
+	}
 }
 
 /* seek2 for what (data or hole) from pos: where it is, and io_eof. */
@@ -305,8 +371,8 @@ static fsal_status_t rp_read2(struct fsal_obj_handle *obj, state_t *state,
  */
 static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 				bool bypass, uint64_t offset, uint64_t count,
-				bool holes, uint64_t min_hole, char *buf,
-				struct rp_layout *l)
+				bool holes, uint64_t min_hole, uint64_t budget,
+				char *buf, struct rp_layout *l)
 {
 	uint64_t size, end;
 	fsal_status_t st;
@@ -335,6 +401,7 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 	}
 	rp_fold(l, min_hole, size);
 	l->eof = l->nseg > 0 && l->end == size;
+	rp_layout_fit(l, budget);
 
 	for (i = 0; i < l->nseg; i++) {
 		struct fsal_segment *s = &l->seg[i];
@@ -437,34 +504,88 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 	ok->rpr_contents.rpr_contents_val = c;
 }
 
+/*
+ * Layout and data from the FSAL's read_plus slot, window after window:
+ * each window is as long as the data the reply can still take, so a file
+ * of data is read no further than the reply goes, while holes (which cost
+ * their header only) let the reply reach on to count.  NOTSUPP on the
+ * first call: the FSAL has no slot.  An error after some runs ends the
+ * layout before the failed window (not at EOF).
+ */
+static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
+				    bool bypass, uint64_t offset,
+				    uint64_t count, uint64_t min_hole,
+				    uint64_t budget, char *buf,
+				    struct rp_layout *l)
+{
+	uint64_t pos = offset, end = offset + count;
+	fsal_status_t st;
+	size_t i, first;
+
+	l->nseg = 0;
+	l->end = offset;
+	l->eof = false;
+	while (pos < end && l->nseg < l->max_seg) {
+		uint64_t cost = rp_layout_cost(l);
+		struct fsal_read_plus_arg arg = {
+			.state = state,
+			.offset = pos,
+			.min_hole = min_hole,
+			.buf = buf + (pos - offset),
+			.seg = l->seg + l->nseg,
+			.max_seg = l->max_seg - l->nseg,
+		};
+
+		if (cost + RP_XDR_DATA_HEAD + 4 > budget)
+			break;
+		arg.length = rp_room_end(pos, end,
+					 budget - cost - RP_XDR_DATA_HEAD) -
+			     pos;
+		st = obj->obj_ops->read_plus(obj, bypass, &arg);
+		if (FSAL_IS_ERROR(st)) {
+			if (pos == offset)
+				return st;
+			LogDebug(COMPONENT_NFS_V4,
+				 "READ_PLUS: read_plus at %" PRIu64
+				 " failed (%s), reply ends before it",
+				 pos, msg_fsal_err(st.major));
+			l->eof = false;
+			break;
+		}
+		/* append the runs, merged with the last one when alike (each
+		 * is read before its slot can be written)
+		 */
+		first = l->nseg;
+		for (i = 0; i < arg.nseg; i++) {
+			struct fsal_segment run = l->seg[first + i];
+
+			rp_layout_add(l, run.offset, run.length, run.hole);
+		}
+		l->end = arg.end;
+		l->eof = arg.eof;
+		if (arg.eof || arg.end < pos + arg.length || arg.end <= pos)
+			break;
+		pos = arg.end;
+	}
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
 /* Layout and data for the window: the FSAL's read_plus, else generic. */
 static fsal_status_t rp_read_layout(struct fsal_obj_handle *obj, state_t *state,
 				    bool bypass, uint64_t offset,
 				    uint64_t count, bool holes,
-				    uint64_t min_hole, char *buf,
-				    struct rp_layout *l)
+				    uint64_t min_hole, uint64_t budget,
+				    char *buf, struct rp_layout *l)
 {
-	struct fsal_read_plus_arg arg = {
-		.state = state,
-		.offset = offset,
-		.length = count,
-		.min_hole = min_hole,
-		.buf = buf,
-		.seg = l->seg,
-		.max_seg = l->max_seg,
-	};
 	fsal_status_t st = fsalstat(ERR_FSAL_NOTSUPP, 0);
 
 	if (holes)
-		st = obj->obj_ops->read_plus(obj, bypass, &arg);
-	if (st.major != ERR_FSAL_NOTSUPP) {
-		l->nseg = arg.nseg;
-		l->end = arg.end;
-		l->eof = arg.eof;
+		st = rp_slot_layout(obj, state, bypass, offset, count, min_hole,
+				    budget, buf, l);
+	if (st.major != ERR_FSAL_NOTSUPP)
 		return st;
-	}
 	return rp_generic(obj, state, bypass, offset, count, holes, min_hole,
-			  buf, l);
+			  budget, buf, l);
 }
 
 /* Plan the reply from the layout (see docs/read_plus.md). */
@@ -516,17 +637,20 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	resp->resop = NFS4_OP_READ_PLUS;
 	memset(res, 0, sizeof(*res));
 
+	res->rp_status = rp_check_fh(data);
+	if (res->rp_status != NFS4_OK)
+		return NFS_REQ_ERROR;
+	obj = data->current_obj;
+
+	/* (the pseudo filesystem's export, which holds no regular file,
+	 * does not parse these: all false there)
+	 */
 	rp_export_config(&enabled, &holes, &min_hole);
 	if (!enabled) {
 		/* the admin turned READ_PLUS off for this export */
 		res->rp_status = NFS4ERR_NOTSUPP;
 		return NFS_REQ_ERROR;
 	}
-
-	res->rp_status = rp_check_fh(data);
-	if (res->rp_status != NFS4_OK)
-		return NFS_REQ_ERROR;
-	obj = data->current_obj;
 
 	res->rp_status =
 		rp_check_stateid(data, &args->rpa_stateid, &state, &bypass);
@@ -560,15 +684,20 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 		goto out;
 	}
 
-	/* Segments cost at least 16 bytes each: no more can fit. */
+	/* Room for the runs: segments cost at least 16 bytes each, and runs
+	 * of filesystems are sectors at least (an FSAL finding more ends its
+	 * answer early, which the client continues).
+	 */
 	layout.max_seg = budget / RP_XDR_DATA_HEAD + 1;
+	if (layout.max_seg > count / RP_MIN_RUN + 2)
+		layout.max_seg = count / RP_MIN_RUN + 2;
 	if (layout.max_seg > RP_MAX_RUNS)
 		layout.max_seg = RP_MAX_RUNS;
-	layout.seg = gsh_calloc(layout.max_seg, sizeof(*layout.seg));
+	layout.seg = gsh_malloc(layout.max_seg * sizeof(*layout.seg));
 	iob = sp42_iobuf_alloc(count);
 
 	st = rp_read_layout(obj, state, bypass, args->rpa_offset, count, holes,
-			    min_hole, iob->data, &layout);
+			    min_hole, budget, iob->data, &layout);
 	if (!FSAL_IS_ERROR(st))
 		st = rp_allow_read(obj, READ_ACCESS_CHECK_POLICY_POST);
 	if (FSAL_IS_ERROR(st)) {
