@@ -19,9 +19,11 @@
  *     zeros;
  *   - a bad stateid, a wrong open mode, a deny-read open, a directory and
  *     a reader without permission get what READ gets;
- *   - exports with READ_PLUS = false (NOTSUPP) and READ_PLUS_Holes = false
- *     (one data segment), from the --conf-extra of protocols.cmake;
- *   - an NFSv4.1 session gets OP_ILLEGAL (RFC 8881 16.2.3.1.2).
+ *   - exports with READ_PLUS = false (NOTSUPP), READ_PLUS_Holes = false
+ *     (one data segment) and READ_PLUS_Min_Hole = 16384 (short holes
+ *     folded), from the --conf-extra of protocols.cmake;
+ *   - an NFSv4.1 session gets NFS4ERR_OP_ILLEGAL: READ_PLUS is no op of
+ *     minor version 1 (RFC 8881, operation ILLEGAL).
  */
 #include <pthread.h>
 
