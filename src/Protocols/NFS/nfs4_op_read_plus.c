@@ -38,13 +38,17 @@
 /* Runs expected no shorter than this (a sector) when sizing the array. */
 #define RP_MIN_RUN 512
 
-/* What one call found: runs of [offset, end) and whether end is EOF. */
+/*
+ * The layout of [offset, end) found so far (nfs42_read_plus_plan.h), and
+ * whether end is EOF; runs is the FSAL's answer to one read_plus call.
+ */
 struct rp_layout {
-	struct fsal_segment *seg;
-	size_t nseg;
-	size_t max_seg;
+	struct rp_extent *ext;
+	size_t n;
+	size_t max;
 	uint64_t end;
 	bool eof;
+	struct fsal_segment *runs;
 };
 
 /* Regular files only, with the errors RFC 8881 gives READ for others. */
@@ -145,87 +149,15 @@ static nfsstat4 rp_fsal_error(fsal_status_t st)
 	return nfs4_Errno_status(st);
 }
 
-/* Append a run to the layout, merged with the last one when alike. */
-static void rp_layout_add(struct rp_layout *l, uint64_t offset, uint64_t length,
+/* Append a run (merged with the last one when alike); false when full. */
+static bool rp_layout_add(struct rp_layout *l, uint64_t offset, uint64_t length,
 			  bool hole)
 {
-	struct fsal_segment *last = l->nseg ? &l->seg[l->nseg - 1] : NULL;
-
-	if (length == 0)
-		return;
-	if (last != NULL && last->hole == hole) {
-		last->length += length;
-	} else {
-		l->seg[l->nseg].offset = offset;
-		l->seg[l->nseg].length = length;
-		l->seg[l->nseg].hole = hole;
-		l->nseg++;
-	}
-	l->end = offset + length;
-}
-
-/* Bytes the layout takes as a READ_PLUS4resok (docs/read_plus.md rule 4). */
-static uint64_t rp_layout_cost(const struct rp_layout *l)
-{
-	uint64_t cost = RP_XDR_RESOK_FIXED;
-	size_t i;
-
-	for (i = 0; i < l->nseg; i++)
-		cost += l->seg[i].hole ?
-				RP_XDR_HOLE :
-				RP_XDR_DATA_HEAD +
-					((l->seg[i].length + 3) & ~3ULL);
-	return cost;
-}
-
-/*
- * Where a window from pos may end so that no more data is read than room
- * bytes: on a 4 KiB file offset when that keeps some of it (the client's
- * next request then starts aligned).
- */
-static uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room)
-{
-	uint64_t cut;
-
-	if (end - pos <= room)
-		return end;
-	cut = (pos + room) & ~(uint64_t)4095;
-	return cut > pos ? cut : pos + room;
-}
-
-/*
- * Cut the layout where the reply budget ends (before reading it): data
- * beyond what could be sent is not read.  The planner then decides the
- * reply exactly.
- */
-static void rp_layout_fit(struct rp_layout *l, uint64_t budget)
-{
-	uint64_t cost = RP_XDR_RESOK_FIXED;
-	size_t i;
-
-	for (i = 0; i < l->nseg; i++) {
-		struct fsal_segment *s = &l->seg[i];
-		uint64_t need =
-			s->hole ? RP_XDR_HOLE :
-				  RP_XDR_DATA_HEAD + ((s->length + 3) & ~3ULL);
-
-		if (cost + need <= budget) {
-			cost += need;
-			continue;
-		}
-		if (!s->hole && cost + RP_XDR_DATA_HEAD + 4 <= budget) {
-			s->length =
-				rp_room_end(s->offset, s->offset + s->length,
-					    budget - cost - RP_XDR_DATA_HEAD) -
-				s->offset;
-			i++;
-		}
-		l->nseg = i;
-		l->end = i ? l->seg[i - 1].offset + l->seg[i - 1].length :
-			     l->end;
-		l->eof = false;
-		return;
-	}
+	if (rp_layout_append(l->ext, &l->n, l->max, offset, length, hole) != 0)
+		return false;
+	if (length != 0)
+		l->end = offset + length;
+	return true;
 }
 
 /* seek2 for what (data or hole) from pos: where it is, and io_eof. */
@@ -258,7 +190,7 @@ static fsal_status_t rp_seek_layout(struct fsal_obj_handle *obj, state_t *state,
 	fsal_status_t st;
 	bool eof;
 
-	while (pos < end && l->nseg + 2 <= l->max_seg) {
+	while (pos < end && l->n + 2 <= l->max) {
 		st = rp_seek(obj, state, NFS4_CONTENT_DATA, pos, &next, &eof);
 		if (st.major == ERR_FSAL_NXIO)
 			break;
@@ -283,32 +215,6 @@ static fsal_status_t rp_seek_layout(struct fsal_obj_handle *obj, state_t *state,
 		pos = next;
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
-}
-
-/*
- * Holes shorter than min_hole become data (read as zeros), as FSAL_SPARSE
- * folds them, by the hole's whole size: only a hole whose both ends the
- * walk saw (data before it in the window, and data after it or EOF) is
- * measured; a hole the window cuts may be longer than what shows, and is
- * kept.
- */
-static void rp_fold(struct rp_layout *l, uint64_t min_hole, uint64_t size)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < l->nseg; i++) {
-		struct fsal_segment s = l->seg[i];
-		bool bounded = i > 0 &&
-			       (i + 1 < l->nseg || s.offset + s.length == size);
-
-		if (s.hole && bounded && s.length < min_hole)
-			s.hole = false;
-		if (n > 0 && l->seg[n - 1].hole == s.hole)
-			l->seg[n - 1].length += s.length;
-		else
-			l->seg[n++] = s;
-	}
-	l->nseg = n;
 }
 
 /* read2 of [offset, offset + length) into buf, waiting for its callback. */
@@ -378,7 +284,7 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 	fsal_status_t st;
 	size_t i;
 
-	l->nseg = 0;
+	l->n = 0;
 	l->end = offset;
 	l->eof = false;
 	st = nfs42_file_size(obj, &size);
@@ -394,17 +300,22 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 		     fsalstat(ERR_FSAL_NOTSUPP, 0);
 	if (st.major == ERR_FSAL_NOTSUPP ||
 	    st.major == ERR_FSAL_UNION_NOTSUPP) {
-		l->nseg = 0;
+		l->n = 0;
 		rp_layout_add(l, offset, end - offset, false);
 	} else if (FSAL_IS_ERROR(st)) {
 		return st;
 	}
-	rp_fold(l, min_hole, size);
-	l->eof = l->nseg > 0 && l->end == size;
-	rp_layout_fit(l, budget);
+	rp_layout_fold(l->ext, &l->n, min_hole, size);
+	l->eof = l->n > 0 && l->end == size;
+	i = rp_layout_fit(l->ext, l->n, budget);
+	if (i < l->n || (i > 0 && rp_extent_end(&l->ext[i - 1]) < l->end)) {
+		l->n = i;
+		l->end = i ? rp_extent_end(&l->ext[i - 1]) : offset;
+		l->eof = false;
+	}
 
-	for (i = 0; i < l->nseg; i++) {
-		struct fsal_segment *s = &l->seg[i];
+	for (i = 0; i < l->n; i++) {
+		struct rp_extent *s = &l->ext[i];
 		uint64_t got = 0;
 		bool eof = false;
 
@@ -419,7 +330,7 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 				 "READ_PLUS: read at %" PRIu64
 				 " failed (%s), reply ends before it",
 				 s->offset, msg_fsal_err(st.major));
-			l->nseg = i;
+			l->n = i;
 			l->end = s->offset;
 			l->eof = false;
 			return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -427,7 +338,7 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 		if (got < s->length) {
 			/* the file ends here now */
 			s->length = got;
-			l->nseg = got ? i + 1 : i;
+			l->n = got ? i + 1 : i;
 			l->end = s->offset + got;
 			l->eof = eof;
 			break;
@@ -520,26 +431,28 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 {
 	uint64_t pos = offset, end = offset + count;
 	fsal_status_t st;
-	size_t i, first;
+	size_t i;
 
-	l->nseg = 0;
+	l->n = 0;
 	l->end = offset;
 	l->eof = false;
-	while (pos < end && l->nseg < l->max_seg) {
-		uint64_t cost = rp_layout_cost(l);
+	while (pos < end && l->n < l->max) {
+		uint64_t cost = rp_layout_cost(l->ext, l->n);
 		struct fsal_read_plus_arg arg = {
 			.state = state,
 			.offset = pos,
 			.min_hole = min_hole,
 			.buf = buf + (pos - offset),
-			.seg = l->seg + l->nseg,
-			.max_seg = l->max_seg - l->nseg,
+			.seg = l->runs,
+			.max_seg = l->max - l->n,
 		};
 
 		if (cost + RP_XDR_DATA_HEAD + 4 > budget)
 			break;
+		/* whole XDR units of data, so that the padding fits too */
 		arg.length = rp_room_end(pos, end,
-					 budget - cost - RP_XDR_DATA_HEAD) -
+					 (budget - cost - RP_XDR_DATA_HEAD) &
+						 ~3ULL) -
 			     pos;
 		st = obj->obj_ops->read_plus(obj, bypass, &arg);
 		if (FSAL_IS_ERROR(st)) {
@@ -552,14 +465,15 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 			l->eof = false;
 			break;
 		}
-		/* append the runs, merged with the last one when alike (each
-		 * is read before its slot can be written)
-		 */
-		first = l->nseg;
-		for (i = 0; i < arg.nseg; i++) {
-			struct fsal_segment run = l->seg[first + i];
-
-			rp_layout_add(l, run.offset, run.length, run.hole);
+		/* append the runs, merged with the last one when alike */
+		for (i = 0; i < arg.nseg && i < arg.max_seg; i++)
+			if (!rp_layout_add(l, l->runs[i].offset,
+					   l->runs[i].length, l->runs[i].hole))
+				break;
+		if (i < arg.nseg) {
+			/* (cannot happen: one extent per run fits) */
+			l->eof = false;
+			break;
 		}
 		l->end = arg.end;
 		l->eof = arg.eof;
@@ -593,28 +507,18 @@ static int rp_plan(compound_data_t *data, uint64_t offset,
 		   const struct rp_layout *l, bool holes, uint64_t budget,
 		   struct rp_plan *plan)
 {
-	struct rp_extent *ext = gsh_calloc(l->nseg + 1, sizeof(*ext));
 	struct rp_request req = {
 		.offset = offset,
 		.budget = budget,
 		.report_holes = holes,
 	};
-	size_t i;
-	int rc;
 
-	for (i = 0; i < l->nseg; i++) {
-		ext[i].offset = l->seg[i].offset;
-		ext[i].length = l->seg[i].length;
-		ext[i].hole = l->seg[i].hole;
-	}
 	/* The layout covers [offset, end): the window the planner sees, with
 	 * EOF at end when the FSAL said so, else past it.
 	 */
 	req.count = l->end - offset;
 	req.file_size = l->eof ? l->end : l->end + 1;
-	rc = rp_plan_build(&req, ext, l->nseg, plan);
-	gsh_free(ext);
-	return rc;
+	return rp_plan_build(&req, l->ext, l->n, plan);
 }
 
 enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
@@ -688,12 +592,13 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	 * of filesystems are sectors at least (an FSAL finding more ends its
 	 * answer early, which the client continues).
 	 */
-	layout.max_seg = budget / RP_XDR_DATA_HEAD + 1;
-	if (layout.max_seg > count / RP_MIN_RUN + 2)
-		layout.max_seg = count / RP_MIN_RUN + 2;
-	if (layout.max_seg > RP_MAX_RUNS)
-		layout.max_seg = RP_MAX_RUNS;
-	layout.seg = gsh_malloc(layout.max_seg * sizeof(*layout.seg));
+	layout.max = budget / RP_XDR_DATA_HEAD + 1;
+	if (layout.max > count / RP_MIN_RUN + 2)
+		layout.max = count / RP_MIN_RUN + 2;
+	if (layout.max > RP_MAX_RUNS)
+		layout.max = RP_MAX_RUNS;
+	layout.ext = gsh_malloc(layout.max * sizeof(*layout.ext));
+	layout.runs = gsh_malloc(layout.max * sizeof(*layout.runs));
 	iob = sp42_iobuf_alloc(count);
 
 	st = rp_read_layout(obj, state, bypass, args->rpa_offset, count, holes,
@@ -705,8 +610,8 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 		goto out;
 	}
 
-	plan.seg = gsh_calloc(layout.nseg + 1, sizeof(*plan.seg));
-	plan.max_seg = layout.nseg + 1;
+	plan.seg = gsh_calloc(layout.n + 1, sizeof(*plan.seg));
+	plan.max_seg = layout.n + 1;
 	rc = rp_plan(data, args->rpa_offset, &layout, holes, budget, &plan);
 	if (rc == -E2BIG) {
 		res->rp_status = too_big;
@@ -715,7 +620,7 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	if (rc != 0) {
 		LogCrit(COMPONENT_NFS_V4,
 			"READ_PLUS: no plan for a layout of %zu runs (%d)",
-			layout.nseg, rc);
+			layout.n, rc);
 		res->rp_status = NFS4ERR_SERVERFAULT;
 		goto out;
 	}
@@ -732,7 +637,8 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 out:
 	sp42_iobuf_put(iob);
 	gsh_free(plan.seg);
-	gsh_free(layout.seg);
+	gsh_free(layout.ext);
+	gsh_free(layout.runs);
 	if (state != NULL)
 		dec_state_t_ref(state);
 	return nfsstat4_to_nfs_req_result(res->rp_status);
