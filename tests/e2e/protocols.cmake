@@ -55,3 +55,11 @@ target_link_libraries(e2e_proto_read_plus PRIVATE pthread)
 sparse_e2e_run(e2e_proto_read_plus_vfs e2e_proto_read_plus TIMEOUT 240
   HARNESS_ARGS --needs-root --fsal VFS
                --conf-extra "%include \"${rpcfg_dir}/exports.conf\"")
+
+# READ_PLUS on FSAL_MEM (no read_plus slot, no seek2): one data segment.
+add_test(NAME e2e/read_plus_mem_check
+         COMMAND ${SPARSE_HARNESS} --fsal MEM --
+                 ${CMAKE_CURRENT_SOURCE_DIR}/read_plus_mem_check.sh)
+set_tests_properties(e2e/read_plus_mem_check PROPERTIES LABELS e2e
+  TIMEOUT 120 SKIP_RETURN_CODE 77
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

@@ -280,6 +280,7 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 				bool holes, uint64_t min_hole, uint64_t budget,
 				char *buf, struct rp_layout *l)
 {
+	struct gsh_export *exp = op_ctx->ctx_export;
 	uint64_t size, end;
 	fsal_status_t st;
 	size_t i;
@@ -296,8 +297,20 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 	}
 	end = size - offset > count ? offset + count : size;
 
-	st = holes ? rp_seek_layout(obj, state, offset, end, l) :
-		     fsalstat(ERR_FSAL_NOTSUPP, 0);
+	/* An FSAL without seek2 logs each call to it as critical: asked once
+	 * per export.
+	 */
+	if (holes && atomic_fetch_uint32_t(&exp->read_plus_no_seek) == 0) {
+		st = rp_seek_layout(obj, state, offset, end, l);
+		if (st.major == ERR_FSAL_NOTSUPP) {
+			LogInfo(COMPONENT_NFS_V4,
+				"READ_PLUS: export %d has no seek2, holes are sent as data",
+				exp->export_id);
+			atomic_store_uint32_t(&exp->read_plus_no_seek, 1);
+		}
+	} else {
+		st = fsalstat(ERR_FSAL_NOTSUPP, 0);
+	}
 	if (st.major == ERR_FSAL_NOTSUPP ||
 	    st.major == ERR_FSAL_UNION_NOTSUPP) {
 		l->n = 0;
