@@ -17,7 +17,7 @@ trap 'rm -rf "$t"' EXIT
 head -c 300001 /dev/urandom >"$t/src"
 "$N" -p "$P" put "$t/src" "$E/x"
 "$N" -p "$P" cat "$E/x" >"$t/read"
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	"$N" -p "$P" cat --read-plus "$E/x" >"$t/rp" 2>"$t/err"
 	[ ! -s "$t/err" ] || { echo "cat --read-plus: $(cat "$t/err")"; exit 1; }
 	cmp "$t/rp" "$t/read" || { echo "READ_PLUS differs from READ"; exit 1; }
