@@ -408,6 +408,22 @@ START_TEST(eof_cases)
 		      NFS4_OK);
 	ck_assert(r->eof);
 	ck_assert_uint_eq(r->n, 0);
+	/* past the export's MaxOffsetRead (INT64_MAX by default), also with
+	 * offset + count beyond 2^64: READ's NFS4ERR_FBIG (never an empty
+	 * reply without eof, which a client would ask again forever)
+	 */
+	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, 1ULL << 63, 4096,
+			      false, r),
+		      NFS4ERR_FBIG);
+	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, UINT64_MAX - 10, 4096,
+			      false, r),
+		      NFS4ERR_FBIG);
+	/* the last offsets below it: eof, nothing */
+	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, INT64_MAX - 4096,
+			      4096, false, r),
+		      NFS4_OK);
+	ck_assert(r->eof);
+	ck_assert_uint_eq(r->n, 0);
 	/* a range ending exactly at EOF */
 	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, size - 10, 10, false,
 			      r),

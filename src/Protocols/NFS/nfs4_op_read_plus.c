@@ -583,12 +583,18 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	max_read = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxRead);
 	max_offset = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxOffsetRead);
 	count = args->rpa_count;
-	if (max_offset < UINT64_MAX && args->rpa_offset + count > max_offset) {
+	/* (as READ, without its wrap past 2^64) */
+	if (max_offset < UINT64_MAX &&
+	    (args->rpa_offset > max_offset ||
+	     count > max_offset - args->rpa_offset)) {
 		res->rp_status = NFS4ERR_FBIG;
 		goto out;
 	}
 	if (count > max_read)
 		count = max_read;
+	/* no window past 2^64 (the reply reaches EOF long before) */
+	if (count > UINT64_MAX - args->rpa_offset)
+		count = UINT64_MAX - args->rpa_offset;
 
 	budget = rp_budget(data, &too_big);
 	if (budget < RP_XDR_RESOK_FIXED) {
