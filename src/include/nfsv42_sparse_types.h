@@ -156,4 +156,61 @@ struct sp42_CB_OFFLOAD4res {
 	nfsstat4 cor_status;
 };
 
+/*
+ * READ_PLUS (RFC 7863), replacing the draft-era read_plus_res4 of nfsv41.h
+ * that holds at most one segment (patch 0010 makes NFS4_OP_READ_PLUS's
+ * result this one).
+ *
+ * The bytes of a data segment may be shared, without a copy, with the
+ * buffer the file was read into: d_buf then holds a reference on that
+ * buffer and d_data_val points into it; encoding hands the bytes to the
+ * transport by reference (see xdr_sp42_data_bytes).  With d_buf NULL
+ * d_data_val is the segment's own allocation (decoded, or built by a
+ * test) and is encoded inline.
+ */
+struct sp42_iobuf {
+	int32_t refs; /* atomic; freed with its last reference */
+	size_t size; /* bytes in data */
+	char data[]; /* the bytes read from the file */
+};
+
+struct sp42_data4 {
+	offset4 d_offset;
+	struct {
+		u_int d_data_len;
+		char *d_data_val;
+	} d_data;
+	struct sp42_iobuf *d_buf; /* NULL: d_data_val is owned here */
+};
+
+struct sp42_data_info4 {
+	offset4 di_offset;
+	length4 di_length;
+};
+
+/* union read_plus_content switch (data_content4 rpc_content) */
+struct sp42_read_plus_content {
+	data_content4 rpc_content;
+	union {
+		struct sp42_data4 rpc_data; /* NFS4_CONTENT_DATA */
+		struct sp42_data_info4 rpc_hole; /* NFS4_CONTENT_HOLE */
+	} rpc_u;
+};
+
+struct sp42_READ_PLUS4resok {
+	bool_t rpr_eof;
+	struct {
+		u_int rpr_contents_len;
+		struct sp42_read_plus_content *rpr_contents_val;
+	} rpr_contents;
+};
+
+/* union READ_PLUS4res switch (nfsstat4 rp_status) */
+struct sp42_READ_PLUS4res {
+	nfsstat4 rp_status;
+	union {
+		struct sp42_READ_PLUS4resok rp_resok4; /* NFS4_OK */
+	} rp_u;
+};
+
 #endif /* NFSV42_SPARSE_TYPES_H */

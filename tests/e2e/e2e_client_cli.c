@@ -616,23 +616,16 @@ static char *make_sparse(const char *rel, size_t *len)
 START_TEST(cat_read_plus_sparse)
 {
 	char *np = e2e_path("cli-rp-sparse");
-	/* NOTSUPP (4.2) or OP_ILLEGAL (NFS42_MINORVERSION=1) */
-	const char *fallback = ", reading with READ\n";
 	size_t n;
-	char *want = make_sparse("cli-rp-sparse", &n), *again;
+	char *want = make_sparse("cli-rp-sparse", &n);
 	struct run r;
 
 	cat_equals((const char *const[]){ "cat", "--read-plus", np, NULL },
 		   want, n, &r);
-	/* a server without READ_PLUS: told once, then READ */
-	if (r.err[0]) {
-		ck_assert_msg(strstr(r.err, "READ_PLUS: NFS4ERR_") &&
-				      strstr(r.err, fallback),
-			      "stderr: %s", r.err);
-		again = strstr(r.err, fallback) + 1;
-		ck_assert_msg(!strstr(again, fallback), "told twice: %s",
-			      r.err);
-	}
+	/* this server answers READ_PLUS (issue #7): no fallback to READ
+	 * (the fallback itself: test_nfs42_rpc's S_READS)
+	 */
+	ck_assert_msg(r.err[0] == 0, "stderr: %s", r.err);
 	run_free(&r);
 	cat_equals((const char *const[]){ "cat", "-d", "3", "--read-plus", np,
 					  NULL },
@@ -651,17 +644,15 @@ START_TEST(map_verb)
 	char *want = make_sparse("cli-map", &n);
 	struct run r = CLI("map", np);
 
-	/* today's server answers READ_PLUS with NOTSUPP (OP_ILLEGAL in 4.1):
-	 * exit 1 with it */
-	if (r.status == 1) {
-		ck_assert_msg(strstr(r.err, "NFS4ERR_NOTSUPP") ||
-				      strstr(r.err, "NFS4ERR_OP_ILLEGAL"),
-			      "%s", r.err);
-		ck_assert_str_eq(r.out, "");
-	} else {
-		ck_assert_msg(r.status == 0, "map: %s", r.err);
-		ck_assert(strstr(r.out, "0 1048576 hole\n") == r.out);
-	}
+	/* the server's READ_PLUS (issue #7) reports the backing file's
+	 * layout: 4 KiB blocks around the data, holes between
+	 */
+	ck_assert_msg(r.status == 0, "map: %s", r.err);
+	ck_assert_str_eq(r.out, "0 1048576 hole\n"
+				"1048576 102400 data\n"
+				"1150976 3043328 hole\n"
+				"4194304 4096 data\n"
+				"4198400 2093056 hole\n");
 	run_free(&r);
 	CLI_EXPECT(1, "NFS4ERR_NOENT", "map", miss);
 	DEAD_EXPECT(2, NULL, "map");

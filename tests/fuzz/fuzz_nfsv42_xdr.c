@@ -2,9 +2,9 @@
 /* Copyright (C) 2026 The nfs-sparse authors */
 
 /*
- * libFuzzer target for the server's NFSv4.2 COPY/CLONE decoders
- * (src/include/nfsv42_sparse_xdr.h, reached through Ganesha's nfsv41.h as
- * patch 0005 includes them).  The first byte picks the decoder; the rest
+ * libFuzzer target for the server's NFSv4.2 COPY/CLONE and READ_PLUS
+ * decoders (src/include/nfsv42_sparse_xdr.h, reached through Ganesha's
+ * nfsv41.h as patches 0005 and 0010 include them).  The first byte picks the decoder; the rest
  * is the XDR input.  Every decode is
  * followed by XDR_FREE of what it built, so ASan sees leaks and bad frees;
  * a decode that succeeds is encoded again and decoded once more, and must
@@ -41,6 +41,9 @@ static const struct fuzz_decoder decoders[] = {
 	{ (xdrproc_t)xdr_sp42_CLONE4args, sizeof(struct sp42_CLONE4args) },
 	{ (xdrproc_t)xdr_sp42_CB_OFFLOAD4args,
 	  sizeof(struct sp42_CB_OFFLOAD4args) },
+	{ (xdrproc_t)xdr_sp42_READ_PLUS4res,
+	  sizeof(struct sp42_READ_PLUS4res) },
+	{ (xdrproc_t)xdr_READ_PLUS4args, sizeof(READ_PLUS4args) },
 };
 
 #define FUZZ_MAX 65536

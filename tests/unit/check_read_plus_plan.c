@@ -505,6 +505,10 @@ static void walk_file(const struct layout *l, uint32_t count, uint64_t budget)
 		ck_assert_uint_le(rp_plan_data_bytes(&p), count);
 		ck_assert_uint_gt(p.nseg, 0);
 		ck_assert_uint_eq(p.seg[0].offset, off);
+		/* data and holes together cover the plan exactly */
+		ck_assert_uint_eq(rp_plan_data_bytes(&p) +
+					  rp_plan_hole_bytes(&p),
+				  rp_plan_end(&p, off) - off);
 		for (i = 0; i < p.nseg; i++) {
 			ck_assert_uint_eq(p.seg[i].offset,
 					  i ? p.seg[i - 1].offset +
@@ -722,6 +726,131 @@ START_TEST(random_against_model)
 }
 END_TEST
 
+/* ---- building a layout (rp_layout_*) -------------------------------------- */
+
+static void expect_ext(const struct rp_extent *e, size_t n,
+		       const struct want *w, size_t nw)
+{
+	size_t i;
+
+	ck_assert_uint_eq(n, nw);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(e[i].offset == w[i].off &&
+				      e[i].length == w[i].len &&
+				      e[i].hole == w[i].hole,
+			      "extent %zu: got %s %llu+%llu, want %s %llu+%llu",
+			      i, e[i].hole ? "hole" : "data",
+			      (unsigned long long)e[i].offset,
+			      (unsigned long long)e[i].length,
+			      w[i].hole ? "hole" : "data",
+			      (unsigned long long)w[i].off,
+			      (unsigned long long)w[i].len);
+}
+
+START_TEST(layout_append_merges)
+{
+	struct rp_extent e[2];
+	size_t n = 0;
+
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 0, 4 * K, true), 0);
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 4 * K, 0, false), 0);
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 4 * K, 4 * K, true), 0);
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 8 * K, 5, false), 0);
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 8 * K + 5, 3, false), 0);
+	ck_assert_int_eq(rp_layout_append(e, &n, 2, 8 * K + 8, 1, true),
+			 -ENOSPC);
+	expect_ext(e, n,
+		   (struct want[]){ { 0, 8 * K, true }, { 8 * K, 8, false } },
+		   2);
+	ck_assert_uint_eq(rp_layout_cost(e, n), 8 + 20 + 16 + 8);
+}
+END_TEST
+
+/*
+ * Only holes whose both ends show are measured: a hole at the start, or
+ * one cut by the layout's end short of EOF, stays a hole however short;
+ * one ending at EOF after data is measured.
+ */
+START_TEST(layout_fold_bounded_holes)
+{
+	struct rp_extent e[8];
+	size_t n = 0;
+
+	rp_layout_append(e, &n, 8, 0, 1 * K, true); /* start: kept */
+	rp_layout_append(e, &n, 8, 1 * K, 4 * K, false);
+	rp_layout_append(e, &n, 8, 5 * K, 4 * K, true); /* < 8K: folded */
+	rp_layout_append(e, &n, 8, 9 * K, 4 * K, false);
+	rp_layout_append(e, &n, 8, 13 * K, 8 * K, true); /* 8K: kept */
+	rp_layout_append(e, &n, 8, 21 * K, 4 * K, false);
+	rp_layout_append(e, &n, 8, 25 * K, 2 * K, true); /* cut: kept */
+	rp_layout_fold(e, &n, 8 * K, 100 * K);
+	expect_ext(e, n,
+		   (struct want[]){ { 0, 1 * K, true },
+				    { 1 * K, 12 * K, false },
+				    { 13 * K, 8 * K, true },
+				    { 21 * K, 4 * K, false },
+				    { 25 * K, 2 * K, true } },
+		   5);
+	/* the same short hole ending at EOF (27K) after data: folded */
+	rp_layout_fold(e, &n, 8 * K, 27 * K);
+	expect_ext(e, n,
+		   (struct want[]){ { 0, 1 * K, true },
+				    { 1 * K, 12 * K, false },
+				    { 13 * K, 8 * K, true },
+				    { 21 * K, 6 * K, false } },
+		   4);
+	/* a layout of one hole is never folded; min 0 folds nothing */
+	n = 0;
+	rp_layout_append(e, &n, 8, 0, 100, true);
+	rp_layout_fold(e, &n, 8 * K, 100);
+	expect_ext(e, n, (struct want[]){ { 0, 100, true } }, 1);
+}
+END_TEST
+
+START_TEST(layout_room_end)
+{
+	/* fits: the end; else a 4 KiB offset; else pos + room */
+	ck_assert_uint_eq(rp_room_end(100, 200, 100), 200);
+	ck_assert_uint_eq(rp_room_end(100, 20000, 10000), 8192);
+	ck_assert_uint_eq(rp_room_end(100, 20000, 3000), 3100);
+	ck_assert_uint_eq(rp_room_end(8192, 1 << 20, 4096), 12288);
+}
+END_TEST
+
+/* Cut where the budget ends: data to a 4 KiB offset, a hole dropped. */
+START_TEST(layout_fit_budget)
+{
+	struct rp_extent e[4];
+	size_t n = 0, k;
+
+	rp_layout_append(e, &n, 4, 0, 64 * K, true);
+	rp_layout_append(e, &n, 4, 64 * K, 64 * K, false);
+	rp_layout_append(e, &n, 4, 128 * K, 64 * K, true);
+	/* everything fits */
+	ck_assert_uint_eq(rp_layout_fit(e, n, BIG), 3);
+	/* 8 + 20 + 16 + 10000 rounded: data cut to 8K - 0 (offset 72K) */
+	k = rp_layout_fit(e, n, 8 + 20 + 16 + 10000);
+	ck_assert_uint_eq(k, 2);
+	ck_assert_uint_eq(e[1].length, 8 * K);
+	ck_assert_uint_le(rp_layout_cost(e, k), 8 + 20 + 16 + 10000);
+	/* a budget with room for the data's header and a few bytes:
+	 * whole XDR units, never past the budget
+	 */
+	e[1].length = 64 * K;
+	k = rp_layout_fit(e, n, 8 + 20 + 16 + 7);
+	ck_assert_uint_eq(k, 2);
+	ck_assert_uint_eq(e[1].length, 4);
+	ck_assert_uint_le(rp_layout_cost(e, k), 8 + 20 + 16 + 7);
+	/* the hole after fitting data does not fit: dropped */
+	e[1].length = 64 * K;
+	k = rp_layout_fit(e, n, 8 + 20 + 16 + 64 * K + 19);
+	ck_assert_uint_eq(k, 2);
+	ck_assert_uint_eq(e[1].length, 64 * K);
+	/* not even the first hole */
+	ck_assert_uint_eq(rp_layout_fit(e, n, 27), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("read_plus_plan");
@@ -747,9 +876,15 @@ int main(void)
 	tcase_add_test(limits, budget_keeps_holes_whole);
 	tcase_add_test(limits, budget_too_small);
 	tcase_add_test(limits, bad_layout_or_room);
+	tcase_add_test(limits, layout_append_merges);
+	tcase_add_test(limits, layout_fold_bounded_holes);
+	tcase_add_test(limits, layout_room_end);
+	tcase_add_test(limits, layout_fit_budget);
 	tcase_add_test(walks, budget_walk_many_small_segments);
 	tcase_add_test(walks, budget_stops_many_small_segments);
 	tcase_add_test(walks, random_against_model);
+	/* the walks take about a second; seconds more on a loaded machine */
+	tcase_set_timeout(walks, 60);
 	suite_add_tcase(s, shapes);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, walks);

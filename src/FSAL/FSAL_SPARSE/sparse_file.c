@@ -834,7 +834,8 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, void *buf,
+				 uint64_t offset, size_t length,
+				 uint64_t min_hole, void *buf,
 				 struct sparse_map *map)
 {
 	SPARSE_TMP_FD(tmp);
@@ -847,15 +848,59 @@ fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	rc = sparse_map_build_fd(sfd->fd, offset, length,
-				 sparse_export_min_hole(op_ctx->fsal_export),
-				 map);
+	rc = sparse_map_build_fd(sfd->fd, offset, length, min_hole, map);
 	if (rc != 0)
 		status = posix2fsal_status(-rc);
 	else
 		status = sparse_read_extents(sfd->fd, map, buf);
 
 	sparse_end_io(obj_hdl, state, FSAL_O_READ, sfd);
+	return status;
+}
+
+/*
+ * obj_ops->read_plus: the map and the data under one I/O bracket.  Holes
+ * below the larger of the caller's min_hole and the export's Min_Hole_Size
+ * are data.  A map with more extents than the caller has room for is cut
+ * after the last one that fits (its data is read all the same; end and eof
+ * say where the answer stops).
+ */
+static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
+				      bool bypass,
+				      struct fsal_read_plus_arg *arg)
+{
+	uint64_t min_hole = sparse_export_min_hole(op_ctx->fsal_export);
+	struct sparse_map map;
+	fsal_status_t status;
+	size_t i;
+
+	if (obj_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	if (arg->min_hole > min_hole)
+		min_hole = arg->min_hole;
+
+	sparse_map_init(&map);
+	status = sparse_read_sparse(obj_hdl, arg->state, bypass, arg->offset,
+				    arg->length, min_hole, arg->buf, &map);
+	arg->nseg = 0;
+	arg->end = arg->offset;
+	arg->eof = false;
+	if (FSAL_IS_ERROR(status))
+		goto out;
+
+	for (i = 0; i < map.count && i < arg->max_seg; i++) {
+		arg->seg[i].offset = map.ext[i].offset;
+		arg->seg[i].length = map.ext[i].length;
+		arg->seg[i].hole = map.ext[i].is_hole;
+		arg->end = map.ext[i].offset + map.ext[i].length;
+	}
+	arg->nseg = i;
+	if (i == map.count) {
+		arg->end = map.end;
+		arg->eof = map.eof;
+	}
+out:
+	sparse_map_free(&map);
 	return status;
 }
 
@@ -1435,6 +1480,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->fallocate = sparse_fallocate;
 	ops->clone = sparse_clone;
 	ops->copy = sparse_copy;
+	ops->read_plus = sparse_read_plus;
 	ops->lock_op2 = sparse_lock_op2;
 	ops->setattr2 = sparse_setattr2_durable;
 	ops->close = sparse_close;

@@ -243,7 +243,7 @@ fsal_status_t sparse_setattr2_durable(struct fsal_obj_handle *obj_hdl,
 struct sparse_map;
 /*
  * For READ_PLUS: map [offset, offset + length) of a regular file into data
- * and holes (holes below the export's Min_Hole_Size folded into data) and
+ * and holes (holes below min_hole folded into data) and
  * read the data extents into buf, where buf[i] is file byte offset + i
  * (hole bytes are not touched).  Uses the state's, the global or a
  * temporary descriptor like read2.  The caller initialises and frees map;
@@ -251,8 +251,8 @@ struct sparse_map;
  */
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, void *buf,
-				 struct sparse_map *map);
+				 uint64_t offset, size_t length, uint64_t min_hole,
+				 void *buf, struct sparse_map *map);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,
 				   struct state_t *related_state);

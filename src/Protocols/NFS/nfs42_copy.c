@@ -19,6 +19,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_copy_plan.h"
 
 /* Bytes one read2/write2 of the generic loop moves. */
@@ -46,18 +47,6 @@ static uint64_t gen_elapsed_ms(const struct gen_copy *g)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (now.tv_sec - g->began.tv_sec) * 1000 +
 	       (now.tv_nsec - g->began.tv_nsec) / 1000000;
-}
-
-static fsal_status_t gen_size(struct fsal_obj_handle *obj, uint64_t *size)
-{
-	struct fsal_attrlist attrs;
-	fsal_status_t status;
-
-	fsal_prepare_attrs(&attrs, ATTR_SIZE);
-	status = obj->obj_ops->getattrs(obj, &attrs);
-	*size = attrs.filesize;
-	fsal_release_attrs(&attrs);
-	return status;
 }
 
 /*
@@ -210,7 +199,7 @@ static fsal_status_t gen_extend(struct gen_copy *g)
 	fsal_status_t status;
 	uint64_t size;
 
-	status = gen_size(g->dst, &size);
+	status = nfs42_file_size(g->dst, &size);
 	if (FSAL_IS_ERROR(status) || size >= want)
 		return status;
 	fsal_prepare_attrs(&attrs, 0);
@@ -241,7 +230,7 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 	g.chunk.budget_ms = arg->budget_ms;
 	clock_gettime(CLOCK_MONOTONIC, &g.began);
 
-	status = gen_size(src, &size);
+	status = nfs42_file_size(src, &size);
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (arg->src_offset >= size) {
@@ -251,7 +240,7 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 	g.end = arg->count == 0 || arg->count >= size - arg->src_offset ?
 			size :
 			arg->src_offset + arg->count;
-	status = gen_size(dst, &g.dst_size);
+	status = nfs42_file_size(dst, &g.dst_size);
 	if (FSAL_IS_ERROR(status))
 		return status;
 	g.buf = gsh_malloc(NFS42_COPY_IO_SIZE);
@@ -426,7 +415,7 @@ nfsstat4 nfs42_copy_check_range(struct fsal_obj_handle *src,
 	fsal_status_t fsal_status;
 	uint64_t size;
 
-	fsal_status = gen_size(src, &size);
+	fsal_status = nfs42_file_size(src, &size);
 	if (FSAL_IS_ERROR(fsal_status))
 		return nfs4_Errno_status(fsal_status);
 

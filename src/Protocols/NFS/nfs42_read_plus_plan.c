@@ -194,15 +194,26 @@ uint64_t rp_plan_xdr_size(const struct rp_plan *plan)
 	return size;
 }
 
-uint64_t rp_plan_data_bytes(const struct rp_plan *plan)
+static uint64_t rp_plan_bytes_of(const struct rp_plan *plan,
+				 enum rp_seg_type type)
 {
 	uint64_t bytes = 0;
 	size_t i;
 
 	for (i = 0; i < plan->nseg; i++)
-		if (plan->seg[i].type == RP_SEG_DATA)
+		if (plan->seg[i].type == type)
 			bytes += plan->seg[i].length;
 	return bytes;
+}
+
+uint64_t rp_plan_data_bytes(const struct rp_plan *plan)
+{
+	return rp_plan_bytes_of(plan, RP_SEG_DATA);
+}
+
+uint64_t rp_plan_hole_bytes(const struct rp_plan *plan)
+{
+	return rp_plan_bytes_of(plan, RP_SEG_HOLE);
 }
 
 uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from)
@@ -213,4 +224,96 @@ uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from)
 		return from;
 	last = &plan->seg[plan->nseg - 1];
 	return last->offset + last->length;
+}
+
+/* ---- building a layout ----------------------------------------------- */
+
+int rp_layout_append(struct rp_extent *ext, size_t *n, size_t max,
+		     uint64_t offset, uint64_t length, bool hole)
+{
+	struct rp_extent *last = *n ? &ext[*n - 1] : NULL;
+
+	if (length == 0)
+		return 0;
+	if (last != NULL && last->hole == hole && extent_end(last) == offset) {
+		last->length += length;
+		return 0;
+	}
+	if (*n >= max)
+		return -ENOSPC;
+	ext[*n].offset = offset;
+	ext[*n].length = length;
+	ext[*n].hole = hole;
+	(*n)++;
+	return 0;
+}
+
+uint64_t rp_layout_cost(const struct rp_extent *ext, size_t n)
+{
+	uint64_t cost = RP_XDR_RESOK_FIXED;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cost += segment_cost(ext[i].hole ? RP_SEG_HOLE : RP_SEG_DATA,
+				     ext[i].length);
+	return cost;
+}
+
+void rp_layout_fold(struct rp_extent *ext, size_t *n, uint64_t min_hole,
+		    uint64_t file_size)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < *n; i++) {
+		struct rp_extent e = ext[i];
+		bool bounded = i > 0 &&
+			       (i + 1 < *n || extent_end(&e) == file_size);
+
+		if (e.hole && bounded && e.length < min_hole)
+			e.hole = false;
+		if (out > 0 && ext[out - 1].hole == e.hole)
+			ext[out - 1].length += e.length;
+		else
+			ext[out++] = e;
+	}
+	*n = out;
+}
+
+uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room)
+{
+	uint64_t cut;
+
+	if (end - pos <= room)
+		return end;
+	cut = (pos + room) & ~(RP_CUT_ALIGN - 1);
+	return cut > pos ? cut : pos + room;
+}
+
+size_t rp_layout_fit(struct rp_extent *ext, size_t n, uint64_t budget)
+{
+	uint64_t cost = RP_XDR_RESOK_FIXED;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rp_extent *e = &ext[i];
+		uint64_t need = segment_cost(
+			e->hole ? RP_SEG_HOLE : RP_SEG_DATA, e->length);
+
+		if (cost + need <= budget) {
+			cost += need;
+			continue;
+		}
+		if (!e->hole && cost + RP_XDR_DATA_HEAD + 4 <= budget) {
+			/* whole XDR units, so that the padding fits too */
+			uint64_t room = (budget - cost - RP_XDR_DATA_HEAD) &
+					~3ULL;
+
+			e->length =
+				rp_room_end(e->offset, extent_end(e), room) -
+				e->offset;
+			return i + 1;
+		}
+		return i;
+	}
+	return n;
 }

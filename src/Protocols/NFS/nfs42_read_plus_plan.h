@@ -38,6 +38,11 @@ struct rp_extent {
 	bool hole;
 };
 
+static inline uint64_t rp_extent_end(const struct rp_extent *e)
+{
+	return e->offset + e->length;
+}
+
 /* One planned segment of the reply. */
 struct rp_segment {
 	enum rp_seg_type type;
@@ -88,10 +93,56 @@ uint64_t rp_plan_xdr_size(const struct rp_plan *plan);
 /* Bytes of data (not holes) in plan: at most rpa_count. */
 uint64_t rp_plan_data_bytes(const struct rp_plan *plan);
 
+/* Bytes of holes in plan: what the reply did not have to send. */
+uint64_t rp_plan_hole_bytes(const struct rp_plan *plan);
+
 /*
  * Where the plan ends: the end of its last segment, or from when it has
  * none.  A client continuing the read asks from there.
  */
 uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from);
+
+/*
+ * Building a layout before it is read (the operation's side).  A layout is
+ * ext[0..*n) with room for max extents, sorted and contiguous.
+ */
+
+/*
+ * Append [offset, offset + length) of one kind right after the last
+ * extent, merged with it when of the same kind.  Empty runs are ignored.
+ * Returns 0, or -ENOSPC when a new extent is needed and there is no room.
+ */
+int rp_layout_append(struct rp_extent *ext, size_t *n, size_t max,
+		     uint64_t offset, uint64_t length, bool hole);
+
+/* Bytes ext[0..n) takes as a READ_PLUS4resok when each extent is a
+ * segment.
+ */
+uint64_t rp_layout_cost(const struct rp_extent *ext, size_t n);
+
+/*
+ * Fold holes shorter than min_hole into data, measuring only holes whose
+ * both ends the layout shows: data before it, and data after it or the
+ * end of file at file_size.  A hole at the start of the layout, or one
+ * the layout's end cuts short of EOF, may be longer than it shows and is
+ * kept.  Neighbours are merged.
+ */
+void rp_layout_fold(struct rp_extent *ext, size_t *n, uint64_t min_hole,
+		    uint64_t file_size);
+
+/*
+ * Where a window from pos towards end may stop so that at most room bytes
+ * of data are in it: end when it fits, else on a 4 KiB file offset when
+ * that keeps at least one byte, else pos + room.
+ */
+uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room);
+
+/*
+ * Cut the layout where its cost reaches budget (the data beyond what a
+ * reply can send is then not read): the first extent that does not fit
+ * is dropped, or, for data, cut with rp_room_end when at least 4 bytes of
+ * it fit.  Returns the new number of extents.
+ */
+size_t rp_layout_fit(struct rp_extent *ext, size_t n, uint64_t budget);
 
 #endif /* NFS42_READ_PLUS_PLAN_H */
