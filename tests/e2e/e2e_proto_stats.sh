@@ -84,6 +84,9 @@ put "$x/a" 65536
 put "$x/b" 12288
 put "$x/two/c" 8192
 put "$NFS42_BACKING/e" 4096
+# 8 KiB of data, then a 56 KiB hole to EOF
+put "$NFS42_BACKING/rp" 8192
+truncate -s 65536 "$NFS42_BACKING/rp"
 
 # 1. all zero at start, for every export
 for id in 1 6 7; do
@@ -131,7 +134,14 @@ cli cp --async /sparse/e /sparse/e.3 || bad "async copy /sparse/e"
 expect_export 1 0 0 0 1 4096 1 4096 0 0
 expect_fsal 1 8192 2 8192 0 0
 
-# 6. an export id the server does not have
+# 6. READ_PLUS: one reply, its data bytes and the hole bytes it elided
+rp_out=$(mktemp "${TMPDIR:-/tmp}/stats-rp.XXXXXX")
+cli cat --read-plus /sparse/rp >"$rp_out" || bad "cat --read-plus"
+cmp -s "$rp_out" "$NFS42_BACKING/rp" || bad "cat --read-plus read wrong bytes"
+rm -f "$rp_out"
+expect_export 1 1 8192 $((65536 - 8192)) 1 4096 1 4096 0 0
+
+# 7. an export id the server does not have
 if out=$("$stats" 99 2>&1); then
 	bad "export 99 answered: $out"
 elif grep -q "Export id not found" <<<"$out"; then
