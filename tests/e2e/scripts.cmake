@@ -6,6 +6,27 @@ add_test(NAME e2e/wire_check
 set_tests_properties(e2e/wire_check PROPERTIES LABELS "e2e;wire" TIMEOUT 120
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
 
+# The NFSv4.2 part (wire_check_v42.sh): READ_PLUS layouts, OFFLOAD_STATUS
+# and OFFLOAD_CANCEL of async copies slowed to 100 ms per 1 MiB chunk;
+# then CLONE and clone_blksize on an XFS reflink fixture of its own.
+add_executable(wire_client ${CMAKE_CURRENT_SOURCE_DIR}/wire_client.c)
+target_link_libraries(wire_client PRIVATE nfs42c)
+set(wire_env "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>;SPARSE_WIRE_CLIENT=$<TARGET_FILE:wire_client>")
+add_test(NAME e2e/wire_check_v42
+         COMMAND ${SPARSE_HARNESS}
+                 --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON>"
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_v42.sh)
+set_tests_properties(e2e/wire_check_v42 PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 ENVIRONMENT "${wire_env}")
+set(wirefs_dir ${CMAKE_CURRENT_BINARY_DIR}/wirefs)
+add_test(NAME e2e/wire_check_clone
+         COMMAND ${SPARSE_HARNESS}
+                 --conf-extra "%include \"${wirefs_dir}/exports.conf\""
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_v42.sh clone ${wirefs_dir})
+set_tests_properties(e2e/wire_check_clone PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 ENVIRONMENT "${wire_env}")
+sparse_loop_fixture(wire_check_clone wirefs clonefs-setup.sh)
+
 # The serve command and the harness on bad input, and Ctrl-C.
 add_test(NAME e2e/serve_check
          COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/serve_check.sh)

@@ -13,52 +13,16 @@
 # (callback op 15) call and reply are decoded (nfs42 cp --async).
 set -euo pipefail
 
-nfs42=${SPARSE_NFS42:?}
-port=${NFS42_PORT:?}
-exp=${NFS42_EXPORT:?}
-backing=${NFS42_BACKING:?}
-work=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-wire.XXXXXX")
-tshark_pid=
-cleanup() {
-	[ -n "$tshark_pid" ] && kill "$tshark_pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-	echo "wire_check: FAIL: $*" >&2
-	exit 1
-}
-
-if ! command -v tshark >/dev/null; then
-	echo "wire_check: tshark is not installed" >&2
-	exit 1
-fi
+wire_name=wire_check # used by wire-lib.sh
+# shellcheck source=tests/e2e/wire-lib.sh
+. "$(dirname "$0")/wire-lib.sh"
 
 # Test data: a 300 KiB random file (several READs at the client's io size
 # if that is small, one otherwise) and a few names to list.
 head -c 307200 /dev/urandom >"$backing/wire.bin"
 for n in alpha beta gamma; do : >"$backing/$n"; done
 
-tshark -i lo -f "tcp port $port" -w "$work/cap.pcapng" -q 2>"$work/tshark.err" &
-tshark_pid=$!
-for _ in $(seq 100); do
-	grep -q "Capturing on" "$work/tshark.err" && break
-	sleep 0.1
-done
-grep -q "Capturing on" "$work/tshark.err" || fail "tshark did not start: $(cat "$work/tshark.err")"
-# "Capturing on" can come before packets are really taken: ping until the
-# capture file shows one, so the session below is captured from its start.
-live=0
-for _ in $(seq 50); do
-	"$nfs42" ping >/dev/null 2>&1 || true
-	if tshark -r "$work/cap.pcapng" -c 1 2>/dev/null | grep -q .; then
-		live=1
-		break
-	fi
-	sleep 0.1
-done
-[ $live = 1 ] || fail "tshark captured nothing on port $port"
-
+wire_start
 "$nfs42" ls "$exp" >"$work/ls.out"
 "$nfs42" cat "$exp/wire.bin" -o "$work/wire.out"
 rc=0
@@ -81,19 +45,9 @@ cmp -s "$backing/wire.copy" "$backing/wire.bin" || fail "cp's copy differs from 
 "$nfs42" cp --async "$exp/wire.bin" "$exp/wire.async" 2>"$work/async.err" ||
 	fail "cp --async failed: $(cat "$work/async.err")"
 cmp -s "$backing/wire.async" "$backing/wire.bin" || fail "cp --async copy differs"
-# let the last frames reach the capture before stopping it
-sleep 0.5
-kill -INT "$tshark_pid"
-wait "$tshark_pid" || true
-tshark_pid=
+wire_stop
 
-decode() { # tshark read options + fields, rows with a tab between fields
-	tshark -r "$work/cap.pcapng" -d "tcp.port==$port,rpc" "$@" 2>/dev/null
-}
-
-bad=$(decode -Y '_ws.malformed || _ws.expert.severity >= error' | wc -l)
-[ "$bad" -eq 0 ] || fail "$bad malformed or error frames: $(decode -Y '_ws.malformed || _ws.expert.severity >= error' | head -3)"
-
+wire_no_errors
 # Compound op numbers in calls (msgtyp 0): RFC 5661/7862 op codes.
 ops=$(decode -Y 'nfs && rpc.msgtyp == 0' -T fields -e nfs.opcode | tr ',' '\n' | sort -un | tr '\n' ' ')
 for want in 42 43 53 24 15 26 18 22 25 4 44 57; do
@@ -103,7 +57,7 @@ done
 # READDIR reply (op 26) must name every backing entry.
 names=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 26' -T fields -e nfs.name | tr ',' '\n')
 for n in alpha beta gamma wire.bin; do
-	grep -qx "$n" <<<"$names" || fail "READDIR reply lacks '$n' (dissector saw: $(echo $names))"
+	grep -qx "$n" <<<"$names" || fail "READDIR reply lacks '$n' (dissector saw: $(tr '\n' ' ' <<<"$names"))"
 done
 
 # READ replies (op 25): the dissected data, in frame order, is the file.
@@ -119,25 +73,14 @@ decode -Y 'nfs && rpc.msgtyp == 1 && nfs.nfsstat4 == 2' | grep -q . ||
 
 # CLONE (op 71, RFC 7862 15.13): a call, and a reply whose CLONE result
 # is NFS4ERR_NOTSUPP (10004); tshark 4.0 dissects op 71.
-decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 71' | grep -q . ||
-	fail "no CLONE call (op 71) decoded"
-clone_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 71' -T fields -e nfs.opcode -e nfs.nfsstat4)
-[ -n "$clone_reply" ] || fail "no CLONE reply (op 71) decoded"
-# the last op of the reply is CLONE and the last status is its own
-awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
-	if (op[n] == 71 && st[m] == 10004) ok = 1 } END { exit !ok }' <<<"$clone_reply" ||
-	fail "CLONE reply is not NFS4ERR_NOTSUPP (opcodes, statuses: $clone_reply)"
+wire_op_call 71
+wire_op_reply 71 10004
 
 # COPY (op 60, RFC 7862 15.2): a call, and a reply whose COPY result is
 # NFS4_OK (write_response4 and copy_requirements4 decoded: no malformed
 # frame above).
-decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 60' | grep -q . ||
-	fail "no COPY call (op 60) decoded"
-copy_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 60' -T fields -e nfs.opcode -e nfs.nfsstat4)
-[ -n "$copy_reply" ] || fail "no COPY reply (op 60) decoded"
-awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
-	if (op[n] == 60 && st[m] == 0) ok = 1 } END { exit !ok }' <<<"$copy_reply" ||
-	fail "COPY reply is not NFS4_OK (opcodes, statuses: $copy_reply)"
+wire_op_call 60
+wire_op_reply 60 0
 # CB_OFFLOAD (RFC 7862 16.1) of the cp --async: the server's callback
 # call and the client's reply decoded.
 decode -Y 'rpc.msgtyp == 0 && nfs.cb.operation == 15' | grep -q . ||
