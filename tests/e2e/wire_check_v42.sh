@@ -20,9 +20,11 @@
 # must be covered from 0 to its size by the replies. Then an async COPY
 # that the harness's Test_Copy_Chunk_Delay_Ms (100 ms per 1 MiB chunk)
 # makes last ~1.2 s, so that the CLI's OFFLOAD_STATUS (op 67) poll at
-# 500 ms sees it running, and one interrupted (SIGINT, as Ctrl-C) at
-# ~0.3 s, so that the CLI sends OFFLOAD_CANCEL (op 66): both calls and
-# NFS4_OK replies decoded, the status reply with its count.
+# 500 ms sees it running, and one interrupted (SIGINT, as Ctrl-C) once
+# its first chunk is written, so that the CLI sends OFFLOAD_CANCEL (op 66)
+# at its next poll: both calls and NFS4_OK replies decoded, a status reply
+# with a count between 0 and the size and no osr_complete. The wire is
+# checked before what our client saw (exit codes, copies, map's output).
 #
 # clone: CLONE (op 71) of a file on the XFS reflink export answers NFS4_OK,
 # and a GETATTR reply decodes clone_blksize (attribute 77) as the XFS
@@ -43,10 +45,12 @@ if [ "$mode" = clone ]; then
 	fi
 	wcl=${SPARSE_WIRE_CLIENT:?}
 	head -c 1048576 /dev/urandom >"$fix/x/clone.src"
-	bsize=$(stat -f -c %S "$fix/x")
+	bsize=$(stat -f -c %s "$fix/x") # statvfs f_bsize
 	wire_start
+	# the wire first, then what our client saw
+	clone_rc=0
 	"$nfs42" cp --clone /xfs/clone.src /xfs/clone.dst 2>"$work/clone.err" ||
-		fail "cp --clone on XFS failed: $(cat "$work/clone.err")"
+		clone_rc=$?
 	got=$("$wcl" blksize /xfs/clone.src) || fail "GETATTR clone_blksize failed"
 	wire_stop
 	wire_no_errors
@@ -58,6 +62,7 @@ if [ "$mode" = clone ]; then
 		-T fields -e nfs.fattr4.clone_block_size | sort -u)
 	[ "$blk" = "$bsize" ] ||
 		fail "dissected clone_blksize '$blk', want $bsize (the XFS block size)"
+	[ $clone_rc = 0 ] || fail "cp --clone on XFS failed: $(cat "$work/clone.err")"
 	cmp -s "$fix/x/clone.src" "$fix/x/clone.dst" || fail "the clone differs"
 	[ "$got" = "$bsize" ] || fail "our client read clone_blksize $got, want $bsize"
 	echo "$wire_name: CLONE NFS4_OK and clone_blksize $blk decoded on XFS"
@@ -95,25 +100,26 @@ done
 head -c $((12 << 20)) /dev/urandom >"$backing/big.src"
 
 wire_start
+# the wire is checked first, then what our client saw (client.rc)
+: >"$work/client.rc"
 for f in $files; do
-	"$nfs42" map "$exp/$f" >"$work/$f.map" ||
-		fail "nfs42 map $f failed"
+	"$nfs42" map "$exp/$f" >"$work/$f.map" 2>&1 ||
+		echo "nfs42 map $f exited $?: $(cat "$work/$f.map")" >>"$work/client.rc"
 	"$nfs42" cat --read-plus "$exp/$f" -o "$work/$f.out" 2>"$work/$f.err" ||
-		fail "nfs42 cat --read-plus $f failed: $(cat "$work/$f.err")"
-	cmp -s "$work/$f.out" "$backing/$f" || fail "cat --read-plus of $f differs"
+		echo "nfs42 cat --read-plus $f exited $?: $(cat "$work/$f.err")" >>"$work/client.rc"
 done
 "$nfs42" cp --async "$exp/big.src" "$exp/big.dst" 2>"$work/async.err" ||
-	fail "cp --async failed: $(cat "$work/async.err")"
-cmp -s "$backing/big.dst" "$backing/big.src" || fail "cp --async copy differs"
+	echo "cp --async exited $?: $(cat "$work/async.err")" >>"$work/client.rc"
 "$nfs42" cp --async "$exp/big.src" "$exp/big.cancel" 2>"$work/cancel.err" &
 cp_pid=$!
-sleep 0.3
-kill -INT "$cp_pid"
-rc=0
-wait "$cp_pid" || rc=$?
-if [ $rc != 1 ] || ! grep -q "copy cancelled" "$work/cancel.err"; then
-	fail "interrupted cp --async exited $rc, want 1 'copy cancelled': $(cat "$work/cancel.err")"
-fi
+# interrupt once the server is copying (the CLI's handler is in place)
+for _ in $(seq 100); do
+	[ "$(stat -c %s "$backing/big.cancel" 2>/dev/null || echo 0)" -gt 0 ] && break
+	sleep 0.05
+done
+kill -INT "$cp_pid" 2>/dev/null || true # gone: the copy was not slowed
+cancel_rc=0
+wait "$cp_pid" || cancel_rc=$?
 wire_stop
 
 wire_no_errors
@@ -223,17 +229,6 @@ print "$nrep READ_PLUS replies match their layouts (up to $maxseg segments in on
 	exit 1
 rp_result=$(cat "$work/rp.result")
 
-# map printed the same runs (the client's view, replies merged)
-for f in $files; do
-	want=$(for run in ${layout[$f]}; do
-		IFS=: read -r o l t <<<"$run"
-		[ "$t" = d ] && t=data || t=hole
-		echo "$o $l $t"
-	done)
-	[ "$(cat "$work/$f.map")" = "$want" ] ||
-		fail "nfs42 map $f printed '$(cat "$work/$f.map")', want '$want'"
-done
-
 # OFFLOAD_STATUS (op 67, RFC 7862 15.9): calls and NFS4_OK replies; one
 # reply (the copy still running at the first poll) has an osr_count
 # (tshark's nfs.length4) strictly between 0 and the file size and no
@@ -250,6 +245,23 @@ awk -F'\t' -v big=$big '$1 > 0 && $1 < big && $2 == 0 { ok = 1 }
 # NFS4_OK reply, and the copy stopped short
 wire_op_call 66
 wire_op_reply 66 0
+
+[ ! -s "$work/client.rc" ] || fail "$(cat "$work/client.rc")"
+cmp -s "$backing/big.dst" "$backing/big.src" || fail "cp --async copy differs"
+# our client's view: cat's copy, and the runs map printed (replies merged)
+for f in $files; do
+	cmp -s "$work/$f.out" "$backing/$f" || fail "cat --read-plus of $f differs"
+	want=$(for run in ${layout[$f]}; do
+		IFS=: read -r o l t <<<"$run"
+		[ "$t" = d ] && t=data || t=hole
+		echo "$o $l $t"
+	done)
+	[ "$(cat "$work/$f.map")" = "$want" ] ||
+		fail "nfs42 map $f printed '$(cat "$work/$f.map")', want '$want'"
+done
+if [ $cancel_rc != 1 ] || ! grep -q "copy cancelled" "$work/cancel.err"; then
+	fail "interrupted cp --async exited $cancel_rc, want 1 'copy cancelled': $(cat "$work/cancel.err")"
+fi
 [ "$(stat -c %s "$backing/big.cancel")" -lt $big ] ||
 	fail "the cancelled copy went to the end"
 
