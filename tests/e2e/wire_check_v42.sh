@@ -124,9 +124,10 @@ wire_stop
 
 wire_no_errors
 
-# READ_PLUS calls: connection and xid, fh hash of the PUTFH, offset, count; replies: xid,
-# connection and xid, status, eof, and per segment type, offset, data length, hole length,
-# data. A file is known by its fh hash, files in the order first read.
+# READ_PLUS calls: connection and xid, fh hash of the PUTFH, offset,
+# count; replies: connection and xid, statuses, eof, and per segment its
+# type, offset, data length or hole length, and data. A file is known by
+# its fh hash, files in the order first read.
 decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 68' -T fields \
 	-e tcp.stream -e rpc.xid -e nfs.fh.hash -e nfs.offset4 -e nfs.count4 \
 	>"$work/rp.calls"
