@@ -464,21 +464,39 @@ static int cmd_seek(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
-/* cp: CLONE with --clone, else COPY or, without it, through the client. */
+/* Which way a copy went, for cp --stats. */
+static const char *path_name(const struct nfs42_copy_opts *co,
+			     const struct nfs42_copy_stats *st)
+{
+	if (co->clone)
+		return "clone";
+	return st->via_client ? "client" : "copy";
+}
+
+/*
+ * cp: CLONE with --clone, else COPY or, without it (or with --via-client),
+ * through the client.  --stats: one line on stderr saying which way it
+ * went, how many COPY/CLONE calls it took and their round trips.
+ */
 static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 {
 	const char *src = args->word[0], *dst = args->word[1];
-	bool via_client = false;
+	struct nfs42_copy_opts co = { .clone = OPT(args, 'c') != NULL,
+				      .via_client = OPT(args, 'v') != NULL };
+	struct nfs42_copy_stats st;
 	int rc;
 
-	if (OPT(args, 'c'))
-		rc = nfs42_clone_file(g_cl, src, dst);
-	else
-		rc = nfs42_copy_file(g_cl, src, dst, &via_client);
-	if (via_client)
+	rc = nfs42_copy_file_ex(g_cl, src, dst, &co, &st);
+	if (st.via_client && !co.via_client)
 		fprintf(stderr,
 			"nfs42: %s: server COPY not supported, %s through the client\n",
 			dst, rc ? "copy failed" : "copied");
+	if (OPT(args, 's'))
+		fprintf(stderr,
+			"nfs42: cp stats: path=%s calls=%u total_us=%" PRIu64
+			" max_us=%" PRIu64 "\n",
+			path_name(&co, &st), st.calls, st.total_us,
+			st.max_us);
 	return rc ? fail(dst, rc) : 0;
 }
 
@@ -514,9 +532,11 @@ static const struct verb verbs[] = {
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
 	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
 	{ "mv", cmd_mv, "mv FROM TO", "rename" },
-	{ "cp", cmd_cp, "cp [--clone] SRC DST",
+	{ "cp", cmd_cp, "cp [--clone] [--via-client] [--stats] SRC DST",
 	  "copy on the server: COPY (through the client if not "
-	  "supported), --clone: CLONE only" },
+	  "supported), --clone: CLONE only, --via-client: READ + WRITE "
+	  "by the client, no COPY; --stats: calls and round trips "
+	  "on stderr" },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
 	  "hard link to TARGET (-s: symbolic link)" },
 	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },
