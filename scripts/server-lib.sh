@@ -40,7 +40,8 @@ sparse_free_port() {
 
 # sparse_write_conf FILE: uses PORT EXPORT_DIR PSEUDO RECOVERY_DIR PLUGINS_DIR
 # LOG_LEVEL and optional FSAL_NAME (default SPARSE), FSAL_OPTS (extra
-# "Key = value;" items for the export's FSAL block) and EXTRA_CONF
+# "Key = value;" items for the export's FSAL block), NFSV4_OPTS (the same
+# for the NFSv4 block, of which Ganesha allows only one) and EXTRA_CONF
 # (appended verbatim).
 sparse_write_conf() {
 	cat >"$1" <<CONF
@@ -59,6 +60,7 @@ NFSv4 {
 	RecoveryRoot = "$RECOVERY_DIR";
 	Graceless = ${GRACELESS:-true};
 	Minor_Versions = 1, 2;
+	${NFSV4_OPTS:-}
 }
 EXPORT_DEFAULTS {
 	Access_Type = RW;

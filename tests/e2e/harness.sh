@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--conf-extra TEXT] [--keep]
-#            [--needs-root] -- PROGRAM [ARGS]
+# harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
+#            [--conf-extra TEXT] [--keep] [--needs-root] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -39,6 +39,7 @@ repo=$(cd "$here/../.." && pwd)
 
 FSAL_NAME=${SPARSE_E2E_FSAL:-SPARSE}
 FSAL_OPTS=""
+NFSV4_OPTS=""
 EXTRA_CONF=""
 keep=0
 needs_root=0
@@ -46,6 +47,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
+	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--needs-root) needs_root=1; shift ;;
