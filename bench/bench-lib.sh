@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
+# shellcheck shell=bash
 #
 # Sourced by bench/readplus.sh and bench/copy.sh: network namespaces for
 # the two links of shared/BENCHMARKS.md, wire byte counts, medians.

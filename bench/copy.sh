@@ -121,7 +121,7 @@ stat_of() {
 }
 
 inner_main() {
-	local names="client copy" n run i na=" " order r why usage
+	local names="client copy" n run na=" " order r why usage
 	# the CLI's usage line of cp names --async once it has it
 	usage=$("$nfs42" 2>&1 || true)
 	[[ "$(grep ' cp ' <<<"$usage")" == *--async* ]] && names="$names async"
@@ -130,7 +130,7 @@ inner_main() {
 	: >"$work/samples.$link"
 	for ((run = 0; run <= runs; run++)); do
 		# rotate the order by one each run
-		order=$(echo $names | awk -v r=$run '{ for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1) }')
+		order=$(echo "$names" | awk -v r=$run '{ for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1) }')
 		for n in $order; do
 			[[ "$na" == *" $n "* ]] && continue
 			r=0

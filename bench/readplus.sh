@@ -28,7 +28,7 @@ build=${SPARSE_BUILD_DIR:-$repo/build}
 . "$here/bench-lib.sh"
 size=256 runs=5 depth=8 links="lo 1g" caches="cached dropped" rate=1gbit
 files="data hole mixed-4d mixed-8d mixed-16d mixed-32d mixed-4h mixed-8h mixed-16h mixed-32h"
-inner= data= iperf=
+inner='' data='' iperf=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) size=1 runs=1 links=lo caches=cached; shift ;;
@@ -158,10 +158,10 @@ if ! bench_can_netns; then
 	echo "readplus.sh: needs root and network namespaces with tbf; skipped"
 	exit 77
 fi
-[ -x "$nfs42" ] && [ -x "$mklayout" ] || {
+if [ ! -x "$nfs42" ] || [ ! -x "$mklayout" ]; then
 	echo "readplus.sh: build first ($nfs42, $mklayout)" >&2
 	exit 1
-}
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/nfsb-readplus.XXXXXX")
 nslist=
 cleanup() {
