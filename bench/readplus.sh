@@ -50,6 +50,14 @@ mklayout=${SPARSE_BENCH_MKLAYOUT:-$build/inner/bench/bench_mklayout}
 opts=(--size "$size" --runs "$runs" --depth "$depth" --caches "$caches"
       --files "$files" --rate "$rate")
 
+# stat_of FILE CACHE METHOD K: "median min max" of field K (4: seconds,
+# 5: bytes) of those samples
+stat_of() {
+	awk -v f="$1" -v c="$2" -v m="$3" -v k="$4" \
+		'$1 == f && $2 == c && $3 == m { print $k }' "$samples" >"$samples.t"
+	bench_stats "$samples.t"
+}
+
 # One link's table: we are inside its namespace, the harness's server up.
 run_link() {
 	local link=$1 f cache run m b0 b1 t0 t1 order flag r p rb pb
@@ -97,10 +105,10 @@ run_link() {
 		file cache "READ s" "READ_PLUS s" "READ MiB" "RP MiB" "t RP/R" "B RP/R" goal
 	for f in $files; do
 		for cache in $caches; do
-			r=$(awk -v f="$f" -v c="$cache" '$1 == f && $2 == c && $3 == "read" { print $4 }' "$samples" >"$samples.t"; bench_stats "$samples.t")
-			p=$(awk -v f="$f" -v c="$cache" '$1 == f && $2 == c && $3 == "rp" { print $4 }' "$samples" >"$samples.t"; bench_stats "$samples.t")
-			rb=$(awk -v f="$f" -v c="$cache" '$1 == f && $2 == c && $3 == "read" { print $5 }' "$samples" >"$samples.t"; bench_stats "$samples.t")
-			pb=$(awk -v f="$f" -v c="$cache" '$1 == f && $2 == c && $3 == "rp" { print $5 }' "$samples" >"$samples.t"; bench_stats "$samples.t")
+			r=$(stat_of "$f" "$cache" read 4)
+			p=$(stat_of "$f" "$cache" rp 4)
+			rb=$(stat_of "$f" "$cache" read 5)
+			pb=$(stat_of "$f" "$cache" rp 5)
 			fb=0
 			grep -qx "$f" "$samples.fallback" 2>/dev/null && fb=1
 			awk -v f="$f" -v c="$cache" -v link="$link" -v r="$r" -v p="$p" \
@@ -127,8 +135,7 @@ run_link() {
 	rm -f "$samples.t" "$samples.fallback"
 	# issue #7: READ throughput with requests in flight vs loopback TCP
 	if [ "$size" -ge 64 ] && [ "$link" = lo ] && grep -q '^data cached read ' "$samples"; then
-		r=$(awk '$1 == "data" && $2 == "cached" && $3 == "read" { print $4 }' "$samples" >"$samples.t"; bench_stats "$samples.t")
-		rm -f "$samples.t"
+		r=$(stat_of data cached read 4)
 		awk -v t="${r%% *}" -v mib="$size" -v tcp="$iperf" -v d="$depth" 'BEGIN {
 			g = mib * 1048576 * 8 / t / 1e9
 			src = "iperf3 in this netns"
