@@ -41,7 +41,7 @@ sparse_free_port() {
 # sparse_write_conf FILE: uses PORT EXPORT_DIR PSEUDO RECOVERY_DIR PLUGINS_DIR
 # LOG_LEVEL and optional FSAL_NAME (default SPARSE), FSAL_OPTS (extra
 # "Key = value;" items for the export's FSAL block), NFSV4_OPTS (the same
-# for the NFSv4 block, of which Ganesha allows only one) and EXTRA_CONF
+# for the NFSv4 block) and EXTRA_CONF
 # (appended verbatim).
 sparse_write_conf() {
 	cat >"$1" <<CONF

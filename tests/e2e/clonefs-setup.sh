@@ -9,7 +9,8 @@
 # another size) on a loop device, mounted at DIR/x.  Writes
 # DIR/exports.conf (an EXPORT block /xfs for the harness's --conf-extra)
 # or, where it cannot be made (not root, no xfsprogs, no loop devices),
-# DIR/skip with the reason.
+# DIR/skip with the reason.  CLONEFS_COPY_ENGINE, if set, is the export's
+# Copy_Engine.
 set -eu
 verb=$1
 d=$2
@@ -27,11 +28,13 @@ mkfs.xfs -q -m reflink=1 "$d/xfs.img" >/dev/null 2>&1 ||
 mount -o loop "$d/xfs.img" "$d/x" 2>/dev/null ||
 	loopfs_skip "cannot mount a loop device here"
 
+engine=
+[ -z "${CLONEFS_COPY_ENGINE:-}" ] || engine="Copy_Engine = $CLONEFS_COPY_ENGINE; "
 cat >"$d/exports.conf" <<CONF
 EXPORT {
 	Export_Id = 6;
 	Path = "$d/x";
 	Pseudo = "/xfs";
-	FSAL { Name = SPARSE; }
+	FSAL { Name = SPARSE; $engine}
 }
 CONF

@@ -281,6 +281,39 @@ static inline int e2e_open(struct nfs42_client *cl, const char *rel,
 	return rc;
 }
 
+/*
+ * A loop-device fixture (loopfs-lib.sh) in dir is usable: else the test
+ * is skipped with the reason the fixture wrote to dir/skip.
+ */
+static inline bool e2e_fixture_ready(const char *dir)
+{
+	char reason[256] = "";
+	char *path = e2e_fmt("%s/skip", dir);
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return true;
+	if (fgets(reason, sizeof(reason), f) == NULL)
+		strcpy(reason, "fixture could not run");
+	fclose(f);
+	e2e_skip(reason);
+	return false;
+}
+
+/* OPEN name (no create) in dir with access; fails the test on error. */
+static inline struct nfs42_file e2e_open_in(struct nfs42_client *cl,
+					    const struct nfs42_fh *dir,
+					    const char *name, uint32_t access)
+{
+	struct e2e_open_req rq = { .access = access,
+				   .createmode = NFS42_NOCREATE };
+	struct nfs42_file f;
+	int rc = e2e_open_ex(cl, dir, name, &rq, &f, NULL);
+
+	ck_assert_msg(rc == 0, "OPEN %s: %s", name, nfs42_strerror(rc));
+	return f;
+}
+
 /* Open rel for reading and writing, no create. */
 static inline struct nfs42_file e2e_open_rw(struct nfs42_client *cl,
 					    const char *rel)

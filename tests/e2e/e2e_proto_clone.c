@@ -31,16 +31,7 @@
 /* false (and the test skipped) where the XFS fixture could not be made */
 static bool need_xfs(void)
 {
-	char reason[256] = "";
-	FILE *f = fopen(E2E_CLONEFS_DIR "/skip", "r");
-
-	if (f == NULL)
-		return true;
-	if (fgets(reason, sizeof(reason), f) == NULL)
-		strcpy(reason, "fixture could not run");
-	fclose(f);
-	e2e_skip(reason);
-	return false;
+	return e2e_fixture_ready(E2E_CLONEFS_DIR);
 }
 
 /* Local path of name on the XFS mount. */
@@ -85,20 +76,6 @@ static void ck_local_is(const char *path, const uint8_t *want, size_t len)
 	ck_assert_uint_eq(got_len, len);
 	ck_assert_msg(memcmp(got, want, len) == 0, "%s changed", path);
 	free(got);
-}
-
-/* OPEN name (no create) in dir with access; fails the test on error. */
-static struct nfs42_file open_in(struct nfs42_client *cl,
-				 const struct nfs42_fh *dir, const char *name,
-				 uint32_t access)
-{
-	struct e2e_open_req rq = { .access = access,
-				   .createmode = NFS42_NOCREATE };
-	struct nfs42_file f;
-	int rc = e2e_open_ex(cl, dir, name, &rq, &f, NULL);
-
-	ck_assert_msg(rc == 0, "OPEN %s: %s", name, nfs42_strerror(rc));
-	return f;
 }
 
 /* [PUTFH src, SAVEFH, PUTFH dst, CLONE]: CLONE's status. */
@@ -154,8 +131,8 @@ START_TEST(whole_file_clone_shares_blocks)
 	put_local(xpath("whole-dst"), "", 0);
 	cl = e2e_client();
 	ck_nfs_ok(cl, nfs42_lookup_path(cl, "/xfs", &dir, NULL));
-	src = open_in(cl, &dir, "whole-src", OPEN4_SHARE_ACCESS_READ);
-	dst = open_in(cl, &dir, "whole-dst", OPEN4_SHARE_ACCESS_BOTH);
+	src = e2e_open_in(cl, &dir, "whole-src", OPEN4_SHARE_ACCESS_READ);
+	dst = e2e_open_in(cl, &dir, "whole-dst", OPEN4_SHARE_ACCESS_BOTH);
 	sync();
 	before = free_bytes();
 
@@ -200,8 +177,8 @@ static struct pair make_pair(const char *tag)
 	p.blk = st.st_blksize;
 	p.cl = e2e_client();
 	ck_nfs_ok(p.cl, nfs42_lookup_path(p.cl, "/xfs", &dir, NULL));
-	p.src = open_in(p.cl, &dir, sn, OPEN4_SHARE_ACCESS_READ);
-	p.dst = open_in(p.cl, &dir, dn, OPEN4_SHARE_ACCESS_BOTH);
+	p.src = e2e_open_in(p.cl, &dir, sn, OPEN4_SHARE_ACCESS_READ);
+	p.dst = e2e_open_in(p.cl, &dir, dn, OPEN4_SHARE_ACCESS_BOTH);
 	return p;
 }
 
@@ -283,7 +260,7 @@ START_TEST(read_only_destination_is_openmode)
 		return;
 	p = make_pair("ro");
 	ck_nfs_ok(p.cl, nfs42_lookup_path(p.cl, "/xfs", &dir, NULL));
-	ro = open_in(p.cl, &dir, "ro-dst", OPEN4_SHARE_ACCESS_READ);
+	ro = e2e_open_in(p.cl, &dir, "ro-dst", OPEN4_SHARE_ACCESS_READ);
 	ck_nfs_status(do_clone(&p.src, &ro, 0, 0, 4 * p.blk), NFS4ERR_OPENMODE);
 	ck_local_is(xpath("ro-dst"), p.d, MiB);
 	free_pair(&p);
@@ -326,8 +303,8 @@ START_TEST(ops_after_clone_run)
 	put_local(xpath("then-dst"), "", 0);
 	cl = e2e_client();
 	ck_nfs_ok(cl, nfs42_lookup_path(cl, "/xfs", &dir, NULL));
-	src = open_in(cl, &dir, "then-src", OPEN4_SHARE_ACCESS_READ);
-	dst = open_in(cl, &dir, "then-dst", OPEN4_SHARE_ACCESS_BOTH);
+	src = e2e_open_in(cl, &dir, "then-src", OPEN4_SHARE_ACCESS_READ);
+	dst = e2e_open_in(cl, &dir, "then-dst", OPEN4_SHARE_ACCESS_BOTH);
 	/* the size of the empty destination is cached first */
 	ck_assert_uint_eq(e2e_getattr(cl, &dst.fh, NULL).size, 0);
 

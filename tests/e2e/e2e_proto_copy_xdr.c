@@ -6,8 +6,8 @@
  * COMPOUND holding one of them is parsed right to its end.  Ganesha 6.5
  * decoded none of their arguments: it read the next operation number from
  * the middle of them.  Each answers its error (NFS4ERR_NOTSUPP, not
- * implemented yet; CLONE, which is, NFS4ERR_ISDIR for the directories
- * here), with exactly the results before it and its own.  An argument that
+ * implemented yet; COPY and CLONE, which are, NFS4ERR_ISDIR for the
+ * directories here), with exactly the results before it and its own.  An argument that
  * is cut short is NFS4ERR_BADXDR for the whole request.
  */
 #include "e2e_fsal_util.h"
@@ -129,9 +129,9 @@ START_TEST(copy_clone_offload_args_are_decoded)
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_fh root = e2e_fh(cl, "");
 
-	ck_notsupp_then_stop(cl, &root, add_copy, "COPY");
-	ck_notsupp_then_stop(cl, &root, add_copy_with_sources,
-			     "COPY with source servers");
+	ck_error_then_stop(cl, &root, add_copy, "COPY", NFS4ERR_ISDIR);
+	ck_error_then_stop(cl, &root, add_copy_with_sources,
+			   "COPY with source servers", NFS4ERR_ISDIR);
 	ck_error_then_stop(cl, &root, add_clone, "CLONE", NFS4ERR_ISDIR);
 	ck_notsupp_then_stop(cl, &root, add_offload_status, "OFFLOAD_STATUS");
 	ck_notsupp_then_stop(cl, &root, add_offload_cancel, "OFFLOAD_CANCEL");

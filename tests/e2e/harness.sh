@@ -3,7 +3,8 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
-#            [--conf-extra TEXT] [--keep] [--needs-root] -- PROGRAM [ARGS]
+#            [--conf-extra TEXT] [--keep]
+#            [--needs-root] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM

@@ -15,3 +15,43 @@ sparse_e2e_test(e2e_proto_clone
 target_compile_definitions(e2e_proto_clone PRIVATE
   E2E_CLONEFS_DIR="${clonefs_dir}")
 sparse_loop_fixture(e2e_proto_clone clonefs clonefs-setup.sh)
+
+# Synchronous COPY (issue #8): FSAL_SPARSE on the harness's ext4 export
+# (copy_file_range) and on a second XFS reflink fixture (clone path), with
+# the time budget off so that the default 4 MiB cap alone cuts replies;
+# FSAL_VFS (no copy of its own: the generic read2/write2 loop); replies cut
+# by a 1 ms time budget alone; no cap and no budget (one reply); FSAL_MEM
+# (generic loop, files made over NFS) with a 1 MiB cap.
+# $<SEMICOLON> keeps the config's ";" in one argument.
+set(copyfs_dir ${CMAKE_CURRENT_BINARY_DIR}/copyfs)
+sparse_e2e_test(e2e_proto_copy
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_copy.c
+  TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+               --conf-extra "%include \"${copyfs_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_copy PRIVATE
+  E2E_COPYFS_DIR="${copyfs_dir}")
+sparse_loop_fixture(e2e_proto_copy copyfs clonefs-setup.sh)
+sparse_e2e_run(e2e_proto_copy_vfs e2e_proto_copy ARGS vfs TIMEOUT 300
+  HARNESS_ARGS --fsal VFS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_budget e2e_proto_copy ARGS budget TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 1$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_copy_nocap e2e_proto_copy ARGS nocap TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Chunk_Size = 0$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>")
+# FSAL_MEM's asynchronous mode (Async_Type = fixed) stops Ganesha 6.5 on
+# a plain WRITE (destroy_fsal_fd: "Error 16, Destroy mutex"), so MEM runs
+# inline here.
+sparse_e2e_run(e2e_proto_copy_mem e2e_proto_copy ARGS mem TIMEOUT 120
+  HARNESS_ARGS --fsal MEM
+  --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+  --conf-extra "MEM { Inode_Size = 2097152$<SEMICOLON> }")
+# Copy_Engine = COPY on a third XFS reflink fixture: the engine never
+# clones, so a COPY is capped like on ext4.
+set(copyfs_engine_dir ${CMAKE_CURRENT_BINARY_DIR}/copyfs_engine)
+sparse_e2e_run(e2e_proto_copy_engine e2e_proto_copy
+  ARGS engine ${copyfs_engine_dir} TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Copy_Time_Budget_Ms = 0$<SEMICOLON>"
+  --conf-extra "%include \"${copyfs_engine_dir}/exports.conf\"")
+sparse_loop_fixture(e2e_proto_copy_engine copyfs_engine clonefs-setup.sh)
+set_tests_properties(e2e/e2e_proto_copy_engine_setup PROPERTIES
+  ENVIRONMENT CLONEFS_COPY_ENGINE=COPY)

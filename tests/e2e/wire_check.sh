@@ -7,8 +7,9 @@
 # decode it. It must find no malformed or error-level frames, the NFSv4.1
 # session ops, a READDIR reply naming the backing directory's entries, READ
 # replies whose data is byte-identical to the backing file,
-# NFS4ERR_NOENT for a missing name, and a CLONE (op 71) call and its
-# NFS4ERR_NOTSUPP reply on the ext4 export.
+# NFS4ERR_NOENT for a missing name, a CLONE (op 71) call and its
+# NFS4ERR_NOTSUPP reply on the ext4 export, and a COPY (op 60) call and its
+# NFS4_OK reply (nfs42 cp).
 set -euo pipefail
 
 nfs42=${SPARSE_NFS42:?}
@@ -68,6 +69,12 @@ rc=0
 if [ $rc -ne 1 ] || ! grep -q NFS4ERR_NOTSUPP "$work/clone.err"; then
 	fail "cp --clone exited $rc, want 1 with NFS4ERR_NOTSUPP: $(cat "$work/clone.err")"
 fi
+# COPY (server-side, synchronous) on the same export: NFS4_OK.
+"$nfs42" cp "$exp/wire.bin" "$exp/wire.copy" 2>"$work/copy.err" ||
+	fail "cp exited $?: $(cat "$work/copy.err")"
+! grep -q "through the client" "$work/copy.err" ||
+	fail "cp copied through the client: $(cat "$work/copy.err")"
+cmp -s "$backing/wire.copy" "$backing/wire.bin" || fail "cp's copy differs from the source"
 # let the last frames reach the capture before stopping it
 sleep 0.5
 kill -INT "$tshark_pid"
@@ -114,6 +121,17 @@ clone_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 71' -T fields -
 awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
 	if (op[n] == 71 && st[m] == 10004) ok = 1 } END { exit !ok }' <<<"$clone_reply" ||
 	fail "CLONE reply is not NFS4ERR_NOTSUPP (opcodes, statuses: $clone_reply)"
+
+# COPY (op 60, RFC 7862 15.2): a call, and a reply whose COPY result is
+# NFS4_OK (write_response4 and copy_requirements4 decoded: no malformed
+# frame above).
+decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 60' | grep -q . ||
+	fail "no COPY call (op 60) decoded"
+copy_reply=$(decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 60' -T fields -e nfs.opcode -e nfs.nfsstat4)
+[ -n "$copy_reply" ] || fail "no COPY reply (op 60) decoded"
+awk -F'\t' '{ n = split($1, op, ","); m = split($2, st, ",")
+	if (op[n] == 60 && st[m] == 0) ok = 1 } END { exit !ok }' <<<"$copy_reply" ||
+	fail "COPY reply is not NFS4_OK (opcodes, statuses: $copy_reply)"
 
 frames=$(decode | wc -l)
 echo "wire_check: $frames frames decoded by tshark; ops seen: $ops; READ data and READDIR names match"

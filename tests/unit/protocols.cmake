@@ -6,3 +6,8 @@ sparse_unit_test(check_read_plus_plan
   SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_read_plus_plan.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_read_plus_plan.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)
+
+sparse_unit_test(check_copy_plan
+  SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_copy_plan.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_copy_plan.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)

@@ -45,6 +45,12 @@ static struct config_item_list sparse_fsid_types[] = {
 	CONFIG_LIST_TOK("STATFS", SPARSE_FSID_STATFS), CONFIG_LIST_EOL
 };
 
+static struct config_item_list sparse_copy_engines[] = {
+	CONFIG_LIST_TOK("AUTO", SPARSE_COPY_AUTO),
+	CONFIG_LIST_TOK("CLONE", SPARSE_COPY_CLONE_ONLY),
+	CONFIG_LIST_TOK("COPY", SPARSE_COPY_COPY_ONLY), CONFIG_LIST_EOL
+};
+
 static struct config_item sparse_export_items[] = {
 	CONF_ITEM_NOOP("name"),
 	CONF_ITEM_TOKEN("Fsid_Type", SPARSE_FSID_UUID, sparse_fsid_types,
@@ -59,6 +65,8 @@ static struct config_item sparse_export_items[] = {
 	CONF_ITEM_BOOL("Durable_Metadata", true, sparse_export, durable_md),
 	CONF_ITEM_BOOL("Test_Skip_Confinement", false, sparse_export,
 		       skip_confinement),
+	CONF_ITEM_TOKEN("Copy_Engine", SPARSE_COPY_AUTO, sparse_copy_engines,
+			sparse_export, copy_engine),
 	CONFIG_EOL
 };
 
@@ -110,6 +118,23 @@ uint64_t sparse_export_min_hole(struct fsal_export *exp)
 bool sparse_export_durable_md(struct fsal_export *exp)
 {
 	return __atomic_load_n(&sparse_exp(exp)->durable_md, __ATOMIC_ACQUIRE);
+}
+
+enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp)
+{
+	return atomic_fetch_uint32_t(&sparse_exp(exp)->copy_engine);
+}
+
+void sparse_export_copy_counters(struct fsal_export *exp,
+				 struct sparse_copy_counters *out)
+{
+	struct sparse_copy_counters *c = &sparse_exp(exp)->copy_counters;
+	int i;
+
+	for (i = 0; i < SPARSE_COPY_PATHS; i++) {
+		out->calls[i] = __atomic_load_n(&c->calls[i], __ATOMIC_RELAXED);
+		out->bytes[i] = __atomic_load_n(&c->bytes[i], __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- export operations ------------------------------------------------- */
@@ -457,6 +482,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
 	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
+	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
 		 " Test_Metadata_Latency_Ms=%" PRIu32,

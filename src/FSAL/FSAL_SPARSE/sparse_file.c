@@ -1098,6 +1098,94 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 	return sparse_clone_status(rc);
 }
 
+/* ---- COPY (one chunk) --------------------------------------------------- */
+
+/*
+ * The engine's errno as the status of obj_ops->copy.  With Copy_Engine =
+ * CLONE a range the filesystem cannot clone is declined (NOTSUPP): the
+ * protocol layer then copies it with its generic read/write loop.
+ */
+static fsal_status_t sparse_copy_status(int err, enum sparse_copy_mode mode)
+{
+	if (err == 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (mode == SPARSE_COPY_CLONE_ONLY &&
+	    (err == EOPNOTSUPP || err == EXDEV || err == ENOTTY ||
+	     err == EINVAL))
+		return fsalstat(ERR_FSAL_NOTSUPP, err);
+	if (err == EINVAL)
+		return fsalstat(ERR_FSAL_INVAL, err);
+	return posix2fsal_status(err);
+}
+
+/* One chunk between two open descriptors, as the caller's credentials. */
+static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
+				     struct fsal_copy_arg *arg)
+{
+	struct sparse_export *exp = sparse_op_export();
+	struct sparse_copy_opts opts = {
+		.mode = sparse_export_copy_engine(&exp->export),
+		.chunk_bytes = arg->chunk_bytes,
+		.budget_ms = arg->budget_ms,
+		.min_hole = sparse_export_min_hole(&exp->export),
+	};
+	struct sparse_copy_result res;
+	int64_t rc;
+
+	fsal_set_credentials(&op_ctx->creds);
+	rc = sparse_copy_range(src_fd, arg->src_offset, dst_fd,
+			       arg->dst_offset, arg->count, &opts, &res);
+	fsal_restore_ganesha_credentials();
+
+	sparse_copy_account(&exp->copy_counters, &res);
+	arg->copied = res.bytes;
+	arg->eof = res.eof;
+	LogDebug(COMPONENT_FSAL,
+		 "copy %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %" PRIu64
+		 " bytes by %s%s%s%s",
+		 arg->src_offset, arg->count, arg->dst_offset, res.bytes,
+		 sparse_copy_path_name(res.path), res.eof ? ", EOF" : "",
+		 rc < 0 ? ", " : "", rc < 0 ? strerror((int)-rc) : "");
+	return sparse_copy_status(rc < 0 ? (int)-rc : 0, opts.mode);
+}
+
+/*
+ * NFSv4.2 COPY, one chunk (struct fsal_copy_arg): the copy engine between
+ * the two files' descriptors, inside both files' I/O brackets (one
+ * read-write bracket when they are one file).  Nothing is synced: the
+ * bytes are as durable as after write2 without stability.
+ */
+static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
+				 struct fsal_obj_handle *dst_hdl,
+				 struct fsal_copy_arg *arg)
+{
+	struct sparse_io_side src =
+		SPARSE_IO_SIDE(src_hdl, arg->src_state, FSAL_O_READ);
+	struct sparse_io_side dst =
+		SPARSE_IO_SIDE(dst_hdl, arg->dst_state, FSAL_O_WRITE);
+	fsal_status_t status;
+
+	arg->copied = 0;
+	arg->eof = false;
+	if (src_hdl == dst_hdl) {
+		dst.openflags = FSAL_O_RDWR;
+		status = sparse_begin_side(&dst);
+		if (FSAL_IS_ERROR(status))
+			return status;
+		status = sparse_copy_fds(dst.sfd->fd, dst.sfd->fd, arg);
+		sparse_end_side(&dst);
+		return status;
+	}
+
+	status = sparse_begin_two(&src, &dst);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_copy_fds(src.sfd->fd, dst.sfd->fd, arg);
+	sparse_end_side(&dst);
+	sparse_end_side(&src);
+	return status;
+}
+
 /* ---- byte-range locks (OFD: one lock owner per open file description) -- */
 
 static fsal_status_t sparse_lock_args(fsal_lock_op_t lock_op,
@@ -1344,6 +1432,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->seek2 = sparse_seek2;
 	ops->fallocate = sparse_fallocate;
 	ops->clone = sparse_clone;
+	ops->copy = sparse_copy;
 	ops->lock_op2 = sparse_lock_op2;
 	ops->setattr2 = sparse_setattr2_durable;
 	ops->close = sparse_close;

@@ -43,6 +43,7 @@
 #include "FSAL/fsal_commonlib.h"
 #include "sparse_fh.h"
 #include "sparse_fs.h"
+#include "sparse_copy.h"
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
@@ -87,6 +88,13 @@ struct sparse_export {
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 	bool durable_md; /* Durable_Metadata */
+	uint32_t copy_engine; /* Copy_Engine: enum sparse_copy_mode */
+	/* COPY statistics: calls and bytes per engine path (clone,
+	 * copy_file_range, read/write) of this export's obj_ops->copy calls
+	 * (CLONE operations are not counted).  Atomic adds; read with
+	 * sparse_export_copy_counters().
+	 */
+	struct sparse_copy_counters copy_counters;
 	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
 	bool skip_confinement;
 };
@@ -180,6 +188,10 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				   struct fsal_module *updated_super);
 uint64_t sparse_export_min_hole(struct fsal_export *exp);
 bool sparse_export_durable_md(struct fsal_export *exp);
+enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp);
+/* A snapshot of the export's COPY counters (for statistics). */
+void sparse_export_copy_counters(struct fsal_export *exp,
+				 struct sparse_copy_counters *out);
 
 /* sparse_handle.c */
 void sparse_handle_ops_init(struct fsal_obj_ops *ops);

@@ -21,168 +21,7 @@
 #include "nfs_proto_tools.h"
 #include "nfs_convert.h"
 #include "export_mgr.h"
-
-/* Only regular files can be cloned: the RFC's errors for the others. */
-static nfsstat4 clone_check_type(object_file_type_t type)
-{
-	switch (type) {
-	case REGULAR_FILE:
-		return NFS4_OK;
-	case DIRECTORY:
-		return NFS4ERR_ISDIR;
-	case SYMBOLIC_LINK:
-		return NFS4ERR_SYMLINK;
-	default:
-		return NFS4ERR_WRONG_TYPE;
-	}
-}
-
-/* SAVED_FH and CURRENT_FH: both set, both regular files, one export. */
-static nfsstat4 clone_check_fhs(compound_data_t *data)
-{
-	nfsstat4 status;
-
-	status = nfs4_sanity_check_FH(data, NO_FILE_TYPE, false);
-	if (status != NFS4_OK)
-		return status;
-	status = nfs4_sanity_check_saved_FH(data, NO_FILE_TYPE, false);
-	if (status != NFS4_OK)
-		return status;
-	status = clone_check_type(data->saved_filetype);
-	if (status != NFS4_OK)
-		return status;
-	status = clone_check_type(data->current_filetype);
-	if (status != NFS4_OK)
-		return status;
-	if (data->saved_export != op_ctx->ctx_export)
-		return NFS4ERR_XDEV;
-	if (data->saved_obj->fs != NULL && data->current_obj->fs != NULL &&
-	    data->saved_obj->fs != data->current_obj->fs)
-		return NFS4ERR_XDEV;
-	return NFS4_OK;
-}
-
-/*
- * A share (or a lock's open) state must carry `access`; a delegation must
- * be a write one for the destination.  *state keeps its reference.
- */
-static nfsstat4 clone_check_open(state_t **state, uint32_t access)
-{
-	state_t *open;
-
-	switch ((*state)->state_type) {
-	case STATE_TYPE_SHARE:
-		break;
-	case STATE_TYPE_LOCK:
-		open = nfs4_State_Get_Pointer(
-			(*state)->state_data.lock.openstate_key);
-		if (open == NULL)
-			return NFS4ERR_BAD_STATEID;
-		dec_state_t_ref(*state);
-		*state = open;
-		break;
-	case STATE_TYPE_DELEG:
-		if (access == OPEN4_SHARE_ACCESS_WRITE &&
-		    !((*state)->state_data.deleg.sd_type & OPEN_DELEGATE_WRITE))
-			return NFS4ERR_BAD_STATEID;
-		return NFS4_OK;
-	default:
-		return NFS4ERR_BAD_STATEID;
-	}
-
-	if (((*state)->state_data.share.share_access & access) == 0) {
-		LogDebug(COMPONENT_NFS_V4, "CLONE: stateid not open for %s",
-			 access == OPEN4_SHARE_ACCESS_READ ? "read" : "write");
-		return NFS4ERR_OPENMODE;
-	}
-	return NFS4_OK;
-}
-
-/*
- * Check one side's stateid (READ's rules for the source, WRITE's for the
- * destination) and its permission.  *state is NULL for a special stateid,
- * else referenced: the caller drops it, even on error.
- */
-static nfsstat4 clone_check_side(compound_data_t *data, stateid4 *stateid,
-				 struct fsal_obj_handle *obj, bool write,
-				 state_t **state)
-{
-	uint32_t access = write ? OPEN4_SHARE_ACCESS_WRITE :
-				  OPEN4_SHARE_ACCESS_READ;
-	fsal_status_t fsal_status;
-	nfsstat4 status;
-
-	status = nfs4_Check_Stateid(stateid, obj, state, data,
-				    STATEID_SPECIAL_ANY, 0, false, "CLONE");
-	if (status != NFS4_OK)
-		return status;
-
-	if (*state != NULL)
-		status = clone_check_open(state, access);
-	else if (state_deleg_conflict(obj, write))
-		status = NFS4ERR_DELAY;
-	if (status != NFS4_OK)
-		return status;
-
-	fsal_status = obj->obj_ops->test_access(
-		obj, write ? FSAL_WRITE_ACCESS : FSAL_READ_ACCESS, NULL, NULL,
-		true);
-	return nfs4_Errno_status(fsal_status);
-}
-
-/* The source's size, for the range checks. */
-static nfsstat4 clone_src_size(struct fsal_obj_handle *src, uint64_t *size)
-{
-	struct fsal_attrlist attrs;
-	fsal_status_t fsal_status;
-
-	fsal_prepare_attrs(&attrs, ATTR_SIZE);
-	fsal_status = src->obj_ops->getattrs(src, &attrs);
-	*size = attrs.filesize;
-	fsal_release_attrs(&attrs);
-	return nfs4_Errno_status(fsal_status);
-}
-
-/*
- * The source range lies within the source file; in one file the ranges do
- * not overlap; the destination does not go past MaxOffsetWrite.
- */
-static nfsstat4 clone_check_range(const struct sp42_CLONE4args *args,
-				  struct fsal_obj_handle *src,
-				  struct fsal_obj_handle *dst)
-{
-	uint64_t max_off =
-		atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxOffsetWrite);
-	uint64_t size, len;
-	nfsstat4 status;
-
-	status = clone_src_size(src, &size);
-	if (status != NFS4_OK)
-		return status;
-
-	if (args->cl_src_offset > size ||
-	    args->cl_count > size - args->cl_src_offset) {
-		LogDebug(COMPONENT_NFS_V4,
-			 "CLONE: source range %" PRIu64 "+%" PRIu64
-			 " past EOF %" PRIu64,
-			 args->cl_src_offset, args->cl_count, size);
-		return NFS4ERR_INVAL;
-	}
-	len = args->cl_count ? args->cl_count : size - args->cl_src_offset;
-
-	if (args->cl_dst_offset > UINT64_MAX - len)
-		return NFS4ERR_INVAL;
-	if (args->cl_dst_offset + len > max_off)
-		return NFS4ERR_FBIG;
-
-	if (src == dst && len != 0 &&
-	    args->cl_src_offset < args->cl_dst_offset + len &&
-	    args->cl_dst_offset < args->cl_src_offset + len) {
-		LogDebug(COMPONENT_NFS_V4, "CLONE: overlapping ranges");
-		return NFS4ERR_INVAL;
-	}
-	return NFS4_OK;
-}
+#include "nfs42_copy.h"
 
 static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 {
@@ -192,18 +31,21 @@ static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 	state_t *dst_state = NULL;
 	fsal_status_t fsal_status;
 	nfsstat4 status;
+	uint64_t len;
 
-	status = clone_check_fhs(data);
+	status = nfs42_copy_check_fhs(data);
 	if (status != NFS4_OK)
 		return status;
 
-	status = clone_check_side(data, &args->cl_src_stateid, src, false,
-				  &src_state);
+	status = nfs42_copy_check_side(data, &args->cl_src_stateid, src, false,
+				       &src_state, "CLONE");
 	if (status == NFS4_OK)
-		status = clone_check_side(data, &args->cl_dst_stateid, dst,
-					  true, &dst_state);
+		status = nfs42_copy_check_side(data, &args->cl_dst_stateid, dst,
+					       true, &dst_state, "CLONE");
 	if (status == NFS4_OK)
-		status = clone_check_range(args, src, dst);
+		status = nfs42_copy_check_range(src, dst, args->cl_src_offset,
+						args->cl_dst_offset,
+						args->cl_count, &len, "CLONE");
 
 	if (status == NFS4_OK) {
 		fsal_status = dst->obj_ops->clone(

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * NFSv4.2 COPY (RFC 7862 15.2), intra-server: SAVED_FH is the source,
+ * CURRENT_FH the destination; [ca_src_offset, + ca_count) of the source
+ * (ca_count 0: up to its end of file) goes to ca_dst_offset of the
+ * destination.  One reply copies at most one chunk (NFSv4 block's
+ * Copy_Chunk_Size and Copy_Time_Budget_Ms, whichever comes first; a clone
+ * covers the whole range at once) and returns the short wr_count: the
+ * client goes on with another COPY from there (RFC 7862 15.2.3).  The
+ * checks are those of CLONE (nfs42_copy.c).  Only reachable in minor
+ * version 2: nfs4_Compound answers OP_ILLEGAL for it in 4.0 and 4.1.
+ */
+
+#include "config.h"
+#include "log.h"
+#include "fsal.h"
+#include "nfs_core.h"
+#include "sal_functions.h"
+#include "nfs_proto_functions.h"
+#include "nfs_proto_tools.h"
+#include "nfs_convert.h"
+#include "export_mgr.h"
+#include "nfs42_copy.h"
+
+/*
+ * A synchronous answer: the bytes are where write2 without stability
+ * leaves them, so UNSTABLE4 with the server's write verifier; the client
+ * makes them durable with COMMIT (and sees a reboot in the verifier).
+ */
+static void copy_sync_reply(struct sp42_COPY4resok *ok, uint64_t copied)
+{
+	struct gsh_buffdesc verf = { .addr = ok->cr_response.wr_writeverf,
+				     .len = sizeof(verifier4) };
+
+	ok->cr_response.wr_callback_id.wr_callback_id_len = 0;
+	ok->cr_response.wr_callback_id.wr_callback_id_val = NULL;
+	ok->cr_response.wr_count = copied;
+	ok->cr_response.wr_committed = UNSTABLE4;
+	op_ctx->fsal_export->exp_ops.get_write_verifier(op_ctx->fsal_export,
+							&verf);
+	ok->cr_requirements.cr_consecutive = true;
+	ok->cr_requirements.cr_synchronous = true;
+}
+
+/* Stateids, open modes, permission and the range of a COPY. */
+static nfsstat4 copy_check(compound_data_t *data, struct sp42_COPY4args *args,
+			   state_t **src_state, state_t **dst_state)
+{
+	struct fsal_obj_handle *src = data->saved_obj;
+	struct fsal_obj_handle *dst = data->current_obj;
+	nfsstat4 status;
+	uint64_t len;
+
+	status = nfs42_copy_check_fhs(data);
+	if (status != NFS4_OK)
+		return status;
+
+	/* Inter-server copy (RFC 7862 4.8) is not done: a server that does
+	 * not support it answers NFS4ERR_NOTSUPP (as Linux nfsd does), and
+	 * the client copies by itself.
+	 */
+	if (args->ca_source_server.ca_source_server_len != 0) {
+		LogDebug(
+			COMPONENT_NFS_V4,
+			"COPY: inter-server copy (%u source servers) not supported",
+			args->ca_source_server.ca_source_server_len);
+		return NFS4ERR_NOTSUPP;
+	}
+
+	status = nfs42_copy_check_side(data, &args->ca_src_stateid, src, false,
+				       src_state, "COPY");
+	if (status != NFS4_OK)
+		return status;
+	status = nfs42_copy_check_side(data, &args->ca_dst_stateid, dst, true,
+				       dst_state, "COPY");
+	if (status != NFS4_OK)
+		return status;
+	return nfs42_copy_check_range(src, dst, args->ca_src_offset,
+				      args->ca_dst_offset, args->ca_count, &len,
+				      "COPY");
+}
+
+static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
+			struct sp42_COPY4res *res)
+{
+	struct fsal_obj_handle *src = data->saved_obj;
+	struct fsal_obj_handle *dst = data->current_obj;
+	struct fsal_copy_arg arg = { 0 };
+	state_t *src_state = NULL;
+	state_t *dst_state = NULL;
+	fsal_status_t fsal_status;
+	nfsstat4 status;
+
+	status = copy_check(data, args, &src_state, &dst_state);
+	if (status != NFS4_OK)
+		goto out;
+
+	arg.src_state = src_state;
+	arg.src_offset = args->ca_src_offset;
+	arg.dst_state = dst_state;
+	arg.dst_offset = args->ca_dst_offset;
+	arg.count = args->ca_count;
+	arg.chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
+	arg.budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+
+	/* ---- ASYNCHRONOUS COPY goes here (issue #8, async helper) ----
+	 * When !args->ca_synchronous and nfs_param.nfsv4_param.copy_async,
+	 * start the copy in the background and answer with wr_callback_id
+	 * (cr_synchronous false).  Until then every COPY is answered
+	 * synchronously, which RFC 7862 15.2.3 allows whatever the client
+	 * asked: one chunk, cr_synchronous true.
+	 */
+
+	fsal_status = nfs42_copy_chunk(src, dst, &arg);
+	LogDebug(COMPONENT_NFS_V4,
+		 "COPY %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %" PRIu64
+		 " bytes%s, %s",
+		 args->ca_src_offset, args->ca_count, args->ca_dst_offset,
+		 arg.copied, arg.eof ? " to EOF" : "",
+		 msg_fsal_err(fsal_status.major));
+	/* Once any byte was copied, the count is the answer. */
+	if (FSAL_IS_ERROR(fsal_status) && arg.copied == 0) {
+		status = nfs4_Errno_status(fsal_status);
+		goto out;
+	}
+	copy_sync_reply(&res->cr_u.cr_resok4, arg.copied);
+
+out:
+	if (src_state != NULL)
+		dec_state_t_ref(src_state);
+	if (dst_state != NULL)
+		dec_state_t_ref(dst_state);
+	return status;
+}
+
+/**
+ * @brief The NFS4_OP_COPY operation (minor version 2)
+ *
+ * @param[in]     op    Arguments for nfs4_op
+ * @param[in,out] data  Compound request's data
+ * @param[out]    resp  Results for nfs4_op
+ */
+enum nfs_req_result nfs4_op_copy(struct nfs_argop4 *op, compound_data_t *data,
+				 struct nfs_resop4 *resp)
+{
+	struct sp42_COPY4args *args = &op->nfs_argop4_u.opcopy42;
+	struct sp42_COPY4res *res = &resp->nfs_resop4_u.opcopy42;
+
+	resp->resop = NFS4_OP_COPY;
+	memset(res, 0, sizeof(*res));
+	res->cr_status = copy_do(data, args, res);
+	return nfsstat4_to_nfs_req_result(res->cr_status);
+}
+
+/* A wr_callback_id an asynchronous COPY set is gsh_malloc'ed. */
+void nfs4_op_copy_Free(nfs_resop4 *resp)
+{
+	struct sp42_COPY4res *res = &resp->nfs_resop4_u.opcopy42;
+
+	if (res->cr_status == NFS4_OK)
+		gsh_free(res->cr_u.cr_resok4.cr_response.wr_callback_id
+				 .wr_callback_id_val);
+}
