@@ -13,9 +13,10 @@ packages=(
 	build-essential cmake bison flex pkg-config git patch ca-certificates
 	debian-archive-keyring
 	liburcu-dev libcap-dev libblkid-dev uuid-dev libacl1-dev
-	libkrb5-dev libnsl-dev libsqlite3-dev
+	libkrb5-dev libnsl-dev libsqlite3-dev libdbus-1-dev
 	check
 	tshark xfsprogs iproute2 procps util-linux
+	dbus-daemon dbus-bin
 	strace
 	clang libclang-rt-14-dev
 )

@@ -87,6 +87,11 @@ if sparse_config_errors "$log" >"$run/config-errors"; then
 fi
 echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT"
 echo "serve: config $conf, log $log; Ctrl-C stops it"
+if grep -q "dbus_bus_get failed\|server bus reg failed" "$log"; then
+	echo "serve: no DBus (no system bus, or org.ganesha.nfsd not allowed on it): serving without statistics; see docs/statistics.md"
+else
+	echo "serve: statistics: tools/sparse-stats 1"
+fi
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 1 &
 	wait $! || true

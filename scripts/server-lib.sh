@@ -132,6 +132,45 @@ sparse_keep() {
 	fi
 }
 
+# sparse_start_dbus DIR OWNER: a private message bus for one test server
+# and its statistics reader, so that tests never touch the machine's system
+# bus: dbus-daemon listening on DIR/dbus.sock (its PID in DIR/dbus.pid),
+# under a keeper like the server's. Anyone may connect, only
+# org.ganesha.nfsd may be owned (Ganesha's own policy file says the same
+# for root). Echoes the address for DBUS_SYSTEM_BUS_ADDRESS.
+sparse_start_dbus() {
+	local dir=$1 owner=$2 i
+	cat >"$dir/dbus.conf" <<DBUSCONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>nfs-sparse-test</type>
+  <listen>unix:path=$dir/dbus.sock</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="org.ganesha.nfsd"/>
+    <allow send_destination="org.ganesha.nfsd"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+    <allow send_type="method_return"/>
+    <allow send_type="error"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+DBUSCONF
+	rm -f "$dir/dbus.sock" "$dir/dbus.pid"
+	setsid bash -c '. "$0"; sparse_keep "$@"' "$SPARSE_SERVER_LIB" \
+		"$owner" "$dir/dbus.pid" \
+		dbus-daemon --nofork --nopidfile --config-file="$dir/dbus.conf" \
+		</dev/null >>"$dir/dbus.log" 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$dir/dbus.sock" ] && [ -s "$dir/dbus.pid" ] && break
+		sleep 0.05
+	done
+	[ -S "$dir/dbus.sock" ] || { echo "dbus-daemon did not start:" >&2; cat "$dir/dbus.log" >&2; return 1; }
+	echo "unix:path=$dir/dbus.sock"
+}
+
 # sparse_wait_ready PID PORT LOG [SECONDS]: 0 once the server says it is
 # initialised and listens on PORT; 1 if it died or timed out.
 sparse_wait_ready() {

@@ -4,7 +4,7 @@
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
 #            [--conf-extra TEXT] [--keep]
-#            [--needs-root] -- PROGRAM [ARGS]
+#            [--needs-root] [--dbus] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -19,6 +19,12 @@
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
 #                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
 #                            is the baseline the same suites can run against)
+#   DBUS_SYSTEM_BUS_ADDRESS  the bus the server registers org.ganesha.nfsd
+#                            on: with --dbus a private dbus-daemon of this
+#                            run (stopped by PID at the end; skipped, 77,
+#                            where dbus-daemon is missing), else a socket
+#                            that does not exist (the server runs without
+#                            DBus). The machine's system bus is never used.
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
@@ -44,6 +50,7 @@ NFSV4_OPTS=""
 EXTRA_CONF=""
 keep=0
 needs_root=0
+with_dbus=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fsal) FSAL_NAME=$2; shift 2 ;;
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--needs-root) needs_root=1; shift ;;
+	--dbus) with_dbus=1; shift ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -104,6 +112,11 @@ PSEUDO=/sparse
 RECOVERY_DIR=$work/recovery
 PLUGINS_DIR=$stage/lib/ganesha
 LOG_LEVEL=${SPARSE_LOG_LEVEL:-EVENT}
+if [ $with_dbus = 1 ]; then
+	BUS=unix:path=$work/dbus.sock
+else
+	BUS=unix:path=$work/no-bus
+fi
 # The control script the test program calls; it shares this harness's
 # state through files in $work.
 cat >"$work/ctl" <<CTL
@@ -111,6 +124,7 @@ cat >"$work/ctl" <<CTL
 set -euo pipefail
 . "$repo/scripts/server-lib.sh"
 LOG_LEVEL=$LOG_LEVEL
+export DBUS_SYSTEM_BUS_ADDRESS=$BUS
 start() {
 	local pid
 	# after a kill9 the old server's socket may still be closing
@@ -159,6 +173,9 @@ cleanup() {
 	fi
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
+	if [ -s "$work/dbus.pid" ]; then
+		sparse_stop_server "$(cat "$work/dbus.pid")" 5 || true
+	fi
 	rm -f "$work/harness.pid"
 	local failed=0
 	if [ $rc -eq 77 ]; then
@@ -179,6 +196,15 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+export DBUS_SYSTEM_BUS_ADDRESS=$BUS
+if [ $with_dbus = 1 ]; then
+	if ! command -v dbus-daemon >/dev/null; then
+		echo "harness: dbus-daemon missing (Debian package dbus-daemon); $prog skipped"
+		exit 77
+	fi
+	sparse_start_dbus "$work" $$ >/dev/null
+fi
 
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.

@@ -18,3 +18,9 @@ add_test(NAME e2e/harness_kill_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/harness_kill_check.sh)
 set_tests_properties(e2e/harness_kill_check PROPERTIES LABELS e2e TIMEOUT 120
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")
+
+# The server without a message bus still serves; sparse-stats says so.
+add_test(NAME e2e/nobus_check
+         COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/nobus_check.sh)
+set_tests_properties(e2e/nobus_check PROPERTIES LABELS e2e TIMEOUT 60
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

@@ -11,3 +11,9 @@ sparse_unit_test(check_copy_plan
   SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_copy_plan.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_copy_plan.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)
+# The per-export NFSv4.2 counters (inline in src/include/nfs42_stats.h).
+find_package(Threads REQUIRED)
+sparse_unit_test(check_nfs42_stats
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_nfs42_stats.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/include
+  LIBS Threads::Threads)

@@ -191,7 +191,7 @@ static int run_prepare(struct copy_run *run, uint64_t count)
 
 /* ---- path 1: clone ------------------------------------------------------ */
 
-static uint64_t clone_block_size(int fd)
+uint64_t sparse_clone_block_size(int fd)
 {
 	struct statvfs vfs;
 	struct stat st;
@@ -211,7 +211,7 @@ static uint64_t clone_block_size(int fd)
  */
 static bool clone_aligned(const struct copy_run *run)
 {
-	uint64_t bs = clone_block_size(run->dst_fd);
+	uint64_t bs = sparse_clone_block_size(run->dst_fd);
 	bool end_ok = run->len % bs == 0 ||
 		      (run->to_eof && run->dst_off + run->len >= run->dst_size);
 

@@ -118,4 +118,11 @@ int64_t sparse_copy_range(int src_fd, uint64_t src_off, int dst_fd,
 
 const char *sparse_copy_path_name(enum sparse_copy_path path);
 
+/*
+ * The alignment FICLONERANGE needs on fd's filesystem (statvfs f_bsize,
+ * the superblock's block size that the kernel's remap checks use; else
+ * st_blksize; else 4096): the NFSv4.2 clone_blksize attribute.
+ */
+uint64_t sparse_clone_block_size(int fd);
+
 #endif /* SPARSE_COPY_H */

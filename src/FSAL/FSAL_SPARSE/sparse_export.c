@@ -26,6 +26,7 @@
 #include "nfs_exports.h"
 #include "export_mgr.h"
 #include "sparse_int.h"
+#include "sparse_copy.h"
 
 /* ---- config ------------------------------------------------------------ */
 
@@ -123,18 +124,6 @@ bool sparse_export_durable_md(struct fsal_export *exp)
 enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp)
 {
 	return atomic_fetch_uint32_t(&sparse_exp(exp)->copy_engine);
-}
-
-void sparse_export_copy_counters(struct fsal_export *exp,
-				 struct sparse_copy_counters *out)
-{
-	struct sparse_copy_counters *c = &sparse_exp(exp)->copy_counters;
-	int i;
-
-	for (i = 0; i < SPARSE_COPY_PATHS; i++) {
-		out->calls[i] = __atomic_load_n(&c->calls[i], __ATOMIC_RELAXED);
-		out->bytes[i] = __atomic_load_n(&c->bytes[i], __ATOMIC_RELAXED);
-	}
 }
 
 /* ---- export operations ------------------------------------------------- */
@@ -299,6 +288,7 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 	src = sparse_fs_uuid(exp->root_fd, st.st_dev, uuid);
 	exp->fs_ident = sparse_fs_ident(src, uuid, st.st_dev);
 	sparse_choose_fsid(exp, src, uuid);
+	exp->clone_blksize = (uint32_t)sparse_clone_block_size(exp->root_fd);
 
 	rc = sparse_confine_init(&exp->confine, exp->root_fd);
 	if (rc != 0)

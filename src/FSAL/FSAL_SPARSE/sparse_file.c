@@ -987,6 +987,8 @@ static int sparse_clone_fds(int src_fd, uint64_t src_offset, int dst_fd,
 	rc = sparse_copy_range(src_fd, src_offset, dst_fd, dst_offset, count,
 			       &opts, &res);
 	fsal_restore_ganesha_credentials();
+	if (rc >= 0)
+		sparse_copy_account(sparse_copy_stats(), &res);
 	if (rc < 0)
 		LogDebug(COMPONENT_FSAL,
 			 "clone %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %s",
@@ -1137,7 +1139,7 @@ static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 			       arg->dst_offset, arg->count, &opts, &res);
 	fsal_restore_ganesha_credentials();
 
-	sparse_copy_account(&exp->copy_counters, &res);
+	sparse_copy_account(sparse_copy_stats(), &res);
 	arg->copied = res.bytes;
 	arg->eof = res.eof;
 	LogDebug(COMPONENT_FSAL,

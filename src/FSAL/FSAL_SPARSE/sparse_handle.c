@@ -103,8 +103,9 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 	uint64_t ctime_ns = sparse_ts_ns(&st->st_ctim);
 	uint64_t mtime_ns = sparse_ts_ns(&st->st_mtim);
 
-	attrs->valid_mask |= ATTRS_POSIX;
-	attrs->supported = ATTRS_POSIX;
+	attrs->valid_mask |= ATTRS_POSIX | ATTR4_CLONE_BLKSIZE;
+	attrs->supported = ATTRS_POSIX | ATTR4_CLONE_BLKSIZE;
+	attrs->clone_blksize = exp->clone_blksize;
 	attrs->type = posix2fsal_type(st->st_mode);
 	attrs->filesize = st->st_size;
 	attrs->fsid = exp->fsid;

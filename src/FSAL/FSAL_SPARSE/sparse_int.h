@@ -76,6 +76,10 @@ struct sparse_export {
 	/* The fsid reported to clients, chosen by Fsid_Type. */
 	fsal_fsid_t fsid;
 	uint32_t fsid_type; /* enum sparse_fsid_type */
+	/* The clone_blksize attribute: FICLONERANGE's alignment on the
+	 * export's filesystem (sparse_clone_block_size()).
+	 */
+	uint32_t clone_blksize;
 	/* Identity of the filesystem, carried in every handle, and the key of
 	 * the tag that says this export gave a handle out (sparse_fh.h).
 	 */
@@ -89,12 +93,6 @@ struct sparse_export {
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 	bool durable_md; /* Durable_Metadata */
 	uint32_t copy_engine; /* Copy_Engine: enum sparse_copy_mode */
-	/* COPY statistics: calls and bytes per engine path (clone,
-	 * copy_file_range, read/write) of this export's obj_ops->copy calls
-	 * (CLONE operations are not counted).  Atomic adds; read with
-	 * sparse_export_copy_counters().
-	 */
-	struct sparse_copy_counters copy_counters;
 	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
 	bool skip_confinement;
 };
@@ -189,9 +187,6 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 uint64_t sparse_export_min_hole(struct fsal_export *exp);
 bool sparse_export_durable_md(struct fsal_export *exp);
 enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp);
-/* A snapshot of the export's COPY counters (for statistics). */
-void sparse_export_copy_counters(struct fsal_export *exp,
-				 struct sparse_copy_counters *out);
 
 /* sparse_handle.c */
 void sparse_handle_ops_init(struct fsal_obj_ops *ops);
@@ -269,5 +264,14 @@ fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 			      struct fsal_attrlist *attrib_set);
 fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 			      struct fsal_attrlist *attrs);
+
+/*
+ * Statistics (sparse_stats.c).  sparse_copy_stats() is the module's one set
+ * of copy-engine counters: every caller of sparse_copy_range() passes its
+ * result to sparse_copy_account(sparse_copy_stats(), &res).  Read by DBus
+ * GetFSALStats("SPARSE"), zeroed by ResetStats.
+ */
+struct sparse_copy_counters *sparse_copy_stats(void);
+void sparse_stats_init(struct fsal_module *fsal_hdl);
 
 #endif /* SPARSE_INT_H */

@@ -34,7 +34,7 @@ struct sparse_module SparseModule = {
 		.acl_support = 0,
 		.cansettime = true,
 		.homogenous = true,
-		.supported_attrs = ATTRS_POSIX,
+		.supported_attrs = ATTRS_POSIX | ATTR4_CLONE_BLKSIZE,
 		.maxread = FSAL_MAXIOSIZE,
 		.maxwrite = FSAL_MAXIOSIZE,
 		.umask = 0,
@@ -102,6 +102,7 @@ MODULE_INIT void sparse_fsal_init(void)
 	fsal->m_ops.create_export = sparse_create_export;
 	fsal->m_ops.update_export = sparse_update_export;
 	fsal->m_ops.init_config = sparse_init_config;
+	sparse_stats_init(fsal);
 
 	sparse_handle_ops_init(&SparseModule.handle_ops);
 }

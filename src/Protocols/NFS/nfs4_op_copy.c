@@ -23,6 +23,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_stats.h"
 
 /*
  * A synchronous answer: the bytes are where write2 without stability
@@ -126,6 +127,7 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 		goto out;
 	}
 	copy_sync_reply(&res->cr_u.cr_resok4, arg.copied);
+	nfs42_stats_copy(op_ctx->ctx_export, NFS42_COPY_SYNC, arg.copied);
 
 out:
 	if (src_state != NULL)
