@@ -5,7 +5,8 @@
 # clonefs-setup.sh setup|cleanup DIR
 #
 # For e2e_proto_clone: a fresh 300 MiB XFS filesystem with reflink
-# (mkfs.xfs -m reflink=1) on a loop device, mounted at DIR/x.  Writes
+# (mkfs.xfs -m reflink=1; $CLONEFS_SIZE, e.g. 3G for bench/copy.sh, sets
+# another size) on a loop device, mounted at DIR/x.  Writes
 # DIR/exports.conf (an EXPORT block /xfs for the harness's --conf-extra)
 # or, where it cannot be made (not root, no xfsprogs, no loop devices),
 # DIR/skip with the reason.  CLONEFS_COPY_ENGINE, if set, is the export's
@@ -21,7 +22,7 @@ mounts="$d/x"
 loopfs_start "$verb"
 mkdir -p "$d/x"
 command -v mkfs.xfs >/dev/null || loopfs_skip "mkfs.xfs (xfsprogs) missing"
-truncate -s 300M "$d/xfs.img"
+truncate -s "${CLONEFS_SIZE:-300M}" "$d/xfs.img"
 mkfs.xfs -q -m reflink=1 "$d/xfs.img" >/dev/null 2>&1 ||
 	loopfs_skip "mkfs.xfs -m reflink=1 failed"
 mount -o loop "$d/xfs.img" "$d/x" 2>/dev/null ||

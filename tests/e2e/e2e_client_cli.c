@@ -208,7 +208,9 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(2, "bad argument '--clone' for cp", "cp", "a", "--clone",
 		    "b");
 	DEAD_EXPECT(2, "bad argument '-c' for cp", "cp", "-c", "a", "b");
-	DEAD_EXPECT(2, "usage: nfs42 [options] cp [--clone] [--async] SRC DST",
+	DEAD_EXPECT(2,
+		    "usage: nfs42 [options] cp [--async] [--clone] "
+		    "[--via-client] [--stats] SRC DST",
 		    "cp");
 	/* well-formed ones get as far as connecting */
 	DEAD_EXPECT(3, NULL, "ln", "-s", "X", "Y");
@@ -736,6 +738,24 @@ START_TEST(cp_verb)
 	e2e_put_backing("cli-cp-empty", "", 0);
 	cp_ok(e2e_path("cli-cp-empty"), e2e_path("cli-cp-sparse2"));
 	expect_backing("cli-cp-sparse2", "", 0);
+	/*
+	 * --via-client: no COPY sent at all (calls=0 where plain cp, above,
+	 * tried one), nothing said about COPY, the same bytes.
+	 */
+	r = CLI("cp", "--via-client", "--stats", e2e_path("cli-cp-src"),
+		e2e_path("cli-cp-via"));
+	ck_assert_msg(r.status == 0, "cp --via-client: %s", r.err);
+	ck_assert_str_eq(r.err, "nfs42: cp stats: path=client calls=0 "
+				"total_us=0 max_us=0\n");
+	run_free(&r);
+	expect_backing("cli-cp-via", data, n);
+	r = CLI("cp", "--stats", e2e_path("cli-cp-src"),
+		e2e_path("cli-cp-via"));
+	/* COPY tried (NOTSUPP today; one or more chunks once it is there) */
+	ck_assert_msg(r.status == 0 && strstr(r.err, " calls=") &&
+			      !strstr(r.err, " calls=0 "),
+		      "cp --stats: %s", r.err);
+	run_free(&r);
 	/* NFSv4.1 has no COPY (OP_ILLEGAL): through the client as well */
 	r = CLI("-m", "1", "cp", e2e_path("cli-cp-src"),
 		e2e_path("cli-cp-v41"));

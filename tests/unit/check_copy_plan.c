@@ -125,18 +125,28 @@ START_TEST(chunk_budget)
 {
 	struct nfs42_chunk c = { .budget_ms = 100 };
 
-	/* the first piece always goes, however late */
-	ck_assert(!nfs42_chunk_stop(&c, 5000));
+	/* the first piece always goes, however late (times in us) */
+	ck_assert(!nfs42_chunk_stop(&c, 5000000));
 	c.done = 1;
-	ck_assert(!nfs42_chunk_stop(&c, 99));
-	ck_assert(nfs42_chunk_stop(&c, 100));
+	ck_assert(!nfs42_chunk_stop(&c, 99999));
+	ck_assert(nfs42_chunk_stop(&c, 100000));
+	/* a next piece as slow as the slowest would end past the budget */
+	nfs42_chunk_piece_took(&c, 30000);
+	nfs42_chunk_piece_took(&c, 10000); /* the slowest stays 30 ms */
+	ck_assert_uint_eq(c.slowest_us, 30000);
+	ck_assert(!nfs42_chunk_stop(&c, 69999));
+	ck_assert(nfs42_chunk_stop(&c, 70000));
+	ck_assert(nfs42_chunk_over_budget(&c, 70000));
 	/* whichever comes first */
+	c.slowest_us = 0;
 	c.cap = 4 * MiB;
 	c.done = 4 * MiB;
 	ck_assert(nfs42_chunk_stop(&c, 1));
 	c.budget_ms = 0;
 	c.done = MiB;
-	ck_assert(!nfs42_chunk_stop(&c, 1000000));
+	ck_assert(!nfs42_chunk_stop(&c, 1000000000));
+	nfs42_chunk_piece_took(&c, 1000000000);
+	ck_assert(!nfs42_chunk_over_budget(&c, 1000000000));
 }
 END_TEST
 

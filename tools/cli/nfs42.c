@@ -465,6 +465,15 @@ static int cmd_seek(struct nfs42_opts *o, const struct args *args)
 	return 0;
 }
 
+/* cp --stats: one line on stderr */
+static void print_cp_stats(const char *path, const struct nfs42_copy_stats *st)
+{
+	fprintf(stderr,
+		"nfs42: cp stats: path=%s calls=%u total_us=%" PRIu64
+		" max_us=%" PRIu64 "\n",
+		path, st->calls, st->total_us, st->max_us);
+}
+
 /* Progress of `cp --async`: a bar on a terminal, else plain lines. */
 struct progress {
 	bool tty;
@@ -521,7 +530,7 @@ static void on_interrupt(int sig)
 }
 
 /* cp --async: COPY with ca_synchronous false; Ctrl-C cancels it. */
-static int cp_async(const char *src, const char *dst)
+static int cp_async(const char *src, const char *dst, bool stats)
 {
 	struct nfs42_async_copy ac = { 0 };
 	struct progress p = { .tty = isatty(2) };
@@ -545,30 +554,49 @@ static int cp_async(const char *src, const char *dst)
 	if (!rc && !ac.went_async)
 		fprintf(stderr, "nfs42: %s: the server copied synchronously\n",
 			dst);
+	if (stats)
+		print_cp_stats(ac.went_async ? "async" : "copy", &ac.stats);
 	return rc ? fail(dst, rc) : 0;
 }
 
 /* cp: CLONE with --clone, else COPY or, without it, through the client. */
+
+/* Which way a copy went, for cp --stats. */
+static const char *path_name(const struct nfs42_copy_opts *co,
+			     const struct nfs42_copy_stats *st)
+{
+	if (co->clone)
+		return "clone";
+	return st->via_client ? "client" : "copy";
+}
+
+/*
+ * cp: CLONE with --clone, else COPY or, without it (or with --via-client),
+ * through the client.  --stats: one line on stderr saying which way it
+ * went, how many COPY/CLONE calls it took and their round trips.
+ */
 static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 {
 	const char *src = args->word[0], *dst = args->word[1];
-	bool via_client = false;
+	struct nfs42_copy_opts co = { .clone = OPT(args, 'c') != NULL,
+				      .via_client = OPT(args, 'v') != NULL };
+	struct nfs42_copy_stats st;
 	int rc;
 
-	if (OPT(args, 'a') && OPT(args, 'c')) {
-		fprintf(stderr, "nfs42: cp: --clone or --async, not both\n");
+	if (OPT(args, 'a') && (co.clone || co.via_client)) {
+		fprintf(stderr, "nfs42: cp: --async goes with neither --clone "
+				"nor --via-client\n");
 		return EXIT_USAGE;
 	}
 	if (OPT(args, 'a'))
-		return cp_async(src, dst);
-	if (OPT(args, 'c'))
-		rc = nfs42_clone_file(g_cl, src, dst);
-	else
-		rc = nfs42_copy_file(g_cl, src, dst, &via_client);
-	if (via_client)
+		return cp_async(src, dst, OPT(args, 's') != NULL);
+	rc = nfs42_copy_file_ex(g_cl, src, dst, &co, &st);
+	if (st.via_client && !co.via_client)
 		fprintf(stderr,
 			"nfs42: %s: server COPY not supported, %s through the client\n",
 			dst, rc ? "copy failed" : "copied");
+	if (OPT(args, 's'))
+		print_cp_stats(path_name(&co, &st), &st);
 	return rc ? fail(dst, rc) : 0;
 }
 
@@ -604,10 +632,12 @@ static const struct verb verbs[] = {
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
 	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
 	{ "mv", cmd_mv, "mv FROM TO", "rename" },
-	{ "cp", cmd_cp, "cp [--clone] [--async] SRC DST",
+	{ "cp", cmd_cp, "cp [--async] [--clone] [--via-client] [--stats] SRC DST",
 	  "copy on the server: COPY (through the client if not "
-	  "supported), --clone: CLONE only, --async: asynchronous COPY "
-	  "with progress (Ctrl-C cancels)" },
+	  "supported), --async: asynchronous COPY with progress (Ctrl-C "
+	  "cancels), --clone: CLONE only, --via-client: READ + WRITE "
+	  "by the client, no COPY; --stats: calls and round trips "
+	  "on stderr" },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
 	  "hard link to TARGET (-s: symbolic link)" },
 	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },

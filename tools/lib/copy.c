@@ -7,8 +7,31 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Run the COPY or CLONE compound c, its round trip counted in *st. */
+static int run_timed(struct nfs42_compound *c, struct nfs42_copy_stats *st)
+{
+	uint64_t t0 = now_us(), us;
+	int rc = nfs42_compound_run(c);
+
+	us = now_us() - t0;
+	st->calls++;
+	st->total_us += us;
+	if (us > st->max_us)
+		st->max_us = us;
+	return rc;
+}
 
 /* Open src for read and dst for write (created with src's mode or
  * truncated); *size is src's size. */
@@ -91,25 +114,19 @@ static struct nfs42_compound *pair_compound(struct nfs42_file *sf,
 	return c;
 }
 
-int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
+/* One CLONE of the whole of sf into df, then df's size. */
+static int clone_whole(struct nfs42_file *sf, struct nfs42_file *df,
+		       uint64_t size, struct nfs42_copy_stats *st)
 {
-	struct nfs42_file sf, df;
-	struct nfs42_compound *c;
-	uint64_t size;
+	struct nfs42_compound *c = pair_compound(sf, df);
 	int rc;
 
-	rc = open_pair(cl, src, dst, &sf, &df, &size);
-	if (rc)
-		return rc;
-	c = pair_compound(&sf, &df);
 	if (!c)
-		return close_pair(&sf, &df, -ENOMEM);
-	nfs42_op_clone(c, &sf.stateid, &df.stateid, 0, 0, 0);
-	rc = nfs42_compound_run(c);
+		return -ENOMEM;
+	nfs42_op_clone(c, &sf->stateid, &df->stateid, 0, 0, 0);
+	rc = run_timed(c, st);
 	nfs42_compound_free(c);
-	if (!rc)
-		rc = set_size(&df, size);
-	return close_pair(&sf, &df, rc);
+	return rc ? rc : set_size(df, size);
 }
 
 /*
@@ -117,7 +134,8 @@ int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
  * may stop short (wr_count < what was asked): go on from there.
  */
 static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
-		       uint64_t size, uint64_t *done)
+		       uint64_t size, uint64_t *done,
+		       struct nfs42_copy_stats *st)
 {
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;
@@ -129,7 +147,7 @@ static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 			return -ENOMEM;
 		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, *done, *done,
 				    size - *done, true, true);
-		rc = nfs42_compound_run(c);
+		rc = run_timed(c, st);
 		r = nfs42_res(c, idx);
 		if (!rc && r->u.copy.has_callback_id) {
 			nfs42_set_error(sf->cl,
@@ -235,25 +253,33 @@ static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
 	return rc;
 }
 
-int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
-		    bool *via_client)
+int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
+		       const char *dst, const struct nfs42_copy_opts *o,
+		       struct nfs42_copy_stats *st)
 {
+	static const struct nfs42_copy_opts dflt;
+	struct nfs42_copy_stats mine;
 	struct nfs42_file sf, df;
 	uint64_t size, done = 0;
 	int rc;
 
-	if (via_client)
-		*via_client = false;
+	if (!o)
+		o = &dflt;
+	if (!st)
+		st = &mine;
+	memset(st, 0, sizeof(*st));
 	rc = open_pair(cl, src, dst, &sf, &df, &size);
 	if (rc)
 		return rc;
-	rc = copy_server(&sf, &df, size, &done);
+	if (o->clone)
+		return close_pair(&sf, &df, clone_whole(&sf, &df, size, st));
+	rc = o->via_client ? NFS4ERR_NOTSUPP :
+			     copy_server(&sf, &df, size, &done, st);
 	/* OP_ILLEGAL: NFSv4.1, which has no COPY */
 	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OFFLOAD_NO_REQS ||
 	     rc == NFS4ERR_OP_ILLEGAL) &&
 	    done == 0) {
-		if (via_client)
-			*via_client = true;
+		st->via_client = true;
 		rc = copy_client(&sf, &df, size);
 	} else if (!rc) {
 		rc = set_size(&df, size);
@@ -408,6 +434,7 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	ac->went_async = ac->got_callback = ac->cancelled = false;
 	ac->status_polls = 0;
 	ac->status_count = 0;
+	memset(&ac->stats, 0, sizeof(ac->stats));
 	rc = open_pair(cl, src, dst, &sf, &df, &size);
 	if (rc)
 		return rc;
@@ -420,7 +447,7 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	/* the hook before the COPY: its CB_OFFLOAD may come first */
 	nfs42_set_cb_handler(cl, async_cb, ac);
 	idx = nfs42_op_copy(c, &sf.stateid, &df.stateid, 0, 0, 0, true, false);
-	rc = nfs42_compound_run(c);
+	rc = run_timed(c, &ac->stats);
 	r = nfs42_res(c, idx);
 	if (!rc && r->u.copy.has_callback_id) {
 		ac->went_async = true;
@@ -440,7 +467,7 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 		return close_pair(&sf, &df, rc);
 	/* what the async copy left (or a synchronous answer): the sync loop */
 	if (done < size) {
-		rc = copy_server(&sf, &df, size, &done);
+		rc = copy_server(&sf, &df, size, &done, &ac->stats);
 		synced = false;
 	}
 	if (!rc)
@@ -448,4 +475,21 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	if (!rc && !synced)
 		rc = nfs42_commit(&df);
 	return close_pair(&sf, &df, rc);
+}
+int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
+{
+	const struct nfs42_copy_opts o = { .clone = true };
+
+	return nfs42_copy_file_ex(cl, src, dst, &o, NULL);
+}
+
+int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
+		    bool *via_client)
+{
+	struct nfs42_copy_stats st;
+	int rc = nfs42_copy_file_ex(cl, src, dst, NULL, &st);
+
+	if (via_client)
+		*via_client = st.via_client;
+	return rc;
 }

@@ -81,14 +81,17 @@ static int io_retry(int fd, short events, int timeout_ms)
 }
 
 /* Send (out) or receive exactly len bytes; on receive, EOF is
- * -ECONNRESET.  -ETIMEDOUT or -errno on failure. */
+ * -ECONNRESET.  -ETIMEDOUT or -errno on failure.  A receive never blocks
+ * in recv() (MSG_DONTWAIT, also on a blocking socket): it polls only when
+ * nothing is there, so a reply already queued costs no poll(). */
 static int xfer_all(int fd, uint8_t *p, size_t len, int timeout_ms, bool out)
 {
 	ssize_t n;
 	int rc;
 
 	while (len) {
-		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		n = out ? send(fd, p, len, MSG_NOSIGNAL) :
+			  recv(fd, p, len, MSG_DONTWAIT);
 		if (n == 0 && !out)
 			return -ECONNRESET;
 		if (n < 0) {
@@ -145,9 +148,6 @@ int nfs42_rm_recv(int fd, int timeout_ms, size_t maxlen, uint8_t **out,
 	int rc;
 
 	*partial = false;
-	rc = wait_fd(fd, POLLIN, timeout_ms);
-	if (rc)
-		return rc;
 	while (!last) {
 		rc = read_all(fd, hdr, 4, timeout_ms);
 		if (rc)

@@ -102,6 +102,7 @@ struct copy_run {
 	bool to_eof; /* the range ends at the source's EOF */
 	uint64_t dst_size; /* the destination's size when the call began */
 	struct timespec began;
+	uint64_t slowest_us; /* the longest piece so far, for the budget */
 	uint64_t done; /* bytes of the range copied so far */
 	bool use_rw; /* copy_file_range gave up: pread/pwrite from now on */
 	bool zero_fill; /* the destination cannot punch holes: write zeros */
@@ -115,16 +116,21 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static uint64_t elapsed_ms(const struct timespec *since)
+static uint64_t elapsed_us(const struct timespec *since)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000 +
-	       (now.tv_nsec - since->tv_nsec) / 1000000;
+	return (now.tv_sec - since->tv_sec) * 1000000 +
+	       (now.tv_nsec - since->tv_nsec) / 1000;
 }
 
-/* Between pieces: is this call's chunk used up?  Always one piece first. */
+/*
+ * Between pieces: is this call's chunk used up?  Always one piece first.
+ * The budget stops the call when the next piece, were it as slow as the
+ * slowest so far, would end past it: a reply then stays within the budget
+ * instead of overrunning it by up to one piece.
+ */
 static bool run_should_stop(const struct copy_run *run)
 {
 	const struct sparse_copy_opts *o = run->opts;
@@ -133,7 +139,8 @@ static bool run_should_stop(const struct copy_run *run)
 		return false;
 	if (o->chunk_bytes != 0 && run->done >= o->chunk_bytes)
 		return true;
-	return o->budget_ms != 0 && elapsed_ms(&run->began) >= o->budget_ms;
+	return o->budget_ms != 0 && elapsed_us(&run->began) + run->slowest_us >=
+					    (uint64_t)o->budget_ms * 1000;
 }
 
 /* How much of want the next piece may take under the chunk cap. */
@@ -384,7 +391,7 @@ static int copy_extent(struct copy_run *run, const struct sparse_extent *e)
 {
 	uint64_t end = e->offset - run->src_off + e->length;
 	uint64_t off = e->offset - run->src_off;
-	uint64_t want;
+	uint64_t want, piece_began, piece_us;
 	int64_t n;
 
 	while (off < end) {
@@ -394,8 +401,12 @@ static int copy_extent(struct copy_run *run, const struct sparse_extent *e)
 		if (!e->is_hole || run->zero_fill)
 			want = min_u64(want, SPARSE_COPY_PIECE);
 		want = run_piece_len(run, want);
+		piece_began = elapsed_us(&run->began);
 		n = e->is_hole ? hole_piece(run, off, want) :
 				 data_piece(run, off, want);
+		piece_us = elapsed_us(&run->began) - piece_began;
+		if (piece_us > run->slowest_us)
+			run->slowest_us = piece_us;
 		if (n < 0)
 			return n;
 		run->done += n;

@@ -40,13 +40,13 @@ struct gen_copy {
 	char *buf; /* NFS42_COPY_IO_SIZE bytes */
 };
 
-static uint64_t gen_elapsed_ms(const struct gen_copy *g)
+static uint64_t gen_elapsed_us(const struct gen_copy *g)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - g->began.tv_sec) * 1000 +
-	       (now.tv_nsec - g->began.tv_nsec) / 1000000;
+	return (now.tv_sec - g->began.tv_sec) * 1000000 +
+	       (now.tv_nsec - g->began.tv_nsec) / 1000;
 }
 
 /*
@@ -162,11 +162,13 @@ static fsal_status_t gen_data(struct gen_copy *g, uint64_t off, uint64_t len,
 	uint64_t at = g->arg->dst_offset + (off - g->arg->src_offset);
 	fsal_status_t status;
 	size_t want, got, put;
+	uint64_t block_began;
 	bool eof;
 
 	*done = 0;
 	*short_read = false;
 	while (*done < len) {
+		block_began = gen_elapsed_us(g);
 		want = len - *done < NFS42_COPY_IO_SIZE ? len - *done :
 							  NFS42_COPY_IO_SIZE;
 		status = gen_io(g, false, off + *done, want, &got, &eof);
@@ -184,8 +186,9 @@ static fsal_status_t gen_data(struct gen_copy *g, uint64_t off, uint64_t len,
 			*short_read = true;
 			break;
 		}
-		if (g->chunk.budget_ms != 0 &&
-		    gen_elapsed_ms(g) >= g->chunk.budget_ms)
+		nfs42_chunk_piece_took(&g->chunk,
+				       gen_elapsed_us(g) - block_began);
+		if (nfs42_chunk_over_budget(&g->chunk, gen_elapsed_us(g)))
 			break;
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -247,7 +250,7 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 
 	pos = arg->src_offset;
 	while (pos < g.end && !stop &&
-	       !nfs42_chunk_stop(&g.chunk, gen_elapsed_ms(&g))) {
+	       !nfs42_chunk_stop(&g.chunk, gen_elapsed_us(&g))) {
 		next = gen_seek(&g, pos, false);
 		if (next > pos) {
 			n = nfs42_chunk_piece(&g.chunk, next - pos);

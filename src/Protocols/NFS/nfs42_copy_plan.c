@@ -26,13 +26,27 @@ nfs42_copy_range_verdict(uint64_t src_off, uint64_t dst_off, uint64_t count,
 	return NFS42_RANGE_OK;
 }
 
-bool nfs42_chunk_stop(const struct nfs42_chunk *chunk, uint64_t elapsed_ms)
+bool nfs42_chunk_over_budget(const struct nfs42_chunk *chunk,
+			     uint64_t elapsed_us)
+{
+	return chunk->budget_ms != 0 &&
+	       elapsed_us + chunk->slowest_us >=
+		       (uint64_t)chunk->budget_ms * 1000;
+}
+
+bool nfs42_chunk_stop(const struct nfs42_chunk *chunk, uint64_t elapsed_us)
 {
 	if (chunk->done == 0)
 		return false;
 	if (chunk->cap != 0 && chunk->done >= chunk->cap)
 		return true;
-	return chunk->budget_ms != 0 && elapsed_ms >= chunk->budget_ms;
+	return nfs42_chunk_over_budget(chunk, elapsed_us);
+}
+
+void nfs42_chunk_piece_took(struct nfs42_chunk *chunk, uint64_t us)
+{
+	if (us > chunk->slowest_us)
+		chunk->slowest_us = us;
 }
 
 uint64_t nfs42_chunk_piece(const struct nfs42_chunk *chunk, uint64_t want)

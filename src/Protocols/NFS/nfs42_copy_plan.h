@@ -38,13 +38,26 @@ struct nfs42_chunk {
 	uint64_t cap;
 	uint32_t budget_ms;
 	uint64_t done; /* bytes of the range done so far in this reply */
+	uint64_t slowest_us; /* the longest piece so far in this reply */
 };
 
 /*
- * Must the reply stop before the next piece, elapsed_ms after it began?
- * Never before the first piece, so every reply makes progress.
+ * Would a next piece as slow as the slowest so far end past the budget,
+ * elapsed_us after the reply began?  Stopping then keeps a reply within
+ * its budget rather than over it by up to one piece.
  */
-bool nfs42_chunk_stop(const struct nfs42_chunk *chunk, uint64_t elapsed_ms);
+bool nfs42_chunk_over_budget(const struct nfs42_chunk *chunk,
+			     uint64_t elapsed_us);
+
+/*
+ * Must the reply stop before the next piece, elapsed_us after it began?
+ * At the cap or over the budget (above), but never before the first
+ * piece, so every reply makes progress.
+ */
+bool nfs42_chunk_stop(const struct nfs42_chunk *chunk, uint64_t elapsed_us);
+
+/* A piece took us microseconds. */
+void nfs42_chunk_piece_took(struct nfs42_chunk *chunk, uint64_t us);
 
 /* How much of want (> 0) the next piece may take under the cap (> 0). */
 uint64_t nfs42_chunk_piece(const struct nfs42_chunk *chunk, uint64_t want);

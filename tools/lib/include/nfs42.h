@@ -1043,6 +1043,31 @@ int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst);
 int nfs42_copy_file(struct nfs42_client *cl, const char *src, const char *dst,
 		    bool *via_client);
 
+/*
+ * nfs42_copy_file_ex: either of the above, chosen by o (NULL: a COPY as
+ * nfs42_copy_file), with a record of what ran in *st (may be NULL).
+ * o->clone: nfs42_clone_file.  o->via_client: no COPY at all, the copy
+ * through the client straight away (what COPY is measured against).
+ * st->calls counts the COPY (or CLONE) compounds sent, st->total_us and
+ * st->max_us their round trips as the client saw them (send to reply
+ * decoded), which on loopback is the server's service time of each.
+ */
+struct nfs42_copy_opts {
+	bool clone;
+	bool via_client;
+};
+
+struct nfs42_copy_stats {
+	bool via_client; /* the copy went through the client */
+	uint32_t calls; /* COPY or CLONE compounds sent */
+	uint64_t total_us; /* their round trips, summed */
+	uint64_t max_us; /* the longest one */
+};
+
+int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
+		       const char *dst, const struct nfs42_copy_opts *o,
+		       struct nfs42_copy_stats *st);
+
 /* CB_OFFLOAD arguments (RFC 7862 16.1.1). */
 struct nfs42_cb_offload {
 	struct nfs42_fh fh;
@@ -1095,6 +1120,9 @@ struct nfs42_async_copy {
 	bool cancelled; /* OFFLOAD_CANCEL accepted */
 	uint32_t status_polls; /* OFFLOAD_STATUS calls made */
 	uint64_t status_count; /* largest osr_count seen */
+	/* the COPY compounds sent (the first, and any synchronous ones
+	 * for what the async copy left), as nfs42_copy_file_ex counts */
+	struct nfs42_copy_stats stats;
 };
 
 int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
