@@ -27,6 +27,19 @@
 #include "nfs42_copy_async.h"
 
 /*
+ * The copy's own share of Copy_Time_Budget_Ms: one millisecond is kept for
+ * what the reply costs around it (the checks before, encoding and sending
+ * after), so that the whole COPY, not only its data, fits the budget.  0
+ * stays "no budget"; the copy always gets at least 1 ms.
+ */
+static uint32_t copy_engine_budget_ms(uint32_t budget_ms)
+{
+	if (budget_ms <= 1)
+		return budget_ms;
+	return budget_ms - 1;
+}
+
+/*
  * A synchronous answer: the bytes are where write2 without stability
  * leaves them, so UNSTABLE4 with the server's write verifier; the client
  * makes them durable with COMMIT (and sees a reboot in the verifier).
@@ -105,7 +118,8 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	arg.dst_offset = args->ca_dst_offset;
 	arg.count = args->ca_count;
 	arg.chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
-	arg.budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+	arg.budget_ms = copy_engine_budget_ms(
+		nfs_param.nfsv4_param.copy_time_budget_ms);
 
 	/* Asynchronous (RFC 7862 15.2.3): a copy stateid at once, the copy
 	 * on the worker pool (nfs42_copy_async.c); when async copy is off, or
