@@ -251,8 +251,9 @@ struct sparse_map;
  */
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, uint64_t min_hole,
-				 void *buf, struct sparse_map *map);
+				 uint64_t offset, size_t length,
+				 uint64_t min_hole, void *buf,
+				 struct sparse_map *map);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,
 				   struct state_t *related_state);
