@@ -26,7 +26,7 @@ static uint32_t local_bsize(const char *path)
 }
 
 /* GETATTR {supported_attrs, clone_blksize} of path over NFS. */
-static struct nfs42_attrs clone_attrs(const char *path)
+static struct nfs42_attrs get_clone_attrs(const char *path)
 {
 	struct nfs42_bitmap bm =
 		nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, FATTR4_CLONE_BLKSIZE, -1);
@@ -37,6 +37,14 @@ static struct nfs42_attrs clone_attrs(const char *path)
 	ck_nfs_ok(cl, nfs42_lookup_path(cl, path, &fh, NULL));
 	ck_nfs_ok(cl, nfs42_getattr_fh(cl, &fh, &bm, &a));
 	nfs42_client_free(cl);
+	return a;
+}
+
+/* The same, and the server must support and return clone_blksize. */
+static struct nfs42_attrs clone_attrs(const char *path)
+{
+	struct nfs42_attrs a = get_clone_attrs(path);
+
 	ck_assert_msg(nfs42_bm_isset(&a.supported_attrs, FATTR4_CLONE_BLKSIZE),
 		      "%s: clone_blksize not in supported_attrs", path);
 	ck_assert_msg(nfs42_bm_isset(&a.mask, FATTR4_CLONE_BLKSIZE),
@@ -47,15 +55,8 @@ static struct nfs42_attrs clone_attrs(const char *path)
 /* FSAL_VFS (SPARSE_E2E_FSAL=VFS) does not report it: not supported. */
 static void ck_vfs_lacks_it(const char *path)
 {
-	struct nfs42_bitmap bm =
-		nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, FATTR4_CLONE_BLKSIZE, -1);
-	struct nfs42_client *cl = e2e_client();
-	struct nfs42_attrs a;
-	struct nfs42_fh fh;
+	struct nfs42_attrs a = get_clone_attrs(path);
 
-	ck_nfs_ok(cl, nfs42_lookup_path(cl, path, &fh, NULL));
-	ck_nfs_ok(cl, nfs42_getattr_fh(cl, &fh, &bm, &a));
-	nfs42_client_free(cl);
 	ck_assert(!nfs42_bm_isset(&a.supported_attrs, FATTR4_CLONE_BLKSIZE));
 	ck_assert(!nfs42_bm_isset(&a.mask, FATTR4_CLONE_BLKSIZE));
 }

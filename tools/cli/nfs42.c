@@ -632,7 +632,8 @@ static const struct verb verbs[] = {
 	{ "rm", cmd_rm, "rm PATH", "remove a file" },
 	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
 	{ "mv", cmd_mv, "mv FROM TO", "rename" },
-	{ "cp", cmd_cp, "cp [--async] [--clone] [--via-client] [--stats] SRC DST",
+	{ "cp", cmd_cp,
+	  "cp [--async] [--clone] [--via-client] [--stats] SRC DST",
 	  "copy on the server: COPY (through the client if not "
 	  "supported), --async: asynchronous COPY with progress (Ctrl-C "
 	  "cancels), --clone: CLONE only, --via-client: READ + WRITE "

@@ -1180,8 +1180,8 @@ static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 	int64_t rc;
 
 	fsal_set_credentials(&op_ctx->creds);
-	rc = sparse_copy_range(src_fd, arg->src_offset, dst_fd,
-			       arg->dst_offset, arg->count, &opts, &res);
+	rc = sparse_copy_range(src_fd, arg->src_offset, dst_fd, arg->dst_offset,
+			       arg->count, &opts, &res);
 	fsal_restore_ganesha_credentials();
 
 	sparse_copy_account(sparse_copy_stats(), &res);
