@@ -87,8 +87,7 @@ static int c_devchar(sqlite3_file *f)
 {
 	return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
 }
-static int c_shmmap(sqlite3_file *f, int pg, int sz, int ext,
-		    void volatile **p)
+static int c_shmmap(sqlite3_file *f, int pg, int sz, int ext, void volatile **p)
 {
 	return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, ext, p);
 }
@@ -114,14 +113,29 @@ static int c_unfetch(sqlite3_file *f, sqlite3_int64 o, void *p)
 }
 
 static const sqlite3_io_methods c_methods = {
-	3,	    c_close,	c_read,	      c_write,	  c_truncate,
-	c_sync,	    c_size,	c_lock,	      c_unlock,	  c_reserved,
-	c_fcntl,    c_sector,	c_devchar,    c_shmmap,	  c_shmlock,
-	c_shmbarrier, c_shmunmap, c_fetch,    c_unfetch,
+	.iVersion = 3,
+	.xClose = c_close,
+	.xRead = c_read,
+	.xWrite = c_write,
+	.xTruncate = c_truncate,
+	.xSync = c_sync,
+	.xFileSize = c_size,
+	.xLock = c_lock,
+	.xUnlock = c_unlock,
+	.xCheckReservedLock = c_reserved,
+	.xFileControl = c_fcntl,
+	.xSectorSize = c_sector,
+	.xDeviceCharacteristics = c_devchar,
+	.xShmMap = c_shmmap,
+	.xShmLock = c_shmlock,
+	.xShmBarrier = c_shmbarrier,
+	.xShmUnmap = c_shmunmap,
+	.xFetch = c_fetch,
+	.xUnfetch = c_unfetch,
 };
 
-static int c_open(sqlite3_vfs *v, const char *name, sqlite3_file *f,
-		  int flags, int *oflags)
+static int c_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags,
+		  int *oflags)
 {
 	struct cfile *cf = (struct cfile *)f;
 	int rc;
@@ -210,8 +224,8 @@ static void raw_sql(const char *sql)
 	sqlite3 *s;
 
 	ck_assert_int_eq(sqlite3_open(dbfile(), &s), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(s, sql, NULL, NULL, NULL) == SQLITE_OK,
-		      "%s", sqlite3_errmsg(s));
+	ck_assert_msg(sqlite3_exec(s, sql, NULL, NULL, NULL) == SQLITE_OK, "%s",
+		      sqlite3_errmsg(s));
 	sqlite3_close(s);
 }
 
@@ -399,8 +413,7 @@ START_TEST(t_dir_is_file)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	rc = sparse_recdb_open(f, &db);
-	ck_assert_msg(rc == -ENOTDIR, "rc %d: %s", rc,
-		      sparse_recdb_errmsg(db));
+	ck_assert_msg(rc == -ENOTDIR, "rc %d: %s", rc, sparse_recdb_errmsg(db));
 	ck_assert_ptr_nonnull(strstr(sparse_recdb_errmsg(db), "notadir"));
 	sparse_recdb_close(db);
 }
@@ -505,8 +518,7 @@ START_TEST(t_group_commit)
 	ck_assert_int_eq(sparse_recdb_begin(db), 0);
 	for (i = 0; i < 1000; i++) {
 		snprintf(k, sizeof(k), "client-%04d", i);
-		ck_assert_int_eq(sparse_recdb_add(db, k, strlen(k), "v", 1),
-				 0);
+		ck_assert_int_eq(sparse_recdb_add(db, k, strlen(k), "v", 1), 0);
 	}
 	ck_assert_int_eq(sparse_recdb_commit(db), 0);
 	batch = sync_count - before;
@@ -559,9 +571,8 @@ START_TEST(t_remove_and_revoked)
 	sparse_recdb_close(db);
 
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh,
-						      r),
-			 0);
+	ck_assert_int_eq(
+		sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh, r), 0);
 	ck_assert_str_eq(r[0].key, "fhA");
 	ck_assert_str_eq(r[1].key, "fhB");
 	ck_assert_str_eq(r[2].key, "");
@@ -570,13 +581,11 @@ START_TEST(t_remove_and_revoked)
 	ck_assert_int_eq(sparse_recdb_remove(db, "c1", 2), -ENOENT);
 	ck_assert_int_eq(count_records(db), 1);
 	memset(r, 0, sizeof(r));
-	ck_assert_int_eq(sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh,
-						      r),
-			 0);
+	ck_assert_int_eq(
+		sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh, r), 0);
 	ck_assert_str_eq(r[0].key, "");
-	ck_assert_int_eq(sparse_recdb_foreach_revoked(db, "c2", 2, collect_fh,
-						      q),
-			 0);
+	ck_assert_int_eq(
+		sparse_recdb_foreach_revoked(db, "c2", 2, collect_fh, q), 0);
 	ck_assert_str_eq(q[0].key, "fhC");
 
 	/* Removes inside a batch share its transaction. */
