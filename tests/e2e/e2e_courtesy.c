@@ -46,7 +46,8 @@ static struct nfs42_client *client_as(const char *owner)
 	return cl;
 }
 
-/* SEQUENCE alone; returns the compound status. */
+/* SEQUENCE (+ PUTROOTFH): renews the lease; the compound status, and
+ * SEQUENCE's status flags in *flags. */
 static int ping(struct nfs42_client *cl, uint32_t *flags)
 {
 	struct nfs42_compound *c = nfs42_compound_new(cl);
