@@ -6,11 +6,11 @@
 set(mdc_e2e_dir ${CMAKE_CURRENT_SOURCE_DIR})
 sparse_e2e_test(e2e_mdcache_dir
   SOURCES ${mdc_e2e_dir}/e2e_mdcache_dir.c TIMEOUT 240)
-sparse_e2e_run(e2e_mdcache_dir_latency e2e_mdcache_dir ARGS all 40
+sparse_e2e_run(e2e_mdcache_dir_latency e2e_mdcache_dir ARGS all 100
   HARNESS_ARGS --fsal-opts
     "Test_Metadata_Latency_Ms = 2$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
   TIMEOUT 240)
-sparse_e2e_run(e2e_mdcache_dir_off e2e_mdcache_dir ARGS all 60
+sparse_e2e_run(e2e_mdcache_dir_off e2e_mdcache_dir ARGS all 200
   HARNESS_ARGS --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
   TIMEOUT 240)
 sparse_e2e_run(e2e_mdcache_parallel e2e_mdcache_dir ARGS parallel
