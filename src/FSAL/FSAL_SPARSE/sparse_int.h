@@ -157,6 +157,7 @@ static inline void sparse_proc_path(int fd, char *buf)
 enum sparse_md_kind {
 	SPARSE_MD_READ, /* lookup, getattr, readdir, readlink */
 	SPARSE_MD_UPDATE, /* create, mkdir, link, unlink, rename, setattr */
+	SPARSE_MD_KINDS
 };
 
 /* Fsid_Type values: what the fsid attribute is made of. */
@@ -173,6 +174,8 @@ enum sparse_latency_scope {
 };
 
 void sparse_md_delay(enum sparse_md_kind kind);
+/* sparse_stats.c: count a delayed backend metadata call */
+void sparse_md_count(enum sparse_md_kind kind);
 
 /* sparse_export.c */
 fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
