@@ -138,3 +138,9 @@ add_test(NAME e2e/read_plus_mem_check
 set_tests_properties(e2e/read_plus_mem_check PROPERTIES LABELS e2e
   TIMEOUT 120 SKIP_RETURN_CODE 77
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# RFC 8276 extended attributes (issue #11): FSAL_SPARSE's user. namespace,
+# other uids (needs root, skipped otherwise).
+sparse_e2e_test(e2e_proto_xattr
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_xattr.c
+  TIMEOUT 120 HARNESS_ARGS --needs-root)
