@@ -641,12 +641,51 @@ START_TEST(v41_op_illegal)
 }
 END_TEST
 
+/* a read-only export (Access_Type = RO): read and list, never change */
+START_TEST(read_only_export)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct xa_list *l = keep(calloc(1, sizeof(*l)));
+	char buf[8];
+	struct nfs42_fh fh;
+	uint32_t len;
+	uint8_t *v;
+
+	ck_nfs_ok(cl, nfs42_lookup_path(cl, "/xattr_ro/f", &fh, NULL));
+	ck_nfs_ok(cl, xa_get(cl, &fh, "k", &v, &len));
+	ck_assert_uint_eq(len, 1);
+	ck_assert_mem_eq(v, "v", 1);
+	ck_nfs_ok(cl, xa_list_all(cl, &fh, 4096, l));
+	ck_assert_int_eq(l->n, 1);
+	ck_assert_str_eq(l->v[0], "k");
+	ck_nfs_status(xa_set(cl, &fh, SETXATTR4_EITHER, "k", "w", 1, NULL),
+		      NFS4ERR_ROFS);
+	ck_nfs_status(xa_set(cl, &fh, SETXATTR4_CREATE, "n", "w", 1, NULL),
+		      NFS4ERR_ROFS);
+	ck_nfs_status(xa_rm(cl, &fh, "k", NULL), NFS4ERR_ROFS);
+	ck_assert_int_eq(getxattr(E2E_XATTR_RO_DIR "/ro/f", "user.k", buf,
+				  sizeof(buf)),
+			 1);
+	ck_assert_int_eq(buf[0], 'v');
+	ck_assert_int_lt(getxattr(E2E_XATTR_RO_DIR "/ro/f", "user.n", buf,
+				  sizeof(buf)),
+			 0);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_proto_xattr");
 	TCase *tc = tcase_create("xattr");
 
 	e2e_require_root("e2e_proto_xattr");
+	if (strcmp(e2e_env("NFS42_FSAL"), "SPARSE") != 0) {
+		printf("e2e_proto_xattr: FSAL_SPARSE only (%s has no xattr "
+		       "ops in Ganesha 6.5), skipped\n",
+		       e2e_env("NFS42_FSAL"));
+		return 77;
+	}
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, xattr_support_advertised);
 	tcase_add_test(tc, file_set_get_remove);
@@ -660,6 +699,7 @@ int main(void)
 	tcase_add_test(tc, permissions);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, v41_op_illegal);
+	tcase_add_test(tc, read_only_export);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }
