@@ -157,8 +157,7 @@ static ssize_t b_get(const char *rel, const char *name, void *buf, size_t sz)
 	return n < 0 ? -errno : n;
 }
 
-static void b_set(const char *rel, const char *xname, const void *v,
-		  size_t len)
+static void b_set(const char *rel, const char *xname, const void *v, size_t len)
 {
 	char *bp = e2e_backing(rel);
 
@@ -199,11 +198,12 @@ static char *mkdir_(const char *prefix)
 START_TEST(xattr_support_advertised)
 {
 	struct nfs42_client *cl = e2e_client();
-	char *f = mkfile("sup"), *d = mkdir_("supd");
-	const char *objs[] = { f, d };
+	char *objs[2];
 	struct nfs42_bitmap bm =
 		nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, FATTR4_XATTR_SUPPORT, -1);
 
+	objs[0] = mkfile("sup");
+	objs[1] = mkdir_("supd");
 	for (int i = 0; i < 2; i++) {
 		struct nfs42_attrs a = e2e_stat(cl, objs[i], &bm);
 
@@ -229,32 +229,32 @@ static void set_get_cycle(const char *rel)
 		bin[i] = (uint8_t)(255 - i); /* NULs and 0xff inside */
 
 	/* EITHER creates */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "color", "blue", 4,
-			     NULL));
+	ck_nfs_ok(cl,
+		  xa_set(cl, &fh, SETXATTR4_EITHER, "color", "blue", 4, NULL));
 	ck_backing_value(rel, "color", "blue", 4);
 	ck_nfs_ok(cl, xa_get(cl, &fh, "color", &v, &len));
 	ck_assert_uint_eq(len, 4);
 	ck_assert_mem_eq(v, "blue", 4);
 	/* EITHER replaces */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "color", "red", 3,
-			     NULL));
+	ck_nfs_ok(cl,
+		  xa_set(cl, &fh, SETXATTR4_EITHER, "color", "red", 3, NULL));
 	ck_backing_value(rel, "color", "red", 3);
 	/* binary */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "bin", bin,
-			     sizeof(bin), NULL));
+	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "bin", bin, sizeof(bin),
+			     NULL));
 	ck_backing_value(rel, "bin", bin, sizeof(bin));
 	ck_nfs_ok(cl, xa_get(cl, &fh, "bin", &v, &len));
 	ck_assert_uint_eq(len, sizeof(bin));
 	ck_assert_mem_eq(v, bin, sizeof(bin));
 	/* empty value */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "empty", NULL, 0,
-			     NULL));
+	ck_nfs_ok(cl,
+		  xa_set(cl, &fh, SETXATTR4_EITHER, "empty", NULL, 0, NULL));
 	ck_assert_int_eq(b_get(rel, "empty", NULL, 0), 0);
 	ck_nfs_ok(cl, xa_get(cl, &fh, "empty", &v, &len));
 	ck_assert_uint_eq(len, 0);
 	/* larger than Ganesha's first 1 KiB buffer (its XATTR2BIG retry) */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "big", big, 3000,
-			     NULL));
+	ck_nfs_ok(cl,
+		  xa_set(cl, &fh, SETXATTR4_EITHER, "big", big, 3000, NULL));
 	ck_backing_value(rel, "big", big, 3000);
 	ck_nfs_ok(cl, xa_get(cl, &fh, "big", &v, &len));
 	ck_assert_uint_eq(len, 3000);
@@ -502,8 +502,8 @@ START_TEST(permissions)
 
 	ck_assert_int_eq(chown(bp, 0, 0), 0);
 	ck_assert_int_eq(chmod(bp, 0644), 0);
-	ck_nfs_ok(root, xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4,
-			       NULL));
+	ck_nfs_ok(root,
+		  xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4, NULL));
 	/* ACCESS: read and list yes, write no; root all three */
 	ck_assert_uint_eq(access_of(user, &fh, xa, &sup),
 			  ACCESS4_XAREAD | ACCESS4_XALIST);
@@ -534,10 +534,10 @@ START_TEST(permissions)
 	ck_nfs_status(xa_list_all(user, &fh, 4096, l), NFS4ERR_ACCESS);
 	/* the owner may, once the file is theirs */
 	ck_assert_int_eq(chown(bp, 1000, 1000), 0);
-	ck_nfs_ok(root, xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4,
-			       NULL));
-	ck_nfs_ok(user, xa_set(user, &fh, SETXATTR4_EITHER, "k", "mine", 4,
-			       NULL));
+	ck_nfs_ok(root,
+		  xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4, NULL));
+	ck_nfs_ok(user,
+		  xa_set(user, &fh, SETXATTR4_EITHER, "k", "mine", 4, NULL));
 	ck_backing_value(f, "k", "mine", 4);
 	ck_nfs_ok(user, xa_rm(user, &fh, "k", NULL));
 	ck_assert_int_eq(b_get(f, "k", NULL, 0), -ENODATA);
@@ -571,8 +571,8 @@ START_TEST(errors)
 		      NFS4ERR_NAMETOOLONG);
 	ck_nfs_status(xa_get(cl, &fh, name, &v, &len), NFS4ERR_NAMETOOLONG);
 	/* a name that looks like another namespace stays in user. */
-	ck_nfs_ok(cl, xa_set(cl, &fh, SETXATTR4_EITHER, "trusted.x", "t", 1,
-			     NULL));
+	ck_nfs_ok(cl,
+		  xa_set(cl, &fh, SETXATTR4_EITHER, "trusted.x", "t", 1, NULL));
 	ck_backing_value(f, "trusted.x", "t", 1);
 	{
 		char *bp = e2e_backing(f);
