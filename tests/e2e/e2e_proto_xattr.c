@@ -193,6 +193,12 @@ static char *mkdir_(const char *prefix)
 	return d;
 }
 
+/* a file (i 0) or a directory (i 1): each loop test runs on both */
+static char *obj(int i, const char *prefix)
+{
+	return i == 0 ? mkfile(prefix) : mkdir_(prefix);
+}
+
 /* ---- tests ---- */
 
 START_TEST(xattr_support_advertised)
@@ -272,15 +278,9 @@ static void set_get_cycle(const char *rel)
 	nfs42_client_free(cl);
 }
 
-START_TEST(file_set_get_remove)
+START_TEST(set_get_remove)
 {
-	set_get_cycle(mkfile("sg"));
-}
-END_TEST
-
-START_TEST(dir_set_get_remove)
-{
-	set_get_cycle(mkdir_("sgd"));
+	set_get_cycle(obj(_i, "sg"));
 }
 END_TEST
 
@@ -312,15 +312,9 @@ static void create_replace(const char *rel)
 	nfs42_client_free(cl);
 }
 
-START_TEST(file_create_replace)
+START_TEST(create_replace_t)
 {
-	create_replace(mkfile("cr"));
-}
-END_TEST
-
-START_TEST(dir_create_replace)
-{
-	create_replace(mkdir_("crd"));
+	create_replace(obj(_i, "cr"));
 }
 END_TEST
 
@@ -411,15 +405,9 @@ static void listing(const char *rel)
 	nfs42_client_free(cl);
 }
 
-START_TEST(file_listing)
+START_TEST(listing_t)
 {
-	listing(mkfile("ls"));
-}
-END_TEST
-
-START_TEST(dir_listing)
-{
-	listing(mkdir_("lsd"));
+	listing(obj(_i, "ls"));
 }
 END_TEST
 
@@ -462,32 +450,11 @@ static void change_moves(const char *rel)
 	nfs42_client_free(cl);
 }
 
-START_TEST(file_change_attr)
+START_TEST(change_attr)
 {
-	change_moves(mkfile("ch"));
+	change_moves(obj(_i, "ch"));
 }
 END_TEST
-
-START_TEST(dir_change_attr)
-{
-	change_moves(mkdir_("chd"));
-}
-END_TEST
-
-static uint32_t access_of(struct nfs42_client *cl, const struct nfs42_fh *fh,
-			  uint32_t want, uint32_t *supported)
-{
-	struct nfs42_compound *c = e2e_cpd(cl, fh);
-	uint32_t got;
-	int i;
-
-	i = nfs42_op_access(c, want);
-	ck_nfs_ok(cl, nfs42_compound_run(c));
-	got = nfs42_res(c, i)->u.access.access;
-	*supported = nfs42_res(c, i)->u.access.supported;
-	nfs42_compound_free(c);
-	return got;
-}
 
 /* a non-owner (AUTH_SYS uid 1000) against root's 0644 and 0600 files */
 START_TEST(permissions)
@@ -505,11 +472,11 @@ START_TEST(permissions)
 	ck_nfs_ok(root,
 		  xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4, NULL));
 	/* ACCESS: read and list yes, write no; root all three */
-	ck_assert_uint_eq(access_of(user, &fh, xa, &sup),
+	ck_assert_uint_eq(e2e_access(user, &fh, xa, &sup),
 			  ACCESS4_XAREAD | ACCESS4_XALIST);
 	ck_assert_uint_eq(sup, xa);
-	ck_assert_uint_eq(access_of(root, &fh, xa, &sup), xa);
-	ck_assert_uint_eq(access_of(user, &dfh, xa, &sup),
+	ck_assert_uint_eq(e2e_access(root, &fh, xa, &sup), xa);
+	ck_assert_uint_eq(e2e_access(user, &dfh, xa, &sup),
 			  ACCESS4_XAREAD | ACCESS4_XALIST);
 	/* what ACCESS says is what happens */
 	ck_nfs_status(xa_set(user, &fh, SETXATTR4_EITHER, "k", "user", 4, NULL),
@@ -529,7 +496,7 @@ START_TEST(permissions)
 	ck_assert_int_eq(chmod(bp, 0600), 0);
 	ck_nfs_ok(root, xa_set(root, &fh, SETXATTR4_EITHER, "k", "root", 4,
 			       NULL)); /* new ctime: caches revalidate */
-	ck_assert_uint_eq(access_of(user, &fh, xa, &sup), 0);
+	ck_assert_uint_eq(e2e_access(user, &fh, xa, &sup), 0);
 	ck_nfs_status(xa_get(user, &fh, "k", &v, &len), NFS4ERR_ACCESS);
 	ck_nfs_status(xa_list_all(user, &fh, 4096, l), NFS4ERR_ACCESS);
 	/* the owner may, once the file is theirs */
@@ -691,14 +658,10 @@ int main(void)
 	}
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, xattr_support_advertised);
-	tcase_add_test(tc, file_set_get_remove);
-	tcase_add_test(tc, dir_set_get_remove);
-	tcase_add_test(tc, file_create_replace);
-	tcase_add_test(tc, dir_create_replace);
-	tcase_add_test(tc, file_listing);
-	tcase_add_test(tc, dir_listing);
-	tcase_add_test(tc, file_change_attr);
-	tcase_add_test(tc, dir_change_attr);
+	tcase_add_loop_test(tc, set_get_remove, 0, 2);
+	tcase_add_loop_test(tc, create_replace_t, 0, 2);
+	tcase_add_loop_test(tc, listing_t, 0, 2);
+	tcase_add_loop_test(tc, change_attr, 0, 2);
 	tcase_add_test(tc, permissions);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, v41_op_illegal);

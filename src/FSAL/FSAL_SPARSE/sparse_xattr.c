@@ -101,6 +101,65 @@ static bool sparse_xattr_type_ok(struct fsal_obj_handle *obj_hdl)
 	return obj_hdl->type == REGULAR_FILE || obj_hdl->type == DIRECTORY;
 }
 
+enum sparse_xa_op { SPARSE_XA_GET, SPARSE_XA_SET, SPARSE_XA_REMOVE };
+
+/*
+ * One getxattr/setxattr/removexattr of user.KEY of obj, as the caller.
+ * GET: *len is the buffer's size on entry (0: only ask the value's size)
+ * and the value's length on return.  SET: buf and *len the value, flags
+ * setxattr's.  A change is synced under Durable_Metadata.
+ */
+static fsal_status_t sparse_xattr_call(struct fsal_obj_handle *obj_hdl,
+				       enum sparse_xa_op op,
+				       const xattrkey4 *key, void *buf,
+				       size_t *len, int flags)
+{
+	static const char *const what[] = { "getxattr", "setxattr",
+					    "removexattr" };
+	char name[SPARSE_XA_NAME_MAX + 1];
+	char proc_path[SPARSE_PROC_PATH_LEN];
+	fsal_status_t status;
+	ssize_t n;
+	int fd, err = 0;
+
+	status = sparse_xattr_name(key, name);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	if (!sparse_xattr_type_ok(obj_hdl))
+		return op == SPARSE_XA_GET ?
+			       fsalstat(ERR_FSAL_NOXATTR, ENODATA) :
+			       fsalstat(ERR_FSAL_PERM, EPERM);
+
+	sparse_md_delay(op == SPARSE_XA_GET ? SPARSE_MD_READ :
+					      SPARSE_MD_UPDATE);
+	fd = sparse_xattr_open(obj_hdl, proc_path);
+	if (fd < 0)
+		return posix2fsal_status(-fd);
+
+	fsal_set_credentials(&op_ctx->creds);
+	if (op == SPARSE_XA_GET)
+		n = getxattr(proc_path, name, *len ? buf : NULL, *len);
+	else if (op == SPARSE_XA_SET)
+		n = setxattr(proc_path, name, buf, *len, flags);
+	else
+		n = removexattr(proc_path, name);
+	if (n < 0)
+		err = errno;
+	fsal_restore_ganesha_credentials();
+
+	if (n < 0) {
+		status = sparse_xattr_status(err, fd, op == SPARSE_XA_SET);
+		LogDebug(COMPONENT_FSAL, "%s %s: %s", what[op], name,
+			 strerror(err));
+	} else if (op == SPARSE_XA_GET) {
+		*len = (size_t)n;
+	}
+	close(fd);
+	if (!FSAL_IS_ERROR(status) && op != SPARSE_XA_GET)
+		status = sparse_sync_obj(obj_hdl);
+	return status;
+}
+
 /*
  * GETXATTR.  Ganesha asks with a buffer of utf8string_len bytes (+1 for a
  * NUL); ERR_FSAL_XATTR2BIG makes it ask for the size (utf8string_len 0,
@@ -109,43 +168,18 @@ static bool sparse_xattr_type_ok(struct fsal_obj_handle *obj_hdl)
 static fsal_status_t sparse_getxattrs(struct fsal_obj_handle *obj_hdl,
 				      xattrkey4 *xa_name, xattrvalue4 *xa_value)
 {
-	char name[SPARSE_XA_NAME_MAX + 1];
-	char proc_path[SPARSE_PROC_PATH_LEN];
+	char *buf = xa_value->utf8string_val;
+	size_t len = buf != NULL ? xa_value->utf8string_len : 0;
+	bool has_room = len != 0;
 	fsal_status_t status;
-	size_t size = xa_value->utf8string_len;
-	ssize_t n;
-	int fd, err = 0;
 
-	status = sparse_xattr_name(xa_name, name);
+	status = sparse_xattr_call(obj_hdl, SPARSE_XA_GET, xa_name, buf, &len,
+				   0);
 	if (FSAL_IS_ERROR(status))
 		return status;
-	if (!sparse_xattr_type_ok(obj_hdl))
-		return fsalstat(ERR_FSAL_NOXATTR, ENODATA);
-
-	sparse_md_delay(SPARSE_MD_READ);
-	fd = sparse_xattr_open(obj_hdl, proc_path);
-	if (fd < 0)
-		return posix2fsal_status(-fd);
-
-	fsal_set_credentials(&op_ctx->creds);
-	if (size == 0 || xa_value->utf8string_val == NULL)
-		n = getxattr(proc_path, name, NULL, 0);
-	else
-		n = getxattr(proc_path, name, xa_value->utf8string_val, size);
-	if (n < 0)
-		err = errno;
-	fsal_restore_ganesha_credentials();
-
-	if (n < 0) {
-		status = sparse_xattr_status(err, fd, false);
-		LogDebug(COMPONENT_FSAL, "getxattr %s: %s", name,
-			 strerror(err));
-	} else {
-		xa_value->utf8string_len = (u_int)n;
-		if (size != 0 && xa_value->utf8string_val != NULL)
-			xa_value->utf8string_val[n] = '\0';
-	}
-	close(fd);
+	xa_value->utf8string_len = (u_int)len;
+	if (has_room)
+		buf[len] = '\0';
 	return status;
 }
 
@@ -157,10 +191,8 @@ static fsal_status_t sparse_setxattrs(struct fsal_obj_handle *obj_hdl,
 				      setxattr_option4 option,
 				      xattrkey4 *xa_name, xattrvalue4 *xa_value)
 {
-	char name[SPARSE_XA_NAME_MAX + 1];
-	char proc_path[SPARSE_PROC_PATH_LEN];
-	fsal_status_t status;
-	int flags, fd, rc, err = 0;
+	size_t len = xa_value->utf8string_len;
+	int flags;
 
 	switch (option) {
 	case SETXATTR4_EITHER:
@@ -175,69 +207,17 @@ static fsal_status_t sparse_setxattrs(struct fsal_obj_handle *obj_hdl,
 	default:
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	}
-	status = sparse_xattr_name(xa_name, name);
-	if (FSAL_IS_ERROR(status))
-		return status;
-	if (!sparse_xattr_type_ok(obj_hdl))
-		return fsalstat(ERR_FSAL_PERM, EPERM);
-
-	sparse_md_delay(SPARSE_MD_UPDATE);
-	fd = sparse_xattr_open(obj_hdl, proc_path);
-	if (fd < 0)
-		return posix2fsal_status(-fd);
-
-	fsal_set_credentials(&op_ctx->creds);
-	rc = setxattr(proc_path, name, xa_value->utf8string_val,
-		      xa_value->utf8string_len, flags);
-	if (rc != 0)
-		err = errno;
-	fsal_restore_ganesha_credentials();
-
-	if (rc != 0) {
-		status = sparse_xattr_status(err, fd, true);
-		LogDebug(COMPONENT_FSAL, "setxattr %s (%u bytes): %s", name,
-			 xa_value->utf8string_len, strerror(err));
-	}
-	close(fd);
-	if (!FSAL_IS_ERROR(status))
-		status = sparse_sync_obj(obj_hdl);
-	return status;
+	return sparse_xattr_call(obj_hdl, SPARSE_XA_SET, xa_name,
+				 xa_value->utf8string_val, &len, flags);
 }
 
 static fsal_status_t sparse_removexattrs(struct fsal_obj_handle *obj_hdl,
 					 xattrkey4 *xa_name)
 {
-	char name[SPARSE_XA_NAME_MAX + 1];
-	char proc_path[SPARSE_PROC_PATH_LEN];
-	fsal_status_t status;
-	int fd, rc, err = 0;
+	size_t len = 0;
 
-	status = sparse_xattr_name(xa_name, name);
-	if (FSAL_IS_ERROR(status))
-		return status;
-	if (!sparse_xattr_type_ok(obj_hdl))
-		return fsalstat(ERR_FSAL_PERM, EPERM);
-
-	sparse_md_delay(SPARSE_MD_UPDATE);
-	fd = sparse_xattr_open(obj_hdl, proc_path);
-	if (fd < 0)
-		return posix2fsal_status(-fd);
-
-	fsal_set_credentials(&op_ctx->creds);
-	rc = removexattr(proc_path, name);
-	if (rc != 0)
-		err = errno;
-	fsal_restore_ganesha_credentials();
-
-	if (rc != 0) {
-		status = sparse_xattr_status(err, fd, false);
-		LogDebug(COMPONENT_FSAL, "removexattr %s: %s", name,
-			 strerror(err));
-	}
-	close(fd);
-	if (!FSAL_IS_ERROR(status))
-		status = sparse_sync_obj(obj_hdl);
-	return status;
+	return sparse_xattr_call(obj_hdl, SPARSE_XA_REMOVE, xa_name, NULL, &len,
+				 0);
 }
 
 static int sparse_xattr_cmp(const void *a, const void *b)
