@@ -328,7 +328,8 @@ static fsal_status_t sparse_listxattrs(struct fsal_obj_handle *obj_hdl,
 		    p[SPARSE_XA_PREFIX_LEN] != '\0')
 			user[nuser++] = p + SPARSE_XA_PREFIX_LEN;
 	}
-	qsort(user, nuser, sizeof(*user), sparse_xattr_cmp);
+	if (nuser > 1) /* user is NULL when there are none */
+		qsort(user, nuser, sizeof(*user), sparse_xattr_cmp);
 
 	if (first > nuser) {
 		status = fsalstat(ERR_FSAL_BADCOOKIE, 0);
