@@ -667,11 +667,7 @@ static int cmd_xattr_set(struct nfs42_opts *o, const struct args *args)
 	uint32_t len;
 	int rc;
 
-	if (OPT(args, 'c') && OPT(args, 'r')) {
-		fprintf(stderr, "nfs42: --create and --replace exclude "
-				"each other\n");
-		return EXIT_USAGE;
-	}
+	/* --create with --replace: refused by check_verb() */
 	if (OPT(args, 'c'))
 		opt = SETXATTR4_CREATE;
 	if (OPT(args, 'r'))
@@ -916,6 +912,11 @@ static const struct verb *check_verb(int argc, char **argv, struct args *a)
 		return NULL;
 	}
 	bad = match_args(v, argc, argv, a);
+	if (bad == 0 && v->run == cmd_xattr_set && OPT(a, 'c') && OPT(a, 'r')) {
+		fprintf(stderr, "nfs42: --create and --replace exclude "
+				"each other\n");
+		return NULL;
+	}
 	if (bad == 0)
 		return v;
 	if (bad < 0)
