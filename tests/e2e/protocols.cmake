@@ -138,3 +138,22 @@ add_test(NAME e2e/read_plus_mem_check
 set_tests_properties(e2e/read_plus_mem_check PROPERTIES LABELS e2e
   TIMEOUT 120 SKIP_RETURN_CODE 77
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# RFC 8276 extended attributes (issue #11): FSAL_SPARSE's user. namespace,
+# other uids (needs root, skipped otherwise), and a read-only export made
+# by a fixture (xattr-ro-setup.sh) next to the harness's own.
+set(xattr_ro_dir ${CMAKE_CURRENT_BINARY_DIR}/xattr-ro)
+add_test(NAME e2e/e2e_proto_xattr_setup
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/xattr-ro-setup.sh
+                 ${xattr_ro_dir})
+set_tests_properties(e2e/e2e_proto_xattr_setup PROPERTIES
+  LABELS e2e FIXTURES_SETUP xattr_ro)
+sparse_e2e_test(e2e_proto_xattr
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_xattr.c
+  TIMEOUT 120
+  HARNESS_ARGS --needs-root
+               --conf-extra "%include \"${xattr_ro_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_xattr PRIVATE
+  E2E_XATTR_RO_DIR="${xattr_ro_dir}")
+set_tests_properties(e2e/e2e_proto_xattr PROPERTIES
+  FIXTURES_REQUIRED xattr_ro)

@@ -717,11 +717,12 @@ START_TEST(reply_unknown_op_kept_raw)
 
 	reply_begin(&x, NFS4_OK, 2);
 	res_head(&x, OP_PUTROOTFH, 0);
-	res_head(&x, OP_GETXATTR, 0);
+	/* (GETXATTR was the example until the client decoded it) */
+	res_head(&x, OP_WRITE_SAME, 0);
 	nfs42_xdr_put_opaque(&x, "value", 5);
 	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), 0);
 	r = nfs42_res(c, 1);
-	ck_assert_uint_eq(r->op, OP_GETXATTR);
+	ck_assert_uint_eq(r->op, OP_WRITE_SAME);
 	ck_assert_uint_eq(r->u.raw.len, 12);
 	nfs42_xdr_free(&x);
 
@@ -894,6 +895,93 @@ START_TEST(reply_read_plus_many_segments)
 }
 END_TEST
 
+/* RFC 8276: the four xattr ops' arguments, byte for byte */
+START_TEST(args_xattr_ops)
+{
+	struct nfs42_compound *c = new_c();
+	static const uint8_t val[5] = { 'a', 0, 'b', 0xff, 'c' };
+	struct nfs42_xdr e, d;
+
+	ck_assert_int_eq(nfs42_op_getxattr(c, "color"), 0);
+	nfs42_op_setxattr(c, SETXATTR4_REPLACE, "bin", val, sizeof(val));
+	nfs42_op_listxattrs(c, 0x100000002ULL, 40);
+	nfs42_op_removexattr(c, "k");
+	ck_assert_uint_eq(nfs42_compound_opnum(c, 2), OP_LISTXATTRS);
+	args_of(c, &e, &d, 4);
+	EXPECT_U32(&d, 72); /* GETXATTR4args: xattrkey4 */
+	EXPECT_STR(&d, "color");
+	EXPECT_U32(&d, 73); /* SETXATTR4args: option, key, value */
+	EXPECT_U32(&d, 2);
+	EXPECT_STR(&d, "bin");
+	EXPECT_U32(&d, 5);
+	EXPECT_FIXED(&d, "a\0b\377c\0\0\0", 8); /* padded */
+	EXPECT_U32(&d, 74); /* LISTXATTRS4args: cookie, maxcount */
+	EXPECT_U64(&d, 0x100000002ULL);
+	EXPECT_U32(&d, 40);
+	EXPECT_U32(&d, 75); /* REMOVEXATTR4args: xattrkey4 */
+	EXPECT_STR(&d, "k");
+	EXPECT_END(&d);
+	nfs42_xdr_free(&e);
+	nfs42_compound_free(c);
+}
+END_TEST
+
+/* GETXATTR, SETXATTR, LISTXATTRS, REMOVEXATTR results */
+static void build_xattr_reply(struct nfs42_xdr *x, uint32_t nnames)
+{
+	static const char *const names[] = { "a", "bcde", "fghij" };
+	uint32_t i;
+
+	reply_begin(x, NFS4_OK, 4);
+	res_head(x, OP_GETXATTR, 0);
+	nfs42_xdr_put_opaque(x, "v\0\377", 3);
+	res_head(x, OP_SETXATTR, 0);
+	put_cinfo(x, 10, 11);
+	res_head(x, OP_LISTXATTRS, 0);
+	nfs42_xdr_put_u64(x, 3);
+	nfs42_xdr_put_u32(x, nnames);
+	for (i = 0; i < 3; i++)
+		nfs42_xdr_put_string(x, names[i]);
+	nfs42_xdr_put_bool(x, true);
+	res_head(x, OP_REMOVEXATTR, 0);
+	put_cinfo(x, 11, 12);
+}
+
+START_TEST(reply_xattr_ops)
+{
+	struct nfs42_compound *c = nfs42_compound_new(NULL);
+	const struct nfs42_res *r;
+	struct nfs42_xdr x;
+	size_t n;
+
+	build_xattr_reply(&x, 3);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), NFS4_OK);
+	r = nfs42_res(c, 0);
+	ck_assert_uint_eq(r->u.getxattr.len, 3);
+	ck_assert_mem_eq(r->u.getxattr.data, "v\0\377", 3);
+	r = nfs42_res(c, 1);
+	ck_assert_uint_eq(r->u.xattr_cinfo.before, 10);
+	ck_assert_uint_eq(r->u.xattr_cinfo.after, 11);
+	r = nfs42_res(c, 2);
+	ck_assert_uint_eq(r->u.listxattrs.cookie, 3);
+	ck_assert_uint_eq(r->u.listxattrs.n, 3);
+	ck_assert_str_eq(r->u.listxattrs.names[0], "a");
+	ck_assert_str_eq(r->u.listxattrs.names[2], "fghij");
+	ck_assert(r->u.listxattrs.eof);
+	r = nfs42_res(c, 3);
+	ck_assert_uint_eq(r->u.xattr_cinfo.after, 12);
+	for (n = 0; n < x.len; n++)
+		ck_assert_msg(nfs42_compound_decode(c, x.buf, n) == -EBADMSG,
+			      "prefix %zu accepted", n);
+	nfs42_xdr_free(&x);
+	/* more names than the reply could hold */
+	build_xattr_reply(&x, 0x40000000);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), -EBADMSG);
+	nfs42_xdr_free(&x);
+	nfs42_compound_free(c);
+}
+END_TEST
+
 /* CB_OFFLOAD4args: fh, stateid, offload_info4 (OK with a write_response4
  * whose wr_callback_id has n ids, or an error with bytes copied). */
 static void build_cb_offload(struct nfs42_xdr *x, uint32_t status,
@@ -991,5 +1079,7 @@ int main(void)
 	tcase_add_test(tc, reply_hostile_counts);
 	tcase_add_test(tc, reply_read_plus_many_segments);
 	tcase_add_test(tc, cb_offload_decode);
+	tcase_add_test(tc, args_xattr_ops);
+	tcase_add_test(tc, reply_xattr_ops);
 	return run_tcase("nfs42_ops", tc, CK_FORK_GETENV);
 }

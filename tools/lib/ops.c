@@ -586,6 +586,39 @@ int nfs42_op_raw(struct nfs42_compound *c, uint32_t opnum, const void *bytes,
 	return op_end(c, idx);
 }
 
+/* RFC 8276: xattrkey4 is a component4, xattrvalue4 an opaque<> */
+int nfs42_op_getxattr(struct nfs42_compound *c, const char *name)
+{
+	return op_name(c, OP_GETXATTR, name);
+}
+
+int nfs42_op_setxattr(struct nfs42_compound *c,
+		      enum nfs42_setxattr_option option, const char *name,
+		      const void *value, uint32_t len)
+{
+	int idx = op_begin(c, OP_SETXATTR);
+
+	nfs42_xdr_put_u32(&c->ops, option);
+	nfs42_xdr_put_string(&c->ops, name);
+	nfs42_xdr_put_opaque(&c->ops, value, len);
+	return op_end(c, idx);
+}
+
+int nfs42_op_listxattrs(struct nfs42_compound *c, uint64_t cookie,
+			uint32_t maxcount)
+{
+	int idx = op_begin(c, OP_LISTXATTRS);
+
+	nfs42_xdr_put_u64(&c->ops, cookie);
+	nfs42_xdr_put_u32(&c->ops, maxcount);
+	return op_end(c, idx);
+}
+
+int nfs42_op_removexattr(struct nfs42_compound *c, const char *name)
+{
+	return op_name(c, OP_REMOVEXATTR, name);
+}
+
 /* ------------------------------------------------------------ decoders */
 
 static bool get_cinfo(struct nfs42_xdr *x, struct nfs42_cinfo *ci)
@@ -769,6 +802,35 @@ static bool dec_read_plus(struct nfs42_compound *c, struct nfs42_xdr *x,
 		r->u.read_plus.n = i + 1;
 	}
 	return true;
+}
+
+static bool dec_listxattrs(struct nfs42_compound *c, struct nfs42_xdr *x,
+			   struct nfs42_res *r)
+{
+	const uint8_t *p;
+	uint32_t i, n, len;
+	char **names;
+
+	nfs42_xdr_get_u64(x, &r->u.listxattrs.cookie);
+	if (!nfs42_xdr_get_u32(x, &n))
+		return false;
+	if (n > nfs42_xdr_remaining(x) / 4)
+		return nfs42_xdr_fail(x);
+	names = nfs42_arena_alloc(c, (size_t)n * sizeof(*names) + 1);
+	if (!names)
+		return nfs42_xdr_fail(x);
+	r->u.listxattrs.names = names;
+	for (i = 0; i < n; i++) {
+		if (!nfs42_xdr_get_opaque_ref(x, &p, &len, 65535))
+			return false;
+		names[i] = nfs42_arena_alloc(c, (size_t)len + 1);
+		if (!names[i])
+			return nfs42_xdr_fail(x);
+		memcpy(names[i], p, len);
+		names[i][len] = '\0';
+		r->u.listxattrs.n = i + 1;
+	}
+	return nfs42_xdr_get_bool(x, &r->u.listxattrs.eof);
 }
 
 static bool dec_copy(struct nfs42_xdr *x, struct nfs42_res *r)
@@ -972,6 +1034,14 @@ static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 		return dec_offload_status(x, r);
 	case OP_READ_PLUS:
 		return dec_read_plus(c, x, r);
+	case OP_GETXATTR:
+		return nfs42_xdr_get_opaque_ref(x, &r->u.getxattr.data,
+						&r->u.getxattr.len, UINT32_MAX);
+	case OP_SETXATTR:
+	case OP_REMOVEXATTR:
+		return get_cinfo(x, &r->u.xattr_cinfo);
+	case OP_LISTXATTRS:
+		return dec_listxattrs(c, x, r);
 	default:
 		return false; /* unknown: caller keeps the raw rest */
 	}

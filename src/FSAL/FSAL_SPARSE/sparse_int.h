@@ -220,6 +220,9 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 void sparse_undo_create(int dirfd, const char *name, bool is_dir,
 			const struct sparse_fh *made);
 
+/* sparse_xattr.c: RFC 8276 extended attributes (the "user." namespace) */
+void sparse_xattr_ops_init(struct fsal_obj_ops *ops);
+
 /* sparse_durable.c: Durable_Metadata.  Each returns ERR_FSAL_IO when a
  * sync fails and does nothing when the export's Durable_Metadata is off.
  */

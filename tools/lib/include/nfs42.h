@@ -359,6 +359,17 @@ enum nfs42_attr {
 #define ACCESS4_EXTEND 0x08
 #define ACCESS4_DELETE 0x10
 #define ACCESS4_EXECUTE 0x20
+/* RFC 8276 (NFSv4.2 only) */
+#define ACCESS4_XAREAD 0x40
+#define ACCESS4_XAWRITE 0x80
+#define ACCESS4_XALIST 0x100
+
+/* setxattr_option4 (RFC 8276) */
+enum nfs42_setxattr_option {
+	SETXATTR4_EITHER = 0,
+	SETXATTR4_CREATE = 1,
+	SETXATTR4_REPLACE = 2,
+};
 
 #define OPEN4_SHARE_ACCESS_READ 1
 #define OPEN4_SHARE_ACCESS_WRITE 2
@@ -719,6 +730,17 @@ struct nfs42_res {
 			struct nfs42_rp_seg *segs;
 		} read_plus;
 		struct {
+			const uint8_t *data; /* points into the reply */
+			uint32_t len;
+		} getxattr;
+		struct nfs42_cinfo xattr_cinfo; /* SETXATTR, REMOVEXATTR */
+		struct {
+			uint64_t cookie;
+			bool eof;
+			uint32_t n;
+			char **names; /* NUL-terminated copies */
+		} listxattrs;
+		struct {
 			const uint8_t *data; /* rest of the reply */
 			uint32_t len;
 		} raw; /* unknown op: body not decoded */
@@ -880,6 +902,14 @@ int nfs42_op_offload_status(struct nfs42_compound *c,
 			    const struct nfs42_stateid *sid);
 int nfs42_op_offload_cancel(struct nfs42_compound *c,
 			    const struct nfs42_stateid *sid);
+/* RFC 8276 extended attributes (names without the "user." prefix) */
+int nfs42_op_getxattr(struct nfs42_compound *c, const char *name);
+int nfs42_op_setxattr(struct nfs42_compound *c,
+		      enum nfs42_setxattr_option option, const char *name,
+		      const void *value, uint32_t len);
+int nfs42_op_listxattrs(struct nfs42_compound *c, uint64_t cookie,
+			uint32_t maxcount);
+int nfs42_op_removexattr(struct nfs42_compound *c, const char *name);
 
 /* Session ops (used internally; usable by tests with no_sequence). */
 int nfs42_op_sequence(struct nfs42_compound *c, const uint8_t *sessionid,
@@ -1142,5 +1172,27 @@ int nfs42_setattr_path(struct nfs42_client *cl, const char *path,
 		       const struct nfs42_sattr *sa);
 int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
 		uint32_t mode, uint32_t major, uint32_t minor);
+
+/*
+ * Extended attributes of PATH (RFC 8276; xattr.c).  Each returns 0 or an
+ * NFS4ERR_* status (< 0 on transport errors).  nfs42_xattr_get: *value
+ * (malloc'ed, caller frees, NUL after the bytes) and *len.  nfs42_xattr_ls:
+ * every name, LISTXATTRS after LISTXATTRS with lxa_maxcount maxcount (0:
+ * 4096) following the cookies, fn called per name (nonzero stops, and is
+ * returned); *calls (may be NULL) counts the LISTXATTRS sent.  cinfo (may
+ * be NULL) gets SETXATTR's/REMOVEXATTR's change_info4.
+ */
+int nfs42_xattr_get(struct nfs42_client *cl, const char *path,
+		    const char *name, uint8_t **value, uint32_t *len);
+int nfs42_xattr_set(struct nfs42_client *cl, const char *path,
+		    const char *name, const void *value, uint32_t len,
+		    enum nfs42_setxattr_option option,
+		    struct nfs42_cinfo *cinfo);
+int nfs42_xattr_rm(struct nfs42_client *cl, const char *path,
+		   const char *name, struct nfs42_cinfo *cinfo);
+typedef int (*nfs42_xattr_fn)(void *arg, const char *name);
+int nfs42_xattr_ls(struct nfs42_client *cl, const char *path,
+		   uint32_t maxcount, nfs42_xattr_fn fn, void *arg,
+		   unsigned int *calls);
 
 #endif /* NFS42_H */
