@@ -75,10 +75,9 @@ static void rs_attrs(struct nfs42_chan_attrs *fore,
 					   .maxresp_cached = 4096,
 					   .maxops = maxops,
 					   .maxreqs = 1 };
-	*back = (struct nfs42_chan_attrs){ .maxreq = 16384,
-					   .maxresp = 16384,
-					   .maxops = 8,
-					   .maxreqs = 1 };
+	*back = (struct nfs42_chan_attrs){
+		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
+	};
 }
 
 /* Take the session of a successful CREATE_SESSION result. */
@@ -100,8 +99,8 @@ static int rs_create(struct rs *s, uint32_t maxreq, uint32_t maxops)
 	rs_attrs(&fore, &back, maxreq, maxops);
 	nfs42_compound_no_sequence(c);
 	idx = nfs42_op_create_session(c, s->clientid, s->cs_seq, 0, &fore,
-				      &back, NFS42_CB_PROGRAM_DEFAULT,
-				      getuid(), getgid(), "e2e-session");
+				      &back, NFS42_CB_PROGRAM_DEFAULT, getuid(),
+				      getgid(), "e2e-session");
 	rc = nfs42_compound_run(c);
 	if (rc == 0) {
 		const struct nfs42_res *r = nfs42_res(c, idx);
@@ -214,8 +213,7 @@ START_TEST(too_many_ops_fail_in_sequence)
 END_TEST
 
 /* SEQUENCE, PUTFH, CREATE of a symlink whose target is `len` bytes. */
-static struct nfs42_compound *link_cpd(struct rs *s,
-				       const struct nfs42_fh *dir,
+static struct nfs42_compound *link_cpd(struct rs *s, const struct nfs42_fh *dir,
 				       const char *name, size_t len)
 {
 	struct nfs42_create_args ca = { .type = NF4LNK, .name = name };
@@ -274,8 +272,7 @@ START_TEST(request_too_big_fails_in_sequence)
 
 	/* well over 1024 bytes */
 	rc = create_link(&s, &dir, big, 1500);
-	ck_assert_msg(rc == NFS4ERR_REQ_TOO_BIG, "big: %s",
-		      nfs42_strerror(rc));
+	ck_assert_msg(rc == NFS4ERR_REQ_TOO_BIG, "big: %s", nfs42_strerror(rc));
 	ck_assert_msg(!backing_exists(big),
 		      "CREATE after a failed SEQUENCE made %s", big);
 
@@ -341,10 +338,9 @@ static int create_session_sec(struct rs *s, uint32_t flags,
 
 	rs_attrs(&fore, &back, 1u << 20, 16);
 	nfs42_compound_no_sequence(c);
-	ck_assert_int_eq(nfs42_op_create_session_sec(c, s->clientid, s->cs_seq,
-						     flags, &fore, &back,
-						     NFS42_CB_PROGRAM_DEFAULT,
-						     secs, n),
+	ck_assert_int_eq(nfs42_op_create_session_sec(
+				 c, s->clientid, s->cs_seq, flags, &fore, &back,
+				 NFS42_CB_PROGRAM_DEFAULT, secs, n),
 			 0);
 	rc = nfs42_compound_run(c);
 	if (rc == 0) {
@@ -403,9 +399,8 @@ START_TEST(create_session_gss_then_sys)
 	const struct nfs42_cb_sec secs[] = { SEC_GSS, sec_sys() };
 	uint32_t csr_flags;
 
-	csr_flags = ck_offer_accepted("[GSS, SYS]",
-				      CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs,
-				      2);
+	csr_flags = ck_offer_accepted(
+		"[GSS, SYS]", CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs, 2);
 	/* the back channel is up, with AUTH_SYS */
 	ck_assert_uint_eq(csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
 			  CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
@@ -446,20 +441,24 @@ END_TEST
 START_TEST(unconfirmed_clientid_expires)
 {
 	const char *owner = e2e_uniq("e2e-lease");
-	struct rs s = { 0 };
+	struct rs s;
 	uint64_t stale;
 	int rc;
 
+	memset(&s, 0, sizeof(s));
 	s.cl = rs_connect();
 	ck_assert_int_eq(rs_exchange(&s, owner), 0);
 	stale = s.clientid;
 
-	/* well past the lease (and past the reaper, lease / 2) */
+	/*
+	 * Well past the lease, and past the reaper (every lease / 2), which
+	 * parks the expired record for delayed cleanup: Ganesha 6.5 then
+	 * took it back and confirmed it.
+	 */
 	sleep(2 * lease_s);
 	rc = rs_create(&s, 1u << 20, 16);
 	ck_assert_msg(rc == NFS4ERR_STALE_CLIENTID,
-		      "CREATE_SESSION after the lease: %s",
-		      nfs42_strerror(rc));
+		      "CREATE_SESSION after the lease: %s", nfs42_strerror(rc));
 
 	/* the owner starts again: a new clientid, confirmed right away */
 	ck_assert_int_eq(rs_exchange(&s, owner), 0);
