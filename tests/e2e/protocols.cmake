@@ -157,3 +157,18 @@ target_compile_definitions(e2e_proto_xattr PRIVATE
   E2E_XATTR_RO_DIR="${xattr_ro_dir}")
 set_tests_properties(e2e/e2e_proto_xattr PROPERTIES
   FIXTURES_REQUIRED xattr_ro)
+# Session-layer fixes (issue #11, patches 0080-0082): fore channel limits
+# checked in SEQUENCE, RPCSEC_GSS in csa_sec_parms; and, with a 3 s lease,
+# an unconfirmed clientid going stale.
+sparse_e2e_test(e2e_proto_session
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_session.c TIMEOUT 120)
+sparse_e2e_run(e2e_proto_session_lease e2e_proto_session ARGS lease 3
+  TIMEOUT 120 HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 3$<SEMICOLON>")
+# The same program under a tshark capture (wire_check_session.sh): every
+# frame decodes, GSS offers included; the errors have RFC 8881's shape.
+add_test(NAME e2e/wire_check_session
+         COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_session.sh
+                 $<TARGET_FILE:e2e_proto_session>)
+set_tests_properties(e2e/wire_check_session PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 ENVIRONMENT
+  "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

@@ -347,6 +347,26 @@ START_TEST(args_create_setattr_lock)
 }
 END_TEST
 
+/* CREATE_SESSION up to csa_cb_program, with the channel attributes
+ * { 0, 1, 2, 3, 4, 5 } (fore) and { 0, 6, 7, 8, 9, 10 } (back) */
+static void expect_create_session(struct nfs42_xdr *d, uint64_t clientid,
+				  uint32_t seq, uint32_t flags,
+				  uint32_t cb_program)
+{
+	EXPECT_U32(d, OP_CREATE_SESSION);
+	EXPECT_U64(d, clientid);
+	EXPECT_U32(d, seq);
+	EXPECT_U32(d, flags);
+	for (int i = 0; i < 6; i++)
+		EXPECT_U32(d, i);
+	EXPECT_U32(d, 0);
+	EXPECT_U32(d, 0);
+	for (int i = 6; i < 11; i++)
+		EXPECT_U32(d, i);
+	EXPECT_U32(d, 0);
+	EXPECT_U32(d, cb_program);
+}
+
 START_TEST(args_session_ops)
 {
 	struct nfs42_compound *c = new_c();
@@ -376,18 +396,8 @@ START_TEST(args_session_ops)
 	EXPECT_U32(&d, 0);
 	EXPECT_U32(&d, 0); /* SP4_NONE */
 	EXPECT_U32(&d, 0); /* impl id */
-	EXPECT_U32(&d, OP_CREATE_SESSION);
-	EXPECT_U64(&d, 99);
-	EXPECT_U32(&d, 1);
-	EXPECT_U32(&d, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-	for (int i = 0; i < 6; i++)
-		EXPECT_U32(&d, i);
-	EXPECT_U32(&d, 0);
-	EXPECT_U32(&d, 0);
-	for (int i = 6; i < 11; i++)
-		EXPECT_U32(&d, i);
-	EXPECT_U32(&d, 0);
-	EXPECT_U32(&d, 0x40000000);
+	expect_create_session(&d, 99, 1, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			      0x40000000);
 	EXPECT_U32(&d, 1); /* one sec parm */
 	EXPECT_U32(&d, 1); /* AUTH_SYS */
 	EXPECT_U32(&d, 0); /* stamp */
@@ -401,6 +411,53 @@ START_TEST(args_session_ops)
 	EXPECT_U64(&d, 99);
 	EXPECT_U32(&d, OP_RECLAIM_COMPLETE);
 	EXPECT_U32(&d, 0);
+	EXPECT_END(&d);
+	nfs42_xdr_free(&e);
+	nfs42_compound_free(c);
+}
+END_TEST
+
+/* CREATE_SESSION offering RPCSEC_GSS, AUTH_NONE, AUTH_SYS and a flavour
+ * with no arm, in that order */
+START_TEST(args_create_session_sec)
+{
+	struct nfs42_compound *c = new_c();
+	struct nfs42_chan_attrs fore = { 0, 1, 2, 3, 4, 5 };
+	struct nfs42_chan_attrs back = { 0, 6, 7, 8, 9, 10 };
+	const struct nfs42_cb_sec secs[] = {
+		{ .flavor = NFS42_CB_RPCSEC_GSS,
+		  .gss_service = 2,
+		  .gss_handle_from_server = "srv",
+		  .gss_handle_from_server_len = 3,
+		  .gss_handle_from_client = "client",
+		  .gss_handle_from_client_len = 6 },
+		{ .flavor = NFS42_CB_AUTH_NONE },
+		{ .flavor = NFS42_CB_AUTH_SYS,
+		  .uid = 7,
+		  .gid = 8,
+		  .machinename = "m" },
+		{ .flavor = 390003 },
+	};
+	struct nfs42_xdr e, d;
+
+	ck_assert_int_eq(nfs42_op_create_session_sec(c, 5, 2, 0, &fore, &back,
+						     0x40000001, secs, 4),
+			 0);
+	args_of(c, &e, &d, 1);
+	expect_create_session(&d, 5, 2, 0, 0x40000001);
+	EXPECT_U32(&d, 4);
+	EXPECT_U32(&d, 6); /* RPCSEC_GSS */
+	EXPECT_U32(&d, 2);
+	EXPECT_STR(&d, "srv");
+	EXPECT_STR(&d, "client");
+	EXPECT_U32(&d, 0); /* AUTH_NONE */
+	EXPECT_U32(&d, 1); /* AUTH_SYS */
+	EXPECT_U32(&d, 0);
+	EXPECT_STR(&d, "m");
+	EXPECT_U32(&d, 7);
+	EXPECT_U32(&d, 8);
+	EXPECT_U32(&d, 0);
+	EXPECT_U32(&d, 390003);
 	EXPECT_END(&d);
 	nfs42_xdr_free(&e);
 	nfs42_compound_free(c);
@@ -1069,6 +1126,7 @@ int main(void)
 	tcase_add_test(tc, args_io_ops);
 	tcase_add_test(tc, args_create_setattr_lock);
 	tcase_add_test(tc, args_session_ops);
+	tcase_add_test(tc, args_create_session_sec);
 	tcase_add_test(tc, args_raw_op);
 	tcase_add_test(tc, reply_all_ops);
 	tcase_add_test(tc, reply_truncated_every_length);

@@ -519,15 +519,45 @@ static void put_chan_attrs(struct nfs42_xdr *x,
 	nfs42_xdr_put_u32(x, 0); /* no rdma_ird */
 }
 
-int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
-			    uint32_t seqid, uint32_t flags,
-			    const struct nfs42_chan_attrs *fore,
-			    const struct nfs42_chan_attrs *back,
-			    uint32_t cb_program, uint32_t cb_uid,
-			    uint32_t cb_gid, const char *machinename)
+/* one callback_sec_parms4 (RFC 8881 18.36.1) */
+static void put_cb_sec(struct nfs42_xdr *x, const struct nfs42_cb_sec *s)
+{
+	nfs42_xdr_put_u32(x, s->flavor);
+	switch (s->flavor) {
+	case NFS42_CB_AUTH_NONE:
+		break;
+	case NFS42_CB_AUTH_SYS:
+		/* authsys_parms, inline (not wrapped in an opaque) */
+		nfs42_xdr_put_u32(x, 0); /* stamp */
+		nfs42_xdr_put_string(x, s->machinename);
+		nfs42_xdr_put_u32(x, s->uid);
+		nfs42_xdr_put_u32(x, s->gid);
+		nfs42_xdr_put_u32(x, 0); /* no aux gids */
+		break;
+	case NFS42_CB_RPCSEC_GSS:
+		/* gss_cb_handles4 */
+		nfs42_xdr_put_u32(x, s->gss_service);
+		nfs42_xdr_put_opaque(x, s->gss_handle_from_server,
+				     s->gss_handle_from_server_len);
+		nfs42_xdr_put_opaque(x, s->gss_handle_from_client,
+				     s->gss_handle_from_client_len);
+		break;
+	default: /* no arm: the flavour alone */
+		break;
+	}
+}
+
+int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
+				uint32_t seqid, uint32_t flags,
+				const struct nfs42_chan_attrs *fore,
+				const struct nfs42_chan_attrs *back,
+				uint32_t cb_program,
+				const struct nfs42_cb_sec *secs,
+				unsigned int nsecs)
 {
 	int idx = op_begin(c, OP_CREATE_SESSION);
 	struct nfs42_xdr *x = &c->ops;
+	unsigned int i;
 
 	nfs42_xdr_put_u64(x, clientid);
 	nfs42_xdr_put_u32(x, seqid);
@@ -535,15 +565,26 @@ int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
 	put_chan_attrs(x, fore);
 	put_chan_attrs(x, back);
 	nfs42_xdr_put_u32(x, cb_program);
-	nfs42_xdr_put_u32(x, 1); /* one callback_sec_parms4 */
-	nfs42_xdr_put_u32(x, RPC_AUTH_SYS);
-	/* authsys_parms, inline (not wrapped in an opaque) */
-	nfs42_xdr_put_u32(x, 0); /* stamp */
-	nfs42_xdr_put_string(x, machinename);
-	nfs42_xdr_put_u32(x, cb_uid);
-	nfs42_xdr_put_u32(x, cb_gid);
-	nfs42_xdr_put_u32(x, 0); /* no aux gids */
+	nfs42_xdr_put_u32(x, nsecs);
+	for (i = 0; i < nsecs; i++)
+		put_cb_sec(x, &secs[i]);
 	return op_end(c, idx);
+}
+
+int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
+			    uint32_t seqid, uint32_t flags,
+			    const struct nfs42_chan_attrs *fore,
+			    const struct nfs42_chan_attrs *back,
+			    uint32_t cb_program, uint32_t cb_uid,
+			    uint32_t cb_gid, const char *machinename)
+{
+	const struct nfs42_cb_sec sys = { .flavor = NFS42_CB_AUTH_SYS,
+					  .uid = cb_uid,
+					  .gid = cb_gid,
+					  .machinename = machinename };
+
+	return nfs42_op_create_session_sec(c, clientid, seqid, flags, fore,
+					   back, cb_program, &sys, 1);
 }
 
 int nfs42_op_destroy_session(struct nfs42_compound *c, const uint8_t *sessionid)

@@ -927,6 +927,29 @@ int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
 			    const struct nfs42_chan_attrs *back,
 			    uint32_t cb_program, uint32_t cb_uid,
 			    uint32_t cb_gid, const char *machinename);
+/* One callback_sec_parms4 of CREATE_SESSION (RFC 8881 18.36.1). */
+#define NFS42_CB_AUTH_NONE 0
+#define NFS42_CB_AUTH_SYS 1
+#define NFS42_CB_RPCSEC_GSS 6
+struct nfs42_cb_sec {
+	uint32_t flavor; /* another value: encoded alone (no arm) */
+	/* AUTH_SYS */
+	uint32_t uid, gid;
+	const char *machinename;
+	/* RPCSEC_GSS (gss_cb_handles4) */
+	uint32_t gss_service; /* rpc_gss_svc_t: 1 none, 2 integrity, ... */
+	const void *gss_handle_from_server, *gss_handle_from_client;
+	uint32_t gss_handle_from_server_len, gss_handle_from_client_len;
+};
+/* CREATE_SESSION offering the nsecs flavours of secs for callbacks
+ * (nfs42_op_create_session: one AUTH_SYS entry). */
+int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
+				uint32_t seqid, uint32_t flags,
+				const struct nfs42_chan_attrs *fore,
+				const struct nfs42_chan_attrs *back,
+				uint32_t cb_program,
+				const struct nfs42_cb_sec *secs,
+				unsigned int nsecs);
 int nfs42_op_destroy_session(struct nfs42_compound *c,
 			     const uint8_t *sessionid);
 int nfs42_op_destroy_clientid(struct nfs42_compound *c, uint64_t clientid);
