@@ -41,7 +41,8 @@ sparse_free_port() {
 # sparse_write_conf FILE: uses PORT EXPORT_DIR PSEUDO RECOVERY_DIR PLUGINS_DIR
 # LOG_LEVEL and optional FSAL_NAME (default SPARSE), FSAL_OPTS (extra
 # "Key = value;" items for the export's FSAL block), NFSV4_OPTS (the same
-# for the NFSv4 block) and EXTRA_CONF
+# for the NFSv4 block), EXPORT_OPTS (the same for the EXPORT block) and
+# EXTRA_CONF
 # (appended verbatim).
 sparse_write_conf() {
 	cat >"$1" <<CONF
@@ -73,6 +74,7 @@ EXPORT {
 	Export_Id = 1;
 	Path = "$EXPORT_DIR";
 	Pseudo = "$PSEUDO";
+	${EXPORT_OPTS:-}
 	FSAL {
 		Name = ${FSAL_NAME:-SPARSE};
 		${FSAL_OPTS:-}
