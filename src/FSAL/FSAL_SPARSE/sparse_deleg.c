@@ -22,7 +22,7 @@
  * Ganesha's other threads, whatever their masks.  If the real-time queue
  * overflows the kernel sends SIGIO instead; the thread then asks every
  * lease descriptor with F_GETLEASE (a lease being broken reports the type
- * it is going to, F_UNLCK).
+ * it is going to, F_UNLCK); a real-time signal is checked the same way.
  *
  * Write delegations are not offered: a write lease needs the file to have
  * no other open descriptor, and the OPEN that earns the delegation has
@@ -123,8 +123,20 @@ static void sparse_lease_broken(struct sparse_lease *l)
 			msg_fsal_err(status.major));
 }
 
+/*
+ * A lease being broken reports the type it is going to (F_UNLCK for a
+ * read lease).  Checked for the real-time signal too: a signal still
+ * queued for a descriptor closed since, whose number a new lease got,
+ * must not recall the new delegation.
+ */
+static bool sparse_lease_breaking(const struct sparse_lease *l)
+{
+	return fcntl(l->fd, F_GETLEASE) == F_UNLCK;
+}
+
 static void sparse_lease_signal(const siginfo_t *info)
 {
+	bool overflow = info->si_signo != SPARSE_LEASE_SIG;
 	struct glist_head *g;
 	struct sparse_lease *l;
 
@@ -132,15 +144,10 @@ static void sparse_lease_signal(const siginfo_t *info)
 	glist_for_each(g, &sparse_leases.list)
 	{
 		l = glist_entry(g, struct sparse_lease, link);
-		if (info->si_signo == SPARSE_LEASE_SIG) {
-			if (l->fd == info->si_fd) {
-				sparse_lease_broken(l);
-				break;
-			}
-		} else if (fcntl(l->fd, F_GETLEASE) == F_UNLCK) {
-			/* SIGIO: the real-time queue overflowed. */
+		/* SIGIO: the real-time queue overflowed, ask every lease. */
+		if ((overflow || l->fd == info->si_fd) &&
+		    sparse_lease_breaking(l))
 			sparse_lease_broken(l);
-		}
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }
