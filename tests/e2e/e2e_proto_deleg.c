@@ -73,7 +73,8 @@ struct holder {
 	struct nfs42_client *cl;
 	bool give_back;
 	pthread_t thread;
-	int n; /* recalls taken, or < 0 */
+	int rc; /* of nfs42_serve_recalls */
+	unsigned int n; /* recalls taken */
 	struct nfs42_recall recall;
 };
 
@@ -81,8 +82,8 @@ static void *holder_main(void *arg)
 {
 	struct holder *h = arg;
 
-	h->n = nfs42_serve_recalls(h->cl, SERVE_MS, h->give_back, &h->recall,
-				   1);
+	h->rc = nfs42_serve_recalls(h->cl, SERVE_MS, h->give_back, &h->recall,
+				    1, &h->n);
 	return NULL;
 }
 
@@ -99,7 +100,8 @@ static void holder_start(struct holder *h, struct nfs42_client *cl,
 static void holder_check(struct holder *h, const struct nfs42_file *f)
 {
 	ck_assert_int_eq(pthread_join(h->thread, NULL), 0);
-	ck_assert_msg(h->n == 1, "holder took %d recalls", h->n);
+	ck_assert_msg(h->rc == 0, "holder: %s", nfs42_strerror(h->rc));
+	ck_assert_msg(h->n == 1, "holder took %u recalls", h->n);
 	ck_assert(!memcmp(h->recall.stateid.other, f->deleg_stateid.other,
 			  NFS4_OTHER_SIZE));
 	ck_assert_uint_eq(h->recall.fh.len, f->fh.len);

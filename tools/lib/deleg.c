@@ -90,14 +90,16 @@ static unsigned int queued_recalls(struct nfs42_client *cl)
 }
 
 int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
-			struct nfs42_recall *recalls, unsigned int max)
+			struct nfs42_recall *recalls, unsigned int max,
+			unsigned int *taken)
 {
 	int64_t deadline = nfs42_now_ms() + timeout_ms;
 	struct nfs42_recall r[NFS42_MAX_RECALLS];
 	unsigned int n, i;
 	int64_t left;
-	int rc;
+	int rc = 0;
 
+	*taken = 0;
 	while (queued_recalls(cl) == 0) {
 		left = deadline - nfs42_now_ms();
 		if (left <= 0)
@@ -107,12 +109,11 @@ int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
 			return rc;
 	}
 	n = nfs42_take_recalls(cl, r, NFS42_MAX_RECALLS);
-	for (i = 0; i < n && give_back; i++) {
-		rc = nfs42_delegreturn(cl, &r[i].fh, &r[i].stateid);
-		if (rc)
-			return rc;
-	}
+	*taken = n;
 	if (recalls)
 		memcpy(recalls, r, (n < max ? n : max) * sizeof(*r));
-	return (int)n;
+	rc = 0;
+	for (i = 0; i < n && give_back && !rc; i++)
+		rc = nfs42_delegreturn(cl, &r[i].fh, &r[i].stateid);
+	return rc;
 }

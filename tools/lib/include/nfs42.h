@@ -617,14 +617,15 @@ int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		      const struct nfs42_stateid *sid);
 /*
  * Serve the back channel until at least one CB_RECALL is queued or
- * timeout_ms passed; then take every queued recall and, if give_back,
- * return each delegation (DELEGRETURN).  Returns how many recalls were
- * taken (0 on timeout), or < 0 (transport failure, or the first
- * DELEGRETURN that failed).  recalls/max (may be NULL/0) receive them.
+ * timeout_ms passed; then take every queued recall (*taken: how many, 0
+ * on timeout; the first max of them copied to recalls, which may be
+ * NULL) and, if give_back, return each delegation with DELEGRETURN.
+ * Returns 0, the status of the first DELEGRETURN that failed (the later
+ * ones are not sent), or < 0 on transport failure.
  */
-int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms,
-			bool give_back, struct nfs42_recall *recalls,
-			unsigned int max);
+int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
+			struct nfs42_recall *recalls, unsigned int max,
+			unsigned int *taken);
 
 /* ------------------------------------------------------------- compound */
 
