@@ -40,8 +40,9 @@ recalled=$(decode -Y "rpc.msgtyp == 0 && nfs.cb.operation == 4" \
 	-T fields -e nfs.stateid.other | head -1)
 returned=$(decode -Y "rpc.msgtyp == 0 && nfs.opcode == 8" \
 	-T fields -e nfs.stateid.other | head -1)
-[ -n "$recalled" ] && [ "$recalled" = "$returned" ] ||
+if [ -z "$recalled" ] || [ "$recalled" != "$returned" ]; then
 	fail "CB_RECALL stateid '$recalled' is not the DELEGRETURN's '$returned'"
+fi
 wire_op_call 8
 wire_op_reply 8 0
 echo "$wire_name: OK"
