@@ -356,6 +356,34 @@ START_TEST(t_export_none)
 }
 END_TEST
 
+/*
+ * The server stops while a delegation is held: the module unload drops
+ * the lease and stops the signal thread (a lease outliving it would
+ * signal a thread ID some other process may get), and logs its totals.
+ */
+START_TEST(t_stop_holding)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("stop");
+	struct nfs42_file fa;
+	char *cmd;
+	int64_t t0;
+
+	open_delegated(a, name, &fa);
+	t0 = e2e_now_ms();
+	ck_assert_int_gt(
+		asprintf(&cmd, "'%s' stop", e2e_env("NFS42_SERVER_CTL")), 0);
+	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
+	ck_assert_msg(e2e_now_ms() - t0 < 15000, "stop took %lld ms",
+		      (long long)(e2e_now_ms() - t0));
+	ck_assert(log_has("1 leases dropped at shutdown"));
+	nfs42_client_free(a);
+	ck_assert_int_gt(
+		asprintf(&cmd, "'%s' start", e2e_env("NFS42_SERVER_CTL")), 0);
+	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_deleg");
@@ -376,6 +404,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_local_open);
 		tcase_add_test(tc, t_revoke);
 		tcase_add_test(tc, t_no_back_channel);
+		tcase_add_test(tc, t_stop_holding);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

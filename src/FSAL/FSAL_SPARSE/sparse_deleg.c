@@ -206,10 +206,35 @@ static void sparse_lease_start(void)
 	sparse_leases.started = true;
 }
 
+/*
+ * Module unload: drop the leases still held (delegations not returned by
+ * then), then stop the thread.  A lease outliving its signal thread would
+ * signal a thread ID the kernel may give to some other process.
+ */
 void sparse_deleg_shutdown(void)
 {
+	const struct sparse_deleg_counters *c = &sparse_leases.counters;
+	struct sparse_lease *l;
+	unsigned int dropped = 0;
+
 	if (!sparse_leases.started)
 		return;
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	while (!glist_empty(&sparse_leases.list)) {
+		l = glist_first_entry(&sparse_leases.list, struct sparse_lease,
+				      link);
+		glist_del(&l->link);
+		(void)fcntl(l->fd, F_SETLEASE, F_UNLCK);
+		close(l->fd);
+		gsh_free(l);
+		dropped++;
+	}
+	LogEvent(
+		COMPONENT_FSAL,
+		"FSAL_SPARSE: %u leases dropped at shutdown; delegation leases granted=%" PRIu64
+		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64,
+		dropped, c->granted, c->released, c->broken, c->refused);
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	__atomic_store_n(&sparse_leases.stop, true, __ATOMIC_RELEASE);
 	pthread_kill(sparse_leases.thread, SPARSE_LEASE_SIG);
 	pthread_join(sparse_leases.thread, NULL);
