@@ -172,3 +172,26 @@ add_test(NAME e2e/wire_check_session
 set_tests_properties(e2e/wire_check_session PROPERTIES LABELS "e2e;wire"
   TIMEOUT 120 ENVIRONMENT
   "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+# Read delegations on FSAL_SPARSE (issue #11): Linux leases under
+# lease_op2, CB_RECALL, DELEGRETURN, revocation.  A 5 s lease keeps the
+# revocation test short; the second run exports with Delegations = None.
+find_package(Threads REQUIRED)
+set(deleg_nfsv4_opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 5$<SEMICOLON>")
+sparse_e2e_test(e2e_proto_deleg
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_deleg.c
+  LIBS Threads::Threads
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = Read$<SEMICOLON>")
+sparse_e2e_run(e2e_proto_deleg_none e2e_proto_deleg ARGS none
+  TIMEOUT 60
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = None$<SEMICOLON>")
+# tshark decodes the delegation, CB_RECALL and DELEGRETURN.
+add_test(NAME e2e/wire_check_deleg
+         COMMAND ${SPARSE_HARNESS} --nfsv4-opts "${deleg_nfsv4_opts}"
+                 --export-opts "Delegations = Read$<SEMICOLON>"
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_deleg.sh)
+set_tests_properties(e2e/wire_check_deleg PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 ENVIRONMENT
+  "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>;SPARSE_DELEG_CLIENT=$<TARGET_FILE:e2e_proto_deleg>")

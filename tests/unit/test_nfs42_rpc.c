@@ -942,6 +942,97 @@ START_TEST(cb_garbage_and_wrong_program)
 }
 END_TEST
 
+/* CB_SEQUENCE(seq, slot 0) + CB_RECALL(stateid other[0] = tag, fh of
+ * fhlen bytes, or a length beyond the end when truncated); the status of
+ * the CB_RECALL result (or of the compound when it has none).
+ */
+static uint32_t cb_recall_status(struct nfs42_client *cl, uint32_t seq,
+				 uint8_t tag, uint32_t fhlen, bool truncated)
+{
+	uint8_t other[NFS4_OTHER_SIZE] = { tag };
+	uint8_t fh[8] = { tag, 1, 2, 3, 4, 5, 6, 7 };
+	struct nfs42_xdr x, r, d;
+	uint32_t st, n, v;
+
+	cb_call_header(&x, 1, 1);
+	nfs42_xdr_put_string(&x, "");
+	nfs42_xdr_put_u32(&x, 1);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 2);
+	nfs42_xdr_put_u32(&x, OP_CB_SEQUENCE);
+	nfs42_xdr_put_fixed(&x, SESSION, 16);
+	nfs42_xdr_put_u32(&x, seq);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_bool(&x, false);
+	nfs42_xdr_put_u32(&x, 0);
+	nfs42_xdr_put_u32(&x, OP_CB_RECALL);
+	nfs42_xdr_put_u32(&x, 1); /* stateid seqid */
+	nfs42_xdr_put_fixed(&x, other, sizeof(other));
+	nfs42_xdr_put_bool(&x, true);
+	if (truncated) {
+		nfs42_xdr_put_u32(&x, 64);
+		nfs42_xdr_put_fixed(&x, fh, 8);
+	} else {
+		nfs42_xdr_put_opaque(&x, fh, fhlen);
+	}
+	cb_run(cl, &x, &r, &d, "CB_RECALL");
+	nfs42_xdr_skip(&d, 24);
+	nfs42_xdr_get_u32(&d, &st);
+	nfs42_xdr_skip_opaque(&d);
+	nfs42_xdr_get_u32(&d, &n);
+	ck_assert_uint_eq(n, 2);
+	EXPECT_U32(&d, OP_CB_SEQUENCE);
+	EXPECT_U32(&d, NFS4_OK);
+	nfs42_xdr_skip(&d, 16 + 16);
+	EXPECT_U32(&d, OP_CB_RECALL);
+	nfs42_xdr_get_u32(&d, &v);
+	ck_assert_uint_eq(v, st);
+	ck_assert_int_eq(d.err, 0);
+	ck_assert_uint_eq(nfs42_xdr_remaining(&d), 0);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	return st;
+}
+
+START_TEST(cb_recall_queued)
+{
+	struct nfs42_client *cl = make_cb_client();
+	struct nfs42_recall rec[NFS42_MAX_RECALLS + 1];
+	uint32_t seq = 1, i;
+
+	ck_assert_uint_eq(cb_recall_status(cl, seq++, 7, 8, false), NFS4_OK);
+	ck_assert_uint_eq(nfs42_recalls_received(cl), 1);
+	ck_assert_uint_eq(nfs42_take_recalls(cl, rec, 4), 1);
+	ck_assert_uint_eq(rec[0].stateid.seqid, 1);
+	ck_assert_uint_eq(rec[0].stateid.other[0], 7);
+	ck_assert(rec[0].truncate);
+	ck_assert_uint_eq(rec[0].fh.len, 8);
+	ck_assert_uint_eq(rec[0].fh.data[0], 7);
+	ck_assert_uint_eq(rec[0].fh.data[7], 7);
+	ck_assert_uint_eq(nfs42_take_recalls(cl, rec, 4), 0);
+	/* a file handle running past the end: BADXDR, nothing queued */
+	ck_assert_uint_eq(cb_recall_status(cl, seq++, 8, 0, true),
+			  NFS4ERR_BADXDR);
+	ck_assert_uint_eq(nfs42_take_recalls(cl, rec, 4), 0);
+	/* a full queue says DELAY (the server calls again) */
+	for (i = 0; i < NFS42_MAX_RECALLS; i++)
+		ck_assert_uint_eq(cb_recall_status(cl, seq++, (uint8_t)i, 4,
+						   false),
+				  NFS4_OK);
+	ck_assert_uint_eq(cb_recall_status(cl, seq++, 99, 4, false),
+			  NFS4ERR_DELAY);
+	/* oldest first, taken in two helpings */
+	ck_assert_uint_eq(nfs42_take_recalls(cl, rec, 3), 3);
+	ck_assert_uint_eq(rec[2].stateid.other[0], 2);
+	ck_assert_uint_eq(nfs42_take_recalls(cl, rec, NFS42_MAX_RECALLS + 1),
+			  NFS42_MAX_RECALLS - 3);
+	ck_assert_uint_eq(rec[0].stateid.other[0], 3);
+	ck_assert_uint_eq(nfs42_recalls_received(cl), 1 + NFS42_MAX_RECALLS);
+	free_cb_client(cl);
+}
+END_TEST
+
 START_TEST(bad_reply_header)
 {
 	struct server s;
@@ -1310,6 +1401,7 @@ int main(void)
 	tcase_add_test(tc, callbacks_bad_session);
 	tcase_add_test(tc, cb_sequence_slot_rules);
 	tcase_add_test(tc, cb_garbage_and_wrong_program);
+	tcase_add_test(tc, cb_recall_queued);
 	tcase_add_test(tc, bad_reply_header);
 	tcase_add_test(tc, denied_reply);
 	tcase_add_test(tc, reply_timeout);

@@ -2,8 +2,9 @@
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
  * Backchannel server side: CB_NULL and CB_COMPOUND (RFC 5661 section 20)
- * received on the fore channel connection.  CB_SEQUENCE is handled here;
- * every other operation goes to the user hook (default NFS4ERR_NOTSUPP).
+ * received on the fore channel connection.  CB_SEQUENCE is handled here,
+ * CB_RECALL is queued for nfs42_take_recalls() (deleg.c); every other
+ * operation goes to the user hook (default NFS4ERR_NOTSUPP).
  */
 #include <errno.h>
 #include <string.h>
@@ -107,6 +108,8 @@ static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 		status = idx ? NFS4ERR_SEQUENCE_POS : cb_sequence(cl, x, &body);
 	} else if (idx == 0) {
 		status = NFS4ERR_OP_NOT_IN_SESSION;
+	} else if (op == OP_CB_RECALL) {
+		status = nfs42_cb_recall(cl, x);
 	} else if (cl->cb_fn) {
 		status = cl->cb_fn(cl, cl->cb_arg, op, x, &body);
 	} else {

@@ -307,6 +307,9 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	if (!rc) {
 		f->stateid = nfs42_res(c, oidx)->u.open.stateid;
 		f->fh = nfs42_res(c, fhidx)->u.fh;
+		f->deleg_type = nfs42_res(c, oidx)->u.open.deleg_type;
+		f->deleg_stateid = nfs42_res(c, oidx)->u.open.deleg_stateid;
+		f->why_no_deleg = nfs42_res(c, oidx)->u.open.why_no_deleg;
 	}
 	nfs42_compound_free(c);
 	return rc;

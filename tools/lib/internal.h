@@ -85,6 +85,11 @@ struct nfs42_client {
 	uint32_t cb_nslots;
 	uint32_t cb_seqid[NFS42_CB_SLOTS];
 	uint64_t cb_calls;
+
+	/* CB_RECALLs received and not yet taken (under lock); deleg.c */
+	struct nfs42_recall recalls[NFS42_MAX_RECALLS];
+	unsigned int nrecalls;
+	uint64_t recalls_seen;
 };
 
 struct nfs42_arena {
@@ -151,6 +156,9 @@ int nfs42_rpc_check_reply(struct nfs42_client *cl, const uint8_t *buf,
  * record mark slot).  Returns 0, or < 0 if nothing should be sent. */
 int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
 		     struct nfs42_xdr *reply);
+
+/* CB_RECALL: decode args, queue the recall; returns the op status. */
+uint32_t nfs42_cb_recall(struct nfs42_client *cl, struct nfs42_xdr *args);
 
 /* compound internals */
 void *nfs42_arena_alloc(struct nfs42_compound *c, size_t size);

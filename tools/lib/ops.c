@@ -245,6 +245,15 @@ int nfs42_op_close(struct nfs42_compound *c, uint32_t seqid,
 	return op_end(c, idx);
 }
 
+int nfs42_op_delegreturn(struct nfs42_compound *c,
+			 const struct nfs42_stateid *sid)
+{
+	int idx = op_begin(c, OP_DELEGRETURN);
+
+	nfs42_encode_stateid(&c->ops, sid);
+	return op_end(c, idx);
+}
+
 int nfs42_op_read(struct nfs42_compound *c, const struct nfs42_stateid *sid,
 		  uint64_t offset, uint32_t count)
 {

@@ -1482,6 +1482,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->copy = sparse_copy;
 	ops->read_plus = sparse_read_plus;
 	ops->lock_op2 = sparse_lock_op2;
+	ops->lease_op2 = sparse_lease_op2;
 	ops->setattr2 = sparse_setattr2_durable;
 	ops->close = sparse_close;
 	ops->close2 = sparse_close2;

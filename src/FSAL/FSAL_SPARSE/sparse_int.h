@@ -281,4 +281,17 @@ fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 struct sparse_copy_counters *sparse_copy_stats(void);
 void sparse_stats_init(struct fsal_module *fsal_hdl);
 
+/* sparse_deleg.c: read delegations on Linux file leases */
+struct sparse_deleg_counters {
+	uint64_t granted; /* read leases taken for a delegation */
+	uint64_t released; /* dropped: delegation returned or revoked */
+	uint64_t broken; /* broken by a local open: a recall was asked */
+	uint64_t refused; /* F_SETLEASE failed (file open for writing) */
+};
+fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
+			       struct state_t *state, void *owner,
+			       fsal_deleg_t deleg);
+void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
+void sparse_deleg_shutdown(void);
+
 #endif /* SPARSE_INT_H */

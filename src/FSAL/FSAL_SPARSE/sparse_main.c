@@ -43,6 +43,8 @@ struct sparse_module SparseModule = {
 		.link_supports_permission_checks = true,
 		.readdir_plus = true,
 		.expire_time_parent = -1,
+		/* Read only: see sparse_deleg.c */
+		.delegations = FSAL_OPTION_FILE_READ_DELEG,
 	},
 };
 
@@ -113,6 +115,7 @@ MODULE_INIT void sparse_fsal_init(void)
 
 MODULE_FINI void sparse_fsal_fini(void)
 {
+	sparse_deleg_shutdown();
 	if (unregister_fsal(&SparseModule.fsal) != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"FSAL_SPARSE could not be unloaded, aborting");

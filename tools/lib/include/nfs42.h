@@ -602,6 +602,42 @@ void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
  */
 int nfs42_poll(struct nfs42_client *cl, int timeout_ms);
 
+/*
+ * Delegations.  A CB_RECALL on the back channel is answered NFS4_OK and
+ * queued (at most NFS42_MAX_RECALLS; more get NFS4ERR_DELAY, which makes
+ * the server call again); the application gives the delegation back with
+ * DELEGRETURN, or keeps it (then the server revokes it).
+ */
+#define NFS42_MAX_RECALLS 16
+#define OPEN_DELEGATE_NONE 0
+#define OPEN_DELEGATE_READ 1
+#define OPEN_DELEGATE_WRITE 2
+#define OPEN_DELEGATE_NONE_EXT 3
+struct nfs42_recall {
+	struct nfs42_stateid stateid;
+	struct nfs42_fh fh;
+	bool truncate;
+};
+/* Move up to max queued recalls (oldest first) into out; their count. */
+unsigned int nfs42_take_recalls(struct nfs42_client *cl,
+				struct nfs42_recall *out, unsigned int max);
+/* CB_RECALLs received since the client was made. */
+uint64_t nfs42_recalls_received(const struct nfs42_client *cl);
+/* PUTFH + DELEGRETURN */
+int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_stateid *sid);
+/*
+ * Serve the back channel until at least one CB_RECALL is queued or
+ * timeout_ms passed; then take every queued recall (*taken: how many, 0
+ * on timeout; the first max of them copied to recalls, which may be
+ * NULL) and, if give_back, return each delegation with DELEGRETURN.
+ * Returns 0, the status of the first DELEGRETURN that failed (the later
+ * ones are not sent), or < 0 on transport failure.
+ */
+int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
+			struct nfs42_recall *recalls, unsigned int max,
+			unsigned int *taken);
+
 /* ------------------------------------------------------------- compound */
 
 struct nfs42_compound;
@@ -830,6 +866,8 @@ int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a);
 int nfs42_op_open_downgrade(struct nfs42_compound *c,
 			    const struct nfs42_stateid *sid, uint32_t seqid,
 			    uint32_t share_access, uint32_t share_deny);
+int nfs42_op_delegreturn(struct nfs42_compound *c,
+			 const struct nfs42_stateid *sid);
 int nfs42_op_close(struct nfs42_compound *c, uint32_t seqid,
 		   const struct nfs42_stateid *sid);
 int nfs42_op_read(struct nfs42_compound *c, const struct nfs42_stateid *sid,
@@ -1000,6 +1038,11 @@ struct nfs42_file {
 	struct nfs42_stateid stateid;
 	uint32_t share_access;
 	char owner[48];
+	/* The OPEN's delegation: OPEN_DELEGATE_NONE (0), _READ (1),
+	 * _WRITE (2) or _NONE_EXT (3, then why_no_deleg says why). */
+	uint32_t deleg_type;
+	struct nfs42_stateid deleg_stateid;
+	uint32_t why_no_deleg;
 };
 
 /* Open path; createmode NFS42_NOCREATE, UNCHECKED4, GUARDED4, EXCLUSIVE4_1;

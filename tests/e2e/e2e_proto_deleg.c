@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Read delegations on FSAL_SPARSE (issue #11): client A holds a read
+ * delegation, and client B (or a local process on the server) does
+ * something that conflicts with it.  A serves its back channel on a
+ * thread of its own and returns the delegation on CB_RECALL (or, for the
+ * revocation test, keeps it); B's call is retried by the library while
+ * the server answers NFS4ERR_DELAY.
+ *
+ * Run with the export's Delegations = Read (default argument) or with
+ * Delegations = None (argument "none": nothing is delegated); argument
+ * "wire" runs the OPEN conflict alone, for wire_check_deleg.sh.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "nfs42_e2e.h"
+
+/* Longer than any wait below needs, shorter than ctest's timeout. */
+#define SERVE_MS 30000
+
+static int e2e_seq;
+
+static const char *uniq(const char *what)
+{
+	char *p;
+
+	ck_assert_int_gt(asprintf(&p, "deleg-%s-%d-%d", what, (int)getpid(),
+				  ++e2e_seq),
+			 0);
+	return e2e_keep(p);
+}
+
+static bool log_has(const char *s)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, s) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* A file made on the server's disk, so no NFS open ever had it for
+ * writing (a read lease needs that).
+ */
+static const char *local_file(const char *what)
+{
+	const char *name = uniq(what);
+
+	e2e_put_backing(name, "delegated", 9);
+	return name;
+}
+
+static void open_delegated(struct nfs42_client *a, const char *name,
+			   struct nfs42_file *f)
+{
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, f));
+	ck_assert_msg(f->deleg_type == OPEN_DELEGATE_READ,
+		      "OPEN gave delegation type %u (why %u), not READ",
+		      f->deleg_type, f->why_no_deleg);
+}
+
+/* Client A's back channel, served on a thread while B works. */
+struct holder {
+	struct nfs42_client *cl;
+	bool give_back;
+	pthread_t thread;
+	int rc; /* of nfs42_serve_recalls */
+	unsigned int n; /* recalls taken */
+	struct nfs42_recall recall;
+};
+
+static void *holder_main(void *arg)
+{
+	struct holder *h = arg;
+
+	h->rc = nfs42_serve_recalls(h->cl, SERVE_MS, h->give_back, &h->recall,
+				    1, &h->n);
+	return NULL;
+}
+
+static void holder_start(struct holder *h, struct nfs42_client *cl,
+			 bool give_back)
+{
+	memset(h, 0, sizeof(*h));
+	h->cl = cl;
+	h->give_back = give_back;
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
+}
+
+/* The holder got exactly one CB_RECALL, for delegation f. */
+static void holder_check(struct holder *h, const struct nfs42_file *f)
+{
+	ck_assert_int_eq(pthread_join(h->thread, NULL), 0);
+	ck_assert_msg(h->rc == 0, "holder: %s", nfs42_strerror(h->rc));
+	ck_assert_msg(h->n == 1, "holder took %u recalls", h->n);
+	ck_assert(!memcmp(h->recall.stateid.other, f->deleg_stateid.other,
+			  NFS4_OTHER_SIZE));
+	ck_assert_uint_eq(h->recall.fh.len, f->fh.len);
+	ck_assert(!memcmp(h->recall.fh.data, f->fh.data, f->fh.len));
+}
+
+/* B's conflicting OPEN for write: recalled, returned, then granted. */
+START_TEST(t_open_conflict)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("open");
+	struct nfs42_file fa, fb;
+	struct holder h;
+
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, true);
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fb));
+	holder_check(&h, &fa);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 1);
+	/* Returned: the delegation stateid is gone. */
+	ck_assert_int_ne(nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid), 0);
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/* A second reader is no conflict: both hold read delegations. */
+START_TEST(t_two_readers)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("readers");
+	struct nfs42_file fa, fb;
+
+	open_delegated(a, name, &fa);
+	open_delegated(b, name, &fb);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(b, nfs42_delegreturn(b, &fb.fh, &fb.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	ck_nfs_ok(b, nfs42_close(&fb));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/* SETATTR(size) from B with the anonymous stateid. */
+START_TEST(t_setattr_size)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("size");
+	struct nfs42_stateid anon = { 0 };
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	struct nfs42_fh fh;
+	struct holder h;
+
+	open_delegated(a, name, &fa);
+	ck_nfs_ok(b, nfs42_lookup_path(b, e2e_path(name), &fh, NULL));
+	holder_start(&h, a, true);
+	c = nfs42_compound_new(b);
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, &fh);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 3);
+	nfs42_op_setattr(c, &anon, &sa);
+	ck_nfs_ok(b, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	holder_check(&h, &fa);
+	ck_nfs_ok(b, nfs42_stat(b, e2e_path(name), &at));
+	ck_assert_uint_eq(at.size, 3);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+START_TEST(t_remove)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("remove");
+	struct nfs42_file fa;
+	struct holder h;
+
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, true);
+	ck_nfs_ok(b, nfs42_remove(b, e2e_path(name)));
+	holder_check(&h, &fa);
+	ck_assert_int_ne(access(e2e_backing(name), F_OK), 0);
+	nfs42_close(&fa);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+START_TEST(t_rename)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("rename");
+	const char *to = uniq("renamed");
+	struct nfs42_file fa;
+	struct holder h;
+
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, true);
+	ck_nfs_ok(b, nfs42_rename(b, e2e_path(name), e2e_path(to)));
+	holder_check(&h, &fa);
+	ck_assert_int_eq(access(e2e_backing(to), F_OK), 0);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A process on the server opens the backing file for writing: the kernel
+ * holds its open until the lease is dropped and signals Ganesha, which
+ * recalls the delegation; A returns it and the open goes through, well
+ * before the kernel's lease-break-time (45 s by default) would have.
+ */
+START_TEST(t_local_open)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("local");
+	struct nfs42_file fa;
+	struct holder h;
+	int64_t t0, took;
+	pid_t pid;
+	int st;
+
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, true);
+	t0 = e2e_now_ms();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(e2e_backing(name), O_WRONLY);
+
+		_exit(fd < 0 ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	took = e2e_now_ms() - t0;
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	holder_check(&h, &fa);
+	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
+	ck_assert(log_has("broken by a local open"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * A holder that answers CB_RECALL but never returns: the server revokes
+ * the delegation after a lease period or so and B's OPEN goes through.
+ */
+START_TEST(t_revoke)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("revoke");
+	struct nfs42_file fa, fb;
+	struct holder h;
+	int64_t t0, took;
+	int rc;
+
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, false);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fb));
+	took = e2e_now_ms() - t0;
+	holder_check(&h, &fa);
+	/* Lease_Lifetime is 5 s here: one lease after the recall was
+	 * answered, checked every second.
+	 */
+	ck_assert_msg(took < 14000, "revoked after %lld ms", (long long)took);
+	ck_assert(log_has("not returned within a lease period of the recall"));
+	rc = nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid);
+	ck_assert_msg(rc == NFS4ERR_DELEG_REVOKED || rc == NFS4ERR_BAD_STATEID,
+		      "DELEGRETURN of a revoked delegation: %s",
+		      nfs42_strerror(rc));
+	ck_nfs_ok(b, nfs42_close(&fb));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/* A client without a back channel could not be recalled: no delegation. */
+START_TEST(t_no_back_channel)
+{
+	struct nfs42_client *a = NULL;
+	const char *name = local_file("nobc");
+	struct nfs42_file fa;
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.no_back_channel = true;
+	ck_nfs_ok(a, nfs42_client_create(&o, &a));
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type == OPEN_DELEGATE_NONE ||
+			      fa.deleg_type == OPEN_DELEGATE_NONE_EXT,
+		      "delegation %u granted without a back channel",
+		      fa.deleg_type);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/* Delegations = None on the export: none, and no recall on a conflict. */
+START_TEST(t_export_none)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("none");
+	struct nfs42_file fa;
+	struct nfs42_compound *c;
+	struct nfs42_fh dir;
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type == OPEN_DELEGATE_NONE ||
+			      fa.deleg_type == OPEN_DELEGATE_NONE_EXT,
+		      "delegation %u granted on a Delegations = None export",
+		      fa.deleg_type);
+	/* B's write open is not delayed: one try, no retry. */
+	ck_nfs_ok(b, nfs42_lookup_path(b, e2e_path(""), &dir, NULL));
+	c = nfs42_compound_new(b);
+	ck_assert_ptr_nonnull(c);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, &dir);
+	{
+		struct nfs42_open_args oa = { 0 };
+
+		oa.share_access = OPEN4_SHARE_ACCESS_WRITE;
+		oa.createmode = NFS42_NOCREATE;
+		oa.claim = CLAIM_NULL;
+		oa.name = name;
+		oa.owner = "deleg-none-b";
+		oa.owner_len = 12;
+		nfs42_op_open(c, &oa);
+	}
+	ck_nfs_ok(b, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * The server stops while a delegation is held: the module unload drops
+ * the lease and stops the signal thread (a lease outliving it would
+ * signal a thread ID some other process may get), and logs its totals.
+ */
+START_TEST(t_stop_holding)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("stop");
+	struct nfs42_file fa;
+	char *cmd;
+	int64_t t0;
+
+	open_delegated(a, name, &fa);
+	t0 = e2e_now_ms();
+	ck_assert_int_gt(
+		asprintf(&cmd, "'%s' stop", e2e_env("NFS42_SERVER_CTL")), 0);
+	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
+	ck_assert_msg(e2e_now_ms() - t0 < 15000, "stop took %lld ms",
+		      (long long)(e2e_now_ms() - t0));
+	ck_assert(log_has("1 leases dropped at shutdown"));
+	nfs42_client_free(a);
+	ck_assert_int_gt(
+		asprintf(&cmd, "'%s' start", e2e_env("NFS42_SERVER_CTL")), 0);
+	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("e2e_proto_deleg");
+	TCase *tc = tcase_create("deleg");
+
+	tcase_set_timeout(tc, 60);
+	if (argc > 1 && !strcmp(argv[1], "none")) {
+		tcase_add_test(tc, t_export_none);
+	} else if (argc > 1 && !strcmp(argv[1], "wire")) {
+		/* wire_check_deleg.sh: one recall, returned */
+		tcase_add_test(tc, t_open_conflict);
+	} else {
+		tcase_add_test(tc, t_open_conflict);
+		tcase_add_test(tc, t_two_readers);
+		tcase_add_test(tc, t_setattr_size);
+		tcase_add_test(tc, t_remove);
+		tcase_add_test(tc, t_rename);
+		tcase_add_test(tc, t_local_open);
+		tcase_add_test(tc, t_revoke);
+		tcase_add_test(tc, t_no_back_channel);
+		tcase_add_test(tc, t_stop_holding);
+	}
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

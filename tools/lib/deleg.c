@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Delegations on the client side: CB_RECALL (RFC 8881 section 20.2)
+ * received on the back channel is queued here, and DELEGRETURN gives the
+ * delegation back.  The back channel runs on whichever thread reads the
+ * connection, which must not send compounds itself: the recall is only
+ * recorded there, and nfs42_serve_recalls() (or the application, with
+ * nfs42_take_recalls()) sends the DELEGRETURN afterwards.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+uint32_t nfs42_cb_recall(struct nfs42_client *cl, struct nfs42_xdr *args)
+{
+	struct nfs42_recall r;
+	uint32_t status = NFS4_OK;
+
+	memset(&r, 0, sizeof(r));
+	nfs42_decode_stateid(args, &r.stateid);
+	nfs42_xdr_get_bool(args, &r.truncate);
+	nfs42_xdr_get_opaque(args, r.fh.data, &r.fh.len, NFS4_FHSIZE);
+	if (args->err)
+		return NFS4ERR_BADXDR;
+
+	pthread_mutex_lock(&cl->lock);
+	if (cl->nrecalls < NFS42_MAX_RECALLS) {
+		cl->recalls[cl->nrecalls++] = r;
+		cl->recalls_seen++;
+	} else {
+		status = NFS4ERR_DELAY;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	return status;
+}
+
+unsigned int nfs42_take_recalls(struct nfs42_client *cl,
+				struct nfs42_recall *out, unsigned int max)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&cl->lock);
+	n = cl->nrecalls < max ? cl->nrecalls : max;
+	if (n) {
+		memcpy(out, cl->recalls, n * sizeof(*out));
+		memmove(cl->recalls, cl->recalls + n,
+			(cl->nrecalls - n) * sizeof(*out));
+		cl->nrecalls -= n;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	return n;
+}
+
+uint64_t nfs42_recalls_received(const struct nfs42_client *cl)
+{
+	struct nfs42_client *c = (struct nfs42_client *)cl;
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->recalls_seen;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_putfh(c, fh);
+	nfs42_op_delegreturn(c, sid);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static unsigned int queued_recalls(struct nfs42_client *cl)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&cl->lock);
+	n = cl->nrecalls;
+	pthread_mutex_unlock(&cl->lock);
+	return n;
+}
+
+int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
+			struct nfs42_recall *recalls, unsigned int max,
+			unsigned int *taken)
+{
+	int64_t deadline = nfs42_now_ms() + timeout_ms;
+	struct nfs42_recall r[NFS42_MAX_RECALLS];
+	unsigned int n, i;
+	int64_t left;
+	int rc = 0;
+
+	*taken = 0;
+	while (queued_recalls(cl) == 0) {
+		left = deadline - nfs42_now_ms();
+		if (left <= 0)
+			return 0;
+		rc = nfs42_poll(cl, (int)left);
+		if (rc < 0)
+			return rc;
+	}
+	n = nfs42_take_recalls(cl, r, NFS42_MAX_RECALLS);
+	*taken = n;
+	if (recalls)
+		memcpy(recalls, r, (n < max ? n : max) * sizeof(*r));
+	rc = 0;
+	for (i = 0; i < n && give_back && !rc; i++)
+		rc = nfs42_delegreturn(cl, &r[i].fh, &r[i].stateid);
+	return rc;
+}
