@@ -16,138 +16,7 @@
  */
 #include <pthread.h>
 #include "e2e_parity_util.h"
-
-struct rsess {
-	struct nfs42_client *cl;
-	uint8_t sid[NFS4_SESSIONID_SIZE];
-	uint32_t seq;
-	uint64_t clientid;
-	uint32_t csseq;
-};
-
-static struct nfs42_compound *rsess_cpd(struct rsess *s)
-{
-	struct nfs42_compound *c = nfs42_compound_new(s->cl);
-
-	nfs42_compound_no_sequence(c);
-	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, false);
-	return c;
-}
-
-/* Steps of establishing a client; each returns an NFS status or -errno. */
-static int rsess_exchange_id(struct rsess *s, const char *owner)
-{
-	struct nfs42_opts o;
-	struct nfs42_compound *c;
-	uint8_t verf[8] = "sqlrecov";
-	int rc, idx;
-
-	nfs42_opts_init(&o);
-	nfs42_opts_from_env(&o);
-	rc = nfs42_connect(&o, &s->cl);
-	if (rc)
-		return rc;
-	c = nfs42_compound_new(s->cl);
-	nfs42_compound_no_sequence(c);
-	idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
-	rc = nfs42_compound_run(c);
-	if (!rc) {
-		s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
-		s->csseq = nfs42_res(c, idx)->u.exchange_id.seqid;
-	}
-	nfs42_compound_free(c);
-	return rc;
-}
-
-static int rsess_create_session(struct rsess *s)
-{
-	struct nfs42_chan_attrs fore = { .maxreq = 65536,
-					 .maxresp = 65536,
-					 .maxresp_cached = 8192,
-					 .maxops = 16,
-					 .maxreqs = 1 };
-	struct nfs42_chan_attrs back = {
-		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
-	};
-	struct nfs42_compound *c = nfs42_compound_new(s->cl);
-	int rc, idx;
-
-	nfs42_compound_no_sequence(c);
-	idx = nfs42_op_create_session(c, s->clientid, s->csseq, 0, &fore, &back,
-				      NFS42_CB_PROGRAM_DEFAULT, 0, 0,
-				      "sqlrecov");
-	rc = nfs42_compound_run(c);
-	if (!rc)
-		memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
-		       NFS4_SESSIONID_SIZE);
-	nfs42_compound_free(c);
-	s->seq = 1;
-	return rc;
-}
-
-/* OPEN of an existing file by handle for reading (CLAIM_FH). */
-static int rsess_open(struct rsess *s, const struct nfs42_fh *fh,
-		      const char *oo)
-{
-	struct nfs42_open_args a = { 0 };
-	struct nfs42_compound *c = rsess_cpd(s);
-	int rc;
-
-	a.share_access = OPEN4_SHARE_ACCESS_READ |
-			 OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
-	a.share_deny = OPEN4_SHARE_DENY_NONE;
-	a.owner = oo;
-	a.owner_len = strlen(oo);
-	a.createmode = NFS42_NOCREATE;
-	a.claim = CLAIM_FH;
-	nfs42_op_putfh(c, fh);
-	nfs42_op_open(c, &a);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
-}
-
-static int rsess_reclaim_complete(struct rsess *s)
-{
-	struct nfs42_compound *c = rsess_cpd(s);
-	int rc;
-
-	nfs42_op_reclaim_complete(c, false);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
-}
-
-/* OPEN CLAIM_PREVIOUS of fh, for reading, without a delegation. */
-static int rsess_reclaim(struct rsess *s, const struct nfs42_fh *fh,
-			 const char *oo)
-{
-	struct nfs42_compound *c = rsess_cpd(s);
-	struct par_raw r;
-	int rc;
-
-	nfs42_op_putfh(c, fh);
-	par_raw_begin(&r, OP_OPEN);
-	nfs42_xdr_put_u32(&r.x, 0); /* seqid */
-	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_ACCESS_READ |
-					OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
-	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_DENY_NONE);
-	nfs42_xdr_put_u64(&r.x, s->clientid);
-	nfs42_xdr_put_opaque(&r.x, oo, strlen(oo));
-	nfs42_xdr_put_u32(&r.x, 0); /* OPEN4_NOCREATE */
-	nfs42_xdr_put_u32(&r.x, CLAIM_PREVIOUS);
-	nfs42_xdr_put_u32(&r.x, 0); /* OPEN_DELEGATE_NONE */
-	par_raw_end(c, &r, OP_OPEN);
-	rc = nfs42_compound_run(c);
-	nfs42_compound_free(c);
-	return rc;
-}
-
-static void rsess_free(struct rsess *s)
-{
-	nfs42_client_free(s->cl);
-	memset(s, 0, sizeof(*s));
-}
+#include "rsess.h"
 
 /* A session after a restart: the first calls may meet a settling server */
 static void rsess_after_restart(struct rsess *s, const char *owner)
@@ -184,20 +53,6 @@ static struct nfs42_fh shared_file(void)
 	return fh;
 }
 
-static int establish(struct rsess *s, const char *owner,
-		     const struct nfs42_fh *fh)
-{
-	int rc = rsess_exchange_id(s, owner);
-
-	if (!rc)
-		rc = rsess_create_session(s);
-	if (!rc)
-		rc = rsess_open(s, fh, "oo");
-	if (!rc)
-		rc = rsess_reclaim_complete(s);
-	return rc;
-}
-
 START_TEST(reclaim_after_restart)
 {
 	struct nfs42_fh fh = shared_file();
@@ -207,7 +62,7 @@ START_TEST(reclaim_after_restart)
 
 	for (i = 0; i < 3; i++) {
 		owner_name(owner, sizeof(owner), "known", i);
-		ck_nfs_status(establish(&s[i], owner, &fh), NFS4_OK);
+		ck_nfs_status(rsess_establish(&s[i], owner, &fh), NFS4_OK);
 		rsess_free(&s[i]);
 	}
 	e2e_server_ctl("restart");
