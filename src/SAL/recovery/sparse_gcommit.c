@@ -45,6 +45,7 @@ struct sparse_gc {
 	pthread_cond_t done; /* callers wait for their request */
 	pthread_mutex_t db_mtx;
 	struct gc_req *head, *tail;
+	unsigned int last_batch; /* changes in the previous transaction */
 	int stopping;
 	struct sparse_gc_stats stats;
 	char err[512];
@@ -141,10 +142,17 @@ static void *committer(void *arg)
 			pthread_cond_wait(&gc->work, &gc->mtx);
 		if (!gc->head)
 			break;
-		/* gather what arrives within the window of the first change */
+		/*
+		 * Gather what arrives within the window of the first change,
+		 * when changes come concurrently (more than one queued, or
+		 * the previous transaction held more than one); a lone change
+		 * (the reaper expiring clients one after the other) is written
+		 * at once.
+		 */
 		deadline = gc->head->arrived;
 		ts_add_ms(&deadline, gc->window_ms);
-		while (!gc->stopping) {
+		while (!gc->stopping &&
+		       (gc->head != gc->tail || gc->last_batch > 1)) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (!ts_before(&now, &deadline))
 				break;
@@ -165,6 +173,7 @@ static void *committer(void *arg)
 			r->done = 1;
 		}
 		gc->stats.commits += commits;
+		gc->last_batch = n;
 		if (n > gc->stats.max_batch)
 			gc->stats.max_batch = n;
 		pthread_cond_broadcast(&gc->done);

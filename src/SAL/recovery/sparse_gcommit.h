@@ -7,7 +7,9 @@
  * Callers hand in record changes (add, remove, revoked handle) and wait
  * until the change is durable. One committer thread gathers the changes
  * that arrive within `window_ms` of the first one into one transaction,
- * so concurrent callers share one fsync. A caller waits at most the window
+ * so concurrent callers share one fsync. The window is waited only when
+ * changes come concurrently (more than one queued, or more than one in
+ * the previous transaction): a lone change is written at once. A caller waits at most the window
  * plus the fsync of its own transaction when the fsync is shorter than the
  * window (the previous transaction's fsync overlaps with the window), and
  * at most the window plus two fsyncs otherwise. window_ms 0: no waiting,
