@@ -23,8 +23,9 @@
 #                 CREATE_SESSION + RECLAIM_COMPLETE, from T threads)
 #   expire s      first removed record to last removed record
 #   expire ms/rec that / N
-#   fsync/rec     fsync+fdatasync calls of the strace run / (2 N): every
-#                 record is added and removed once
+#   fsync/add     fsync+fdatasync calls of the strace run while the N
+#                 clients were established / N
+#   fsync/rm      the same from then until the last record was removed / N
 # --smoke: 20 clients, one run, for CI.
 set -euo pipefail
 
@@ -66,15 +67,28 @@ if [ -n "$inner" ]; then
 		fi
 	}
 	pid=$(cat "$NFS42_SERVER_PID_FILE")
-	if [ $strace_run = 1 ]; then
-		out=$(dirname "$NFS42_LOG")/strace.out
-		strace -f -c -e trace=fsync,fdatasync -o "$out" -p "$pid" 2>/dev/null &
+	# strace_start FILE / strace_stop: count fsync+fdatasync of the server
+	strace_start() {
+		strace -f -c -e trace=fsync,fdatasync -o "$1" -p "$pid" 2>/dev/null &
 		spid=$!
 		sleep 1
-	fi
+	}
+	strace_stop() {
+		kill -INT "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+	}
+	syncs_in() {
+		awk '$NF == "fsync" || $NF == "fdatasync" { n += $4 } END { print n + 0 }' "$1"
+	}
+	dir=$(dirname "$NFS42_LOG")
+	[ $strace_run = 1 ] && strace_start "$dir/strace.add"
 	t0=$(now)
 	"$SPARSE_BENCH_RECORDS" -n "$clients" -t "$threads" -p "rec-$inner" >&2
 	t1=$(now)
+	if [ $strace_run = 1 ]; then
+		strace_stop
+		strace_start "$dir/strace.rm"
+	fi
 	peak=$(count)
 	first= zero=
 	limit=$(( (lease * 4 + 60) * 50 ))
@@ -87,13 +101,13 @@ if [ -n "$inner" ]; then
 	done
 	[ -n "$zero" ] || { echo "records: $inner: records left after the wait: $c" >&2; exit 1; }
 	[ "$peak" = "$clients" ] || echo "records: $inner: only $peak records at once (lease too short?)" >&2
-	syncs=-
+	add_syncs=- rm_syncs=-
 	if [ $strace_run = 1 ]; then
-		kill -INT "$spid" 2>/dev/null || true
-		wait "$spid" 2>/dev/null || true
-		syncs=$(awk '$NF == "fsync" || $NF == "fdatasync" { n += $4 } END { print n + 0 }' "$out")
+		strace_stop
+		add_syncs=$(syncs_in "$dir/strace.add")
+		rm_syncs=$(syncs_in "$dir/strace.rm")
 	fi
-	echo "RESULT $inner $(calc "$t1 - $t0") $(calc "$zero - ${first:-$zero}") $syncs"
+	echo "RESULT $inner $(calc "$t1 - $t0") $(calc "$zero - ${first:-$zero}") $add_syncs $rm_syncs"
 	exit 0
 fi
 
@@ -115,16 +129,16 @@ for b in $backends; do
 			| grep '^RESULT' >>"$res/all" || { echo "records: run of $b failed" >&2; exit 1; }
 	done
 done
-printf '%-8s %12s %10s %14s %10s\n' backend "add ms/rec" "expire s" "expire ms/rec" "fsync/rec"
+printf '%-8s %12s %10s %14s %12s %11s\n' backend "add ms/rec" "expire s" "expire ms/rec" "fsync/add" "fsync/rm"
 for b in $backends; do
 	awk -v b="$b" '$2 == b && $5 == "-" { print $3 }' "$res/all" >"$res/add"
 	awk -v b="$b" '$2 == b && $5 == "-" { print $4 }' "$res/all" >"$res/exp"
 	read -r add _ < <(bench_stats "$res/add")
 	read -r exp _ < <(bench_stats "$res/exp")
-	syncs=$(awk -v b="$b" '$2 == b && $5 != "-" { print $5 }' "$res/all")
-	printf '%-8s %12.2f %10.2f %14.2f %10.2f\n' "$b" \
+	read -r asyncs rsyncs < <(awk -v b="$b" '$2 == b && $5 != "-" { print $5, $6 }' "$res/all")
+	printf '%-8s %12.2f %10.2f %14.2f %12.3f %11.3f\n' "$b" \
 		"$(calc "$add * 1000 / $clients")" "$exp" \
 		"$(calc "$exp * 1000 / $clients")" \
-		"$(calc "$syncs / (2 * $clients)")"
+		"$(calc "$asyncs / $clients")" "$(calc "$rsyncs / $clients")"
 done
 echo "(medians of $runs runs; fsyncs from one more run under strace -f -c)"

@@ -270,6 +270,46 @@ START_TEST(t_remove_revoke_order)
 }
 END_TEST
 
+/*
+ * Removals nobody waits for (the reaper's): 200 queued at once share few
+ * transactions, keep their place before later changes, and stop writes
+ * the ones still queued.
+ */
+START_TEST(t_remove_nowait)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st;
+	char key[32];
+	int i;
+
+	ck_assert_int_eq(sparse_recdb_begin(db), 0);
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "expired-%d", i);
+		ck_assert_int_eq(sparse_recdb_add(db, key, strlen(key), "v", 1),
+				 0);
+	}
+	ck_assert_int_eq(sparse_recdb_commit(db), 0);
+	ck_assert_int_eq(sparse_gc_start(db, 2, &gc), 0);
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "expired-%d", i);
+		ck_assert_int_eq(sparse_gc_remove_nowait(gc, key, strlen(key)),
+				 0);
+	}
+	/* the client comes back: its add lands after its removal */
+	ck_assert_int_eq(sparse_gc_add(gc, "expired-7", 9, "v", 1), 0);
+	sparse_gc_get_stats(gc, &st);
+	ck_assert_uint_eq(st.requests, 201);
+	ck_assert_uint_le(st.commits, 20);
+	ck_assert_int_eq(count(db), 1);
+	/* queued when stop comes: written */
+	ck_assert_int_eq(sparse_gc_remove_nowait(gc, "expired-7", 9), 0);
+	sparse_gc_stop(gc);
+	ck_assert_int_eq(count(db), 0);
+	sparse_recdb_close(db);
+}
+END_TEST
+
 static void *late_adder(void *arg)
 {
 	struct sparse_gc *gc = arg;
@@ -314,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, t_window_only_when_concurrent);
 	tcase_add_test(tc, t_remove_revoke_order);
 	tcase_add_test(tc, t_stop_flushes);
+	tcase_add_test(tc, t_remove_nowait);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -13,13 +13,15 @@
  * the records of the previous instance become the reclaim list ("old"
  * records) and clients re-add themselves; grace end forgets the old
  * records. Unlike fs, a record is durable when add_clid returns, and a
- * removal when rm_clid returns.
+ * removal made for a client's request when rm_clid returns (the reaper's
+ * removals are queued: see sqlite_rm_clid).
  */
 
 #include "bsd-base64.h"
 #include "client_mgr.h"
 #include "config.h"
 #include "config_parsing.h"
+#include "fsal.h"
 #include "log.h"
 #include "nfs4.h"
 #include "nfs_core.h"
@@ -198,24 +200,50 @@ static void sqlite_add_clid(nfs_client_id_t *clientid)
 	LogDebug(COMPONENT_CLIENTID, "SQLite recovery: added %s", tag);
 }
 
+/*
+ * Is this call made while serving a client's request (a conflicting OPEN
+ * or LOCK expiring a courtesy client, DESTROY_CLIENTID, a client
+ * replacing its old ID)? nfs_client_id_expire stacks its own context
+ * (UNKNOWN_REQUEST) over the request's.
+ */
+static bool in_client_request(void)
+{
+	struct req_op_context *ctx;
+
+	for (ctx = op_ctx; ctx != NULL; ctx = ctx->saved_op_ctx)
+		if (ctx->req_type != UNKNOWN_REQUEST)
+			return true;
+	return false;
+}
+
+/*
+ * A removal made for a request returns once durable: the request may go
+ * on to grant what the removed client held. The reaper's removals (no
+ * request behind them) are queued and share transactions; each is durable
+ * within the window plus one fsync and before anything queued after it.
+ */
 static void sqlite_rm_clid(nfs_client_id_t *clientid)
 {
 	char *tag = clientid->cid_recov_tag;
+	bool wait = in_client_request();
 	char err[512];
 	int rc;
 
 	if (tag == NULL)
 		return;
 	clientid->cid_recov_tag = NULL;
-	rc = sparse_gc_remove(gc, tag, strlen(tag));
+	if (wait)
+		rc = sparse_gc_remove(gc, tag, strlen(tag));
+	else
+		rc = sparse_gc_remove_nowait(gc, tag, strlen(tag));
 	if (rc) {
 		sparse_gc_last_error(gc, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: record of client %s NOT removed (%s): %s",
 			tag, strerror(-rc), err);
 	} else {
-		LogDebug(COMPONENT_CLIENTID, "SQLite recovery: removed %s",
-			 tag);
+		LogDebug(COMPONENT_CLIENTID, "SQLite recovery: removed %s%s",
+			 tag, wait ? "" : " (queued)");
 	}
 	gsh_free(tag);
 }

@@ -34,6 +34,7 @@ struct gc_req {
 	struct timespec arrived;
 	int done;
 	int rc;
+	int detached; /* nobody waits: the committer frees it */
 };
 
 struct sparse_gc {
@@ -166,11 +167,17 @@ static void *committer(void *arg)
 
 		pthread_mutex_lock(&gc->mtx);
 		n = 0;
-		for (r = batch; r; r = r->next) {
+		for (r = batch; r;) {
+			struct gc_req *next = r->next;
+
 			n++;
 			if (r->rc)
 				gc->stats.failed++;
-			r->done = 1;
+			if (r->detached)
+				free(r);
+			else
+				r->done = 1;
+			r = next;
 		}
 		gc->stats.commits += commits;
 		gc->last_batch = n;
@@ -230,31 +237,57 @@ void sparse_gc_stop(struct sparse_gc *gc)
 	free(gc);
 }
 
+/* Queue r (under gc->mtx); -ESHUTDOWN once stopping. */
+static int enqueue(struct sparse_gc *gc, struct gc_req *r)
+{
+	clock_gettime(CLOCK_MONOTONIC, &r->arrived);
+	if (gc->stopping)
+		return -ESHUTDOWN;
+	gc->stats.requests++;
+	if (gc->tail)
+		gc->tail->next = r;
+	else
+		gc->head = r;
+	gc->tail = r;
+	if (gc->head == r)
+		pthread_cond_signal(&gc->work);
+	return 0;
+}
+
 static int submit(struct sparse_gc *gc, enum gc_op op, const void *key,
 		  size_t klen, const void *val, size_t vlen)
 {
 	struct gc_req r = {
 		.op = op, .key = key, .klen = klen, .val = val, .vlen = vlen
 	};
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &r.arrived);
 	pthread_mutex_lock(&gc->mtx);
-	if (gc->stopping) {
-		pthread_mutex_unlock(&gc->mtx);
-		return -ESHUTDOWN;
-	}
-	gc->stats.requests++;
-	if (gc->tail)
-		gc->tail->next = &r;
-	else
-		gc->head = &r;
-	gc->tail = &r;
-	if (gc->head == &r)
-		pthread_cond_signal(&gc->work);
-	while (!r.done)
+	rc = enqueue(gc, &r);
+	while (!rc && !r.done)
 		pthread_cond_wait(&gc->done, &gc->mtx);
 	pthread_mutex_unlock(&gc->mtx);
-	return r.rc;
+	return rc ? rc : r.rc;
+}
+
+int sparse_gc_remove_nowait(struct sparse_gc *gc, const void *key, size_t klen)
+{
+	struct gc_req *r = calloc(1, sizeof(*r) + klen);
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	memcpy(r + 1, key, klen);
+	r->op = GC_REMOVE;
+	r->key = r + 1;
+	r->klen = klen;
+	r->detached = 1;
+	pthread_mutex_lock(&gc->mtx);
+	rc = enqueue(gc, r);
+	pthread_mutex_unlock(&gc->mtx);
+	if (rc)
+		free(r);
+	return rc;
 }
 
 int sparse_gc_add(struct sparse_gc *gc, const void *key, size_t klen,

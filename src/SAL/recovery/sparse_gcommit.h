@@ -49,6 +49,13 @@ int sparse_gc_add(struct sparse_gc *gc, const void *key, size_t klen,
 		  const void *val, size_t vlen);
 /* Removing a record that is not there is not an error. */
 int sparse_gc_remove(struct sparse_gc *gc, const void *key, size_t klen);
+/*
+ * Queue a removal and return at once: it is written with the next
+ * transaction (within the window plus one fsync), before any change queued
+ * after it; a failure only shows in the stats and the last error.
+ * sparse_gc_stop() writes it if still queued.
+ */
+int sparse_gc_remove_nowait(struct sparse_gc *gc, const void *key, size_t klen);
 int sparse_gc_add_revoked(struct sparse_gc *gc, const void *key, size_t klen,
 			  const void *fh, size_t fhlen);
 
