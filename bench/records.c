@@ -38,8 +38,8 @@ static void *worker(void *arg)
 		if (i < 0)
 			return NULL;
 		memset(&s, 0, sizeof(s));
-		snprintf(owner, sizeof(owner), "%s-%d-%d", prefix, (int)getpid(),
-			 i);
+		snprintf(owner, sizeof(owner), "%s-%d-%d", prefix,
+			 (int)getpid(), i);
 		rc = rsess_exchange_id(&s, owner);
 		if (!rc)
 			rc = rsess_create_session(&s);
