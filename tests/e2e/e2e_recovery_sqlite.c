@@ -8,6 +8,8 @@
  *   OPEN, RECLAIM_COMPLETE), the server restarts; each of them may
  *   reclaim (OPEN CLAIM_PREVIOUS), a client the server never saw gets
  *   NFS4ERR_NO_GRACE.
+ * regrace: the server restarts again during the grace period after a
+ *   restart; the clients that had not reclaimed may still reclaim.
  * crash: 200 clients are established by 8 threads; once half of them are
  *   answered the server is killed with SIGKILL and restarted. Every client
  *   whose CREATE_SESSION (where Ganesha adds the record) was answered may
@@ -76,6 +78,39 @@ START_TEST(reclaim_after_restart)
 		rsess_after_restart(&s[i], owner);
 		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		ck_nfs_status(rsess_reclaim_complete(&s[i]), NFS4_OK);
+		rsess_free(&s[i]);
+	}
+}
+END_TEST
+
+/*
+ * A restart during the grace period: the clients that had not reclaimed
+ * yet may still reclaim after it (the old records are kept), the one
+ * that had reclaimed too (it was recorded again).
+ */
+START_TEST(restart_during_grace)
+{
+	struct nfs42_fh fh = shared_file();
+	struct rsess s[3] = { 0 };
+	char owner[64];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		owner_name(owner, sizeof(owner), "regrace", i);
+		ck_nfs_status(rsess_establish(&s[i], owner, &fh), NFS4_OK);
+		rsess_free(&s[i]);
+	}
+	e2e_server_ctl("restart");
+	/* only client 0 comes back; grace goes on for the other two */
+	owner_name(owner, sizeof(owner), "regrace", 0);
+	rsess_after_restart(&s[0], owner);
+	ck_nfs_status(rsess_reclaim(&s[0], &fh, "oo"), NFS4_OK);
+	rsess_free(&s[0]);
+	e2e_server_ctl("restart");
+	for (i = 0; i < 3; i++) {
+		owner_name(owner, sizeof(owner), "regrace", i);
+		rsess_after_restart(&s[i], owner);
+		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		rsess_free(&s[i]);
 	}
 }
@@ -184,6 +219,7 @@ int main(void)
 	Suite *s = suite_create("e2e_recovery_sqlite");
 	TCase *tc = tcase_create("restart");
 	TCase *tc2 = tcase_create("crash");
+	TCase *tc3 = tcase_create("regrace");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, reclaim_after_restart);
@@ -191,5 +227,8 @@ int main(void)
 	tcase_set_timeout(tc2, 180);
 	tcase_add_test(tc2, crash_while_establishing);
 	suite_add_tcase(s, tc2);
+	tcase_set_timeout(tc3, 120);
+	tcase_add_test(tc3, restart_during_grace);
+	suite_add_tcase(s, tc3);
 	return e2e_run(s);
 }

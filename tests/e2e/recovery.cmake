@@ -9,7 +9,7 @@ add_executable(e2e_recovery_sqlite
   ${CMAKE_CURRENT_SOURCE_DIR}/e2e_recovery_sqlite.c)
 target_link_libraries(e2e_recovery_sqlite PRIVATE nfs42c PkgConfig::CHECK
   Threads::Threads)
-foreach(case restart crash)
+foreach(case restart regrace crash)
   add_test(NAME e2e/e2e_recovery_sqlite_${case}
            COMMAND sh ${sqlite_recov_sh} ${SPARSE_HARNESS}
                    $<TARGET_FILE:e2e_recovery_sqlite>)
