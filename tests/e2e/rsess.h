@@ -85,7 +85,7 @@ static inline int rsess_create_session(struct rsess *s)
 
 /* OPEN of an existing file by handle for reading (CLAIM_FH). */
 static inline int rsess_open(struct rsess *s, const struct nfs42_fh *fh,
-		      const char *oo)
+			     const char *oo)
 {
 	struct nfs42_open_args a = { 0 };
 	struct nfs42_compound *c = rsess_cpd(s);
@@ -118,7 +118,7 @@ static inline int rsess_reclaim_complete(struct rsess *s)
 
 /* OPEN CLAIM_PREVIOUS of fh, for reading, without a delegation. */
 static inline int rsess_reclaim(struct rsess *s, const struct nfs42_fh *fh,
-			 const char *oo)
+				const char *oo)
 {
 	struct nfs42_compound *c = rsess_cpd(s);
 	struct nfs42_xdr x;
@@ -151,7 +151,7 @@ static inline void rsess_free(struct rsess *s)
 
 /* EXCHANGE_ID, CREATE_SESSION, OPEN of fh, RECLAIM_COMPLETE */
 static inline int rsess_establish(struct rsess *s, const char *owner,
-		     const struct nfs42_fh *fh)
+				  const struct nfs42_fh *fh)
 {
 	int rc = rsess_exchange_id(s, owner);
 
