@@ -9,8 +9,13 @@
  * The server is expected to add a fixed latency to each backend metadata
  * call (FSAL_SPARSE's Test_Metadata_Latency_Ms); bench/creates.sh sets
  * that up.  With -l 0 (no added latency) only the rate is printed.
+ *
+ * -o remove / -o rename: each client first creates its F files (before
+ * the clock starts), then the timed part REMOVEs them, or RENAMEs each
+ * to NAME.r in the same directory ("removes N=...", "renames N=...").
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,7 @@ struct bench_cfg {
 	int runs;
 	int workers;
 	double latency_ms;
+	const char *op; /* create, remove, rename */
 };
 
 struct worker {
@@ -59,9 +65,18 @@ static void *worker_main(void *arg)
 	char path[4096];
 	int i, rc;
 
+	bool setup = strcmp(w->cfg->op, "create") != 0;
+	char to[4200];
+
 	nfs42_opts_init(&o);
 	nfs42_opts_from_env(&o);
 	rc = nfs42_client_create(&o, &cl);
+	/* remove/rename: the files to work on, before the clock starts */
+	for (i = 0; rc == 0 && setup && i < w->cfg->files; i++) {
+		snprintf(path, sizeof(path), "%s/r%d-c%d-f%d", w->cfg->dir,
+			 w->run, w->index, i);
+		rc = create_one(cl, path);
+	}
 	/* every thread passes the barrier, connected or not */
 	pthread_barrier_wait(w->start);
 	if (rc != 0) {
@@ -72,7 +87,14 @@ static void *worker_main(void *arg)
 	for (i = 0; i < w->cfg->files && w->status == 0; i++) {
 		snprintf(path, sizeof(path), "%s/r%d-c%d-f%d", w->cfg->dir,
 			 w->run, w->index, i);
-		rc = create_one(cl, path);
+		if (!setup) {
+			rc = create_one(cl, path);
+		} else if (!strcmp(w->cfg->op, "remove")) {
+			rc = nfs42_remove(cl, path);
+		} else {
+			snprintf(to, sizeof(to), "%s.r", path);
+			rc = nfs42_rename(cl, path, to);
+		}
 		if (rc != 0) {
 			fprintf(stderr, "bench_creates: %s: %s\n", path,
 				rc > 0 ? nfs42_strerror(rc) :
@@ -122,20 +144,26 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench_creates -d DIR -n CLIENTS [-f FILES] [-r RUNS]\n"
 		"                     [-w WORKERS] [-l LATENCY_MS]\n"
+		"                     [-o create|remove|rename]\n"
 		"  server from NFS42_HOST / NFS42_PORT\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct bench_cfg cfg = {
-		.files = 200, .runs = 5, .workers = 0, .latency_ms = 20
-	};
+	struct bench_cfg cfg = { .files = 200,
+				 .runs = 5,
+				 .workers = 0,
+				 .latency_ms = 20,
+				 .op = "create" };
 	double *rate, ideal, median;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "d:n:f:r:w:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:f:r:w:l:o:")) != -1) {
 		switch (opt) {
+		case 'o':
+			cfg.op = optarg;
+			break;
 		case 'd':
 			cfg.dir = optarg;
 			break;
@@ -159,7 +187,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (cfg.dir == NULL || cfg.clients < 1 || cfg.files < 1 ||
-	    cfg.runs < 1 || cfg.latency_ms < 0)
+	    cfg.runs < 1 || cfg.latency_ms < 0 ||
+	    (strcmp(cfg.op, "create") && strcmp(cfg.op, "remove") &&
+	     strcmp(cfg.op, "rename")))
 		usage();
 
 	rate = calloc(cfg.runs, sizeof(*rate));
@@ -177,9 +207,9 @@ int main(int argc, char **argv)
 	median = rate[cfg.runs / 2];
 	i = cfg.workers > 0 && cfg.workers < cfg.clients ? cfg.workers :
 							   cfg.clients;
-	printf("creates N=%-3d files/client=%d runs=%d median=%.1f/s "
+	printf("%ss N=%-3d files/client=%d runs=%d median=%.1f/s "
 	       "(min %.1f max %.1f)",
-	       cfg.clients, cfg.files, cfg.runs, median, rate[0],
+	       cfg.op, cfg.clients, cfg.files, cfg.runs, median, rate[0],
 	       rate[cfg.runs - 1]);
 	if (cfg.latency_ms > 0) {
 		ideal = i / (cfg.latency_ms / 1000.0);

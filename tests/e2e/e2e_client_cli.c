@@ -154,6 +154,29 @@ START_TEST(ping_and_usage)
 }
 END_TEST
 
+/* nfs42 xattr get|set|ls|rm: usage errors before connecting, exit 2 */
+START_TEST(xattr_usage_before_connect)
+{
+	DEAD_EXPECT(2, "wrong number of arguments for xattr get", "xattr",
+		    "get", "a");
+	DEAD_EXPECT(2, "usage: nfs42 [options] xattr rm PATH NAME", "xattr",
+		    "rm", "a");
+	DEAD_EXPECT(2, NULL, "xattr", "set", "a", "n");
+	DEAD_EXPECT(2, NULL, "xattr", "get", "a", "n", "extra");
+	DEAD_EXPECT(2, "--create and --replace exclude each other", "xattr",
+		    "set", "--create", "--replace", "a", "n", "v");
+	DEAD_EXPECT(2, "bad argument 'x' for xattr ls", "xattr", "ls", "-n",
+		    "x", "a");
+	DEAD_EXPECT(2, "unknown verb 'xattr'", "xattr", "frob", "a");
+	DEAD_EXPECT(2, "unknown verb 'xattr'", "xattr");
+	/* well-formed ones get as far as connecting */
+	DEAD_EXPECT(3, NULL, "xattr", "get", "-o", "/dev/null", "a", "n");
+	DEAD_EXPECT(3, NULL, "xattr", "set", "--replace", "a", "n", "v");
+	DEAD_EXPECT(3, NULL, "xattr", "ls", "-n", "64", "a");
+	DEAD_EXPECT(3, NULL, "xattr", "rm", "a", "n");
+}
+END_TEST
+
 START_TEST(transport_error_exit_3)
 {
 	const char *port = dead_port();
@@ -815,6 +838,7 @@ int main(void)
 	tcase_add_test(tc, ping_and_usage);
 	tcase_add_test(tc, transport_error_exit_3);
 	tcase_add_test(tc, usage_before_connect);
+	tcase_add_test(tc, xattr_usage_before_connect);
 	tcase_add_test(tc, ls_stat_cat);
 	tcase_add_test(tc, put_cat_binary_roundtrip);
 	tcase_add_test(tc, namespace_verbs);

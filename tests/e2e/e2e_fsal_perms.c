@@ -42,15 +42,9 @@ static void set_ids_mode(struct nfs42_client *root, const struct nfs42_fh *fh,
 static uint32_t access_of(struct nfs42_client *cl, const struct nfs42_fh *fh,
 			  uint32_t want)
 {
-	struct nfs42_compound *c = e2e_cpd(cl, fh);
-	uint32_t got;
-	int i;
+	uint32_t supported, got = e2e_access(cl, fh, want, &supported);
 
-	i = nfs42_op_access(c, want);
-	ck_nfs_ok(cl, nfs42_compound_run(c));
-	got = nfs42_res(c, i)->u.access.access;
-	ck_assert_uint_eq(nfs42_res(c, i)->u.access.supported & want, want);
-	nfs42_compound_free(c);
+	ck_assert_uint_eq(supported & want, want);
 	return got;
 }
 

@@ -166,6 +166,26 @@ static inline int e2e_cpd_run_sid(struct nfs42_compound *c, int idx,
 	return rc;
 }
 
+/* ACCESS want on fh: what is granted; *supported (may be NULL) gets what
+ * the server could check. */
+static inline uint32_t e2e_access(struct nfs42_client *cl,
+				  const struct nfs42_fh *fh, uint32_t want,
+				  uint32_t *supported)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, fh);
+	uint32_t got;
+	int i, rc;
+
+	i = nfs42_op_access(c, want);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "ACCESS: %s", nfs42_strerror(rc));
+	got = nfs42_res(c, i)->u.access.access;
+	if (supported)
+		*supported = nfs42_res(c, i)->u.access.supported;
+	nfs42_compound_free(c);
+	return got;
+}
+
 /* Status of op idx; fails the test if the op was not executed. */
 static inline int e2e_op_status(struct nfs42_compound *c, int idx)
 {

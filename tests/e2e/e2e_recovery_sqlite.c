@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
- * RecoveryBackend = sqlite (issue #9), run by sqlite-recovery.sh with a
- * grace period. Two cases, chosen by CK_RUN_CASE (one server each):
+ * RecoveryBackend = sqlite (issue #9), run with SPARSE_RECOVERY_BACKEND=sqlite
+ * and a grace period. Three cases, chosen by CK_RUN_CASE (one server each):
  *
  * restart: three clients are established (EXCHANGE_ID, CREATE_SESSION,
  *   OPEN, RECLAIM_COMPLETE), the server restarts; each of them may

@@ -25,6 +25,8 @@
 #                            where dbus-daemon is missing), else a socket
 #                            that does not exist (the server runs without
 #                            DBus). The machine's system bus is never used.
+# SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
+# "RecoveryBackend = X" (default: Ganesha's, fs).
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the

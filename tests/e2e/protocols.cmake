@@ -138,3 +138,37 @@ add_test(NAME e2e/read_plus_mem_check
 set_tests_properties(e2e/read_plus_mem_check PROPERTIES LABELS e2e
   TIMEOUT 120 SKIP_RETURN_CODE 77
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# RFC 8276 extended attributes (issue #11): FSAL_SPARSE's user. namespace,
+# other uids (needs root, skipped otherwise), and a read-only export made
+# by a fixture (xattr-ro-setup.sh) next to the harness's own.
+set(xattr_ro_dir ${CMAKE_CURRENT_BINARY_DIR}/xattr-ro)
+add_test(NAME e2e/e2e_proto_xattr_setup
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/xattr-ro-setup.sh
+                 ${xattr_ro_dir})
+set_tests_properties(e2e/e2e_proto_xattr_setup PROPERTIES
+  LABELS e2e FIXTURES_SETUP xattr_ro)
+sparse_e2e_test(e2e_proto_xattr
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_xattr.c
+  TIMEOUT 120
+  HARNESS_ARGS --needs-root
+               --conf-extra "%include \"${xattr_ro_dir}/exports.conf\"")
+target_compile_definitions(e2e_proto_xattr PRIVATE
+  E2E_XATTR_RO_DIR="${xattr_ro_dir}")
+set_tests_properties(e2e/e2e_proto_xattr PROPERTIES
+  FIXTURES_REQUIRED xattr_ro)
+# Session-layer fixes (issue #11, patches 0080-0082): fore channel limits
+# checked in SEQUENCE, RPCSEC_GSS in csa_sec_parms; and, with a 3 s lease,
+# an unconfirmed clientid going stale.
+sparse_e2e_test(e2e_proto_session
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_session.c TIMEOUT 120)
+sparse_e2e_run(e2e_proto_session_lease e2e_proto_session ARGS lease 3
+  TIMEOUT 120 HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 3$<SEMICOLON>")
+# The same program under a tshark capture (wire_check_session.sh): every
+# frame decodes, GSS offers included; the errors have RFC 8881's shape.
+add_test(NAME e2e/wire_check_session
+         COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_session.sh
+                 $<TARGET_FILE:e2e_proto_session>)
+set_tests_properties(e2e/wire_check_session PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 ENVIRONMENT
+  "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

@@ -45,3 +45,10 @@ add_test(NAME e2e/nobus_check
          COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/nobus_check.sh)
 set_tests_properties(e2e/nobus_check PROPERTIES LABELS e2e TIMEOUT 60
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# RFC 8276 xattr ops as the dissector sees them (issue #11)
+add_test(NAME e2e/wire_check_xattr
+         COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_xattr.sh)
+set_tests_properties(e2e/wire_check_xattr PROPERTIES LABELS "e2e;wire"
+  TIMEOUT 120 SKIP_RETURN_CODE 77
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

@@ -4,7 +4,8 @@
 /*
  * libFuzzer target for the server's NFSv4.2 COPY/CLONE and READ_PLUS
  * decoders (src/include/nfsv42_sparse_xdr.h, reached through Ganesha's
- * nfsv41.h as patches 0005 and 0010 include them).  The first byte picks the decoder; the rest
+ * nfsv41.h as patches 0005 and 0010 include them) and the RFC 8276 xattr
+ * ones (patch 0070).  The first byte picks the decoder; the rest
  * is the XDR input.  Every decode is
  * followed by XDR_FREE of what it built, so ASan sees leaks and bad frees;
  * a decode that succeeds is encoded again and decoded once more, and must
@@ -44,6 +45,10 @@ static const struct fuzz_decoder decoders[] = {
 	{ (xdrproc_t)xdr_sp42_READ_PLUS4res,
 	  sizeof(struct sp42_READ_PLUS4res) },
 	{ (xdrproc_t)xdr_READ_PLUS4args, sizeof(READ_PLUS4args) },
+	/* RFC 8276 (values up to 1 MiB since patch 0070) */
+	{ (xdrproc_t)xdr_SETXATTR4args, sizeof(SETXATTR4args) },
+	{ (xdrproc_t)xdr_GETXATTR4res, sizeof(GETXATTR4res) },
+	{ (xdrproc_t)xdr_LISTXATTR4res, sizeof(LISTXATTR4res) },
 };
 
 #define FUZZ_MAX 65536

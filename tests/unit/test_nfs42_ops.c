@@ -347,6 +347,26 @@ START_TEST(args_create_setattr_lock)
 }
 END_TEST
 
+/* CREATE_SESSION up to csa_cb_program, with the channel attributes
+ * { 0, 1, 2, 3, 4, 5 } (fore) and { 0, 6, 7, 8, 9, 10 } (back) */
+static void expect_create_session(struct nfs42_xdr *d, uint64_t clientid,
+				  uint32_t seq, uint32_t flags,
+				  uint32_t cb_program)
+{
+	EXPECT_U32(d, OP_CREATE_SESSION);
+	EXPECT_U64(d, clientid);
+	EXPECT_U32(d, seq);
+	EXPECT_U32(d, flags);
+	for (int i = 0; i < 6; i++)
+		EXPECT_U32(d, i);
+	EXPECT_U32(d, 0);
+	EXPECT_U32(d, 0);
+	for (int i = 6; i < 11; i++)
+		EXPECT_U32(d, i);
+	EXPECT_U32(d, 0);
+	EXPECT_U32(d, cb_program);
+}
+
 START_TEST(args_session_ops)
 {
 	struct nfs42_compound *c = new_c();
@@ -376,18 +396,8 @@ START_TEST(args_session_ops)
 	EXPECT_U32(&d, 0);
 	EXPECT_U32(&d, 0); /* SP4_NONE */
 	EXPECT_U32(&d, 0); /* impl id */
-	EXPECT_U32(&d, OP_CREATE_SESSION);
-	EXPECT_U64(&d, 99);
-	EXPECT_U32(&d, 1);
-	EXPECT_U32(&d, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-	for (int i = 0; i < 6; i++)
-		EXPECT_U32(&d, i);
-	EXPECT_U32(&d, 0);
-	EXPECT_U32(&d, 0);
-	for (int i = 6; i < 11; i++)
-		EXPECT_U32(&d, i);
-	EXPECT_U32(&d, 0);
-	EXPECT_U32(&d, 0x40000000);
+	expect_create_session(&d, 99, 1, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			      0x40000000);
 	EXPECT_U32(&d, 1); /* one sec parm */
 	EXPECT_U32(&d, 1); /* AUTH_SYS */
 	EXPECT_U32(&d, 0); /* stamp */
@@ -401,6 +411,53 @@ START_TEST(args_session_ops)
 	EXPECT_U64(&d, 99);
 	EXPECT_U32(&d, OP_RECLAIM_COMPLETE);
 	EXPECT_U32(&d, 0);
+	EXPECT_END(&d);
+	nfs42_xdr_free(&e);
+	nfs42_compound_free(c);
+}
+END_TEST
+
+/* CREATE_SESSION offering RPCSEC_GSS, AUTH_NONE, AUTH_SYS and a flavour
+ * with no arm, in that order */
+START_TEST(args_create_session_sec)
+{
+	struct nfs42_compound *c = new_c();
+	struct nfs42_chan_attrs fore = { 0, 1, 2, 3, 4, 5 };
+	struct nfs42_chan_attrs back = { 0, 6, 7, 8, 9, 10 };
+	const struct nfs42_cb_sec secs[] = {
+		{ .flavor = NFS42_CB_RPCSEC_GSS,
+		  .gss_service = 2,
+		  .gss_handle_from_server = "srv",
+		  .gss_handle_from_server_len = 3,
+		  .gss_handle_from_client = "client",
+		  .gss_handle_from_client_len = 6 },
+		{ .flavor = NFS42_CB_AUTH_NONE },
+		{ .flavor = NFS42_CB_AUTH_SYS,
+		  .uid = 7,
+		  .gid = 8,
+		  .machinename = "m" },
+		{ .flavor = 390003 },
+	};
+	struct nfs42_xdr e, d;
+
+	ck_assert_int_eq(nfs42_op_create_session_sec(c, 5, 2, 0, &fore, &back,
+						     0x40000001, secs, 4),
+			 0);
+	args_of(c, &e, &d, 1);
+	expect_create_session(&d, 5, 2, 0, 0x40000001);
+	EXPECT_U32(&d, 4);
+	EXPECT_U32(&d, 6); /* RPCSEC_GSS */
+	EXPECT_U32(&d, 2);
+	EXPECT_STR(&d, "srv");
+	EXPECT_STR(&d, "client");
+	EXPECT_U32(&d, 0); /* AUTH_NONE */
+	EXPECT_U32(&d, 1); /* AUTH_SYS */
+	EXPECT_U32(&d, 0);
+	EXPECT_STR(&d, "m");
+	EXPECT_U32(&d, 7);
+	EXPECT_U32(&d, 8);
+	EXPECT_U32(&d, 0);
+	EXPECT_U32(&d, 390003);
 	EXPECT_END(&d);
 	nfs42_xdr_free(&e);
 	nfs42_compound_free(c);
@@ -717,11 +774,12 @@ START_TEST(reply_unknown_op_kept_raw)
 
 	reply_begin(&x, NFS4_OK, 2);
 	res_head(&x, OP_PUTROOTFH, 0);
-	res_head(&x, OP_GETXATTR, 0);
+	/* (GETXATTR was the example until the client decoded it) */
+	res_head(&x, OP_WRITE_SAME, 0);
 	nfs42_xdr_put_opaque(&x, "value", 5);
 	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), 0);
 	r = nfs42_res(c, 1);
-	ck_assert_uint_eq(r->op, OP_GETXATTR);
+	ck_assert_uint_eq(r->op, OP_WRITE_SAME);
 	ck_assert_uint_eq(r->u.raw.len, 12);
 	nfs42_xdr_free(&x);
 
@@ -894,6 +952,93 @@ START_TEST(reply_read_plus_many_segments)
 }
 END_TEST
 
+/* RFC 8276: the four xattr ops' arguments, byte for byte */
+START_TEST(args_xattr_ops)
+{
+	struct nfs42_compound *c = new_c();
+	static const uint8_t val[5] = { 'a', 0, 'b', 0xff, 'c' };
+	struct nfs42_xdr e, d;
+
+	ck_assert_int_eq(nfs42_op_getxattr(c, "color"), 0);
+	nfs42_op_setxattr(c, SETXATTR4_REPLACE, "bin", val, sizeof(val));
+	nfs42_op_listxattrs(c, 0x100000002ULL, 40);
+	nfs42_op_removexattr(c, "k");
+	ck_assert_uint_eq(nfs42_compound_opnum(c, 2), OP_LISTXATTRS);
+	args_of(c, &e, &d, 4);
+	EXPECT_U32(&d, 72); /* GETXATTR4args: xattrkey4 */
+	EXPECT_STR(&d, "color");
+	EXPECT_U32(&d, 73); /* SETXATTR4args: option, key, value */
+	EXPECT_U32(&d, 2);
+	EXPECT_STR(&d, "bin");
+	EXPECT_U32(&d, 5);
+	EXPECT_FIXED(&d, "a\0b\377c\0\0\0", 8); /* padded */
+	EXPECT_U32(&d, 74); /* LISTXATTRS4args: cookie, maxcount */
+	EXPECT_U64(&d, 0x100000002ULL);
+	EXPECT_U32(&d, 40);
+	EXPECT_U32(&d, 75); /* REMOVEXATTR4args: xattrkey4 */
+	EXPECT_STR(&d, "k");
+	EXPECT_END(&d);
+	nfs42_xdr_free(&e);
+	nfs42_compound_free(c);
+}
+END_TEST
+
+/* GETXATTR, SETXATTR, LISTXATTRS, REMOVEXATTR results */
+static void build_xattr_reply(struct nfs42_xdr *x, uint32_t nnames)
+{
+	static const char *const names[] = { "a", "bcde", "fghij" };
+	uint32_t i;
+
+	reply_begin(x, NFS4_OK, 4);
+	res_head(x, OP_GETXATTR, 0);
+	nfs42_xdr_put_opaque(x, "v\0\377", 3);
+	res_head(x, OP_SETXATTR, 0);
+	put_cinfo(x, 10, 11);
+	res_head(x, OP_LISTXATTRS, 0);
+	nfs42_xdr_put_u64(x, 3);
+	nfs42_xdr_put_u32(x, nnames);
+	for (i = 0; i < 3; i++)
+		nfs42_xdr_put_string(x, names[i]);
+	nfs42_xdr_put_bool(x, true);
+	res_head(x, OP_REMOVEXATTR, 0);
+	put_cinfo(x, 11, 12);
+}
+
+START_TEST(reply_xattr_ops)
+{
+	struct nfs42_compound *c = nfs42_compound_new(NULL);
+	const struct nfs42_res *r;
+	struct nfs42_xdr x;
+	size_t n;
+
+	build_xattr_reply(&x, 3);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), NFS4_OK);
+	r = nfs42_res(c, 0);
+	ck_assert_uint_eq(r->u.getxattr.len, 3);
+	ck_assert_mem_eq(r->u.getxattr.data, "v\0\377", 3);
+	r = nfs42_res(c, 1);
+	ck_assert_uint_eq(r->u.xattr_cinfo.before, 10);
+	ck_assert_uint_eq(r->u.xattr_cinfo.after, 11);
+	r = nfs42_res(c, 2);
+	ck_assert_uint_eq(r->u.listxattrs.cookie, 3);
+	ck_assert_uint_eq(r->u.listxattrs.n, 3);
+	ck_assert_str_eq(r->u.listxattrs.names[0], "a");
+	ck_assert_str_eq(r->u.listxattrs.names[2], "fghij");
+	ck_assert(r->u.listxattrs.eof);
+	r = nfs42_res(c, 3);
+	ck_assert_uint_eq(r->u.xattr_cinfo.after, 12);
+	for (n = 0; n < x.len; n++)
+		ck_assert_msg(nfs42_compound_decode(c, x.buf, n) == -EBADMSG,
+			      "prefix %zu accepted", n);
+	nfs42_xdr_free(&x);
+	/* more names than the reply could hold */
+	build_xattr_reply(&x, 0x40000000);
+	ck_assert_int_eq(nfs42_compound_decode(c, x.buf, x.len), -EBADMSG);
+	nfs42_xdr_free(&x);
+	nfs42_compound_free(c);
+}
+END_TEST
+
 /* CB_OFFLOAD4args: fh, stateid, offload_info4 (OK with a write_response4
  * whose wr_callback_id has n ids, or an error with bytes copied). */
 static void build_cb_offload(struct nfs42_xdr *x, uint32_t status,
@@ -981,6 +1126,7 @@ int main(void)
 	tcase_add_test(tc, args_io_ops);
 	tcase_add_test(tc, args_create_setattr_lock);
 	tcase_add_test(tc, args_session_ops);
+	tcase_add_test(tc, args_create_session_sec);
 	tcase_add_test(tc, args_raw_op);
 	tcase_add_test(tc, reply_all_ops);
 	tcase_add_test(tc, reply_truncated_every_length);
@@ -991,5 +1137,7 @@ int main(void)
 	tcase_add_test(tc, reply_hostile_counts);
 	tcase_add_test(tc, reply_read_plus_many_segments);
 	tcase_add_test(tc, cb_offload_decode);
+	tcase_add_test(tc, args_xattr_ops);
+	tcase_add_test(tc, reply_xattr_ops);
 	return run_tcase("nfs42_ops", tc, CK_FORK_GETENV);
 }

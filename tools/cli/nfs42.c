@@ -600,6 +600,125 @@ static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 	return rc ? fail(dst, rc) : 0;
 }
 
+/* ---- xattr get|set|ls|rm (RFC 8276; names without "user.") ---- */
+
+/* The whole of a local file (malloc'ed) for "@FILE"; NULL if unreadable. */
+static uint8_t *read_local(const char *file, uint32_t *len)
+{
+	uint8_t *buf = NULL, *p;
+	size_t cap = 0, n = 0;
+	ssize_t got;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			p = cap > UINT32_MAX ? NULL : realloc(buf, cap);
+			if (!p)
+				goto fail;
+			buf = p;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		n += got;
+	}
+	close(fd);
+	*len = n;
+	return buf ? buf : malloc(1);
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int cmd_xattr_get(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0], *out = OPT(args, 'o');
+	uint8_t *value;
+	uint32_t len;
+	int fd = STDOUT_FILENO, rc;
+
+	rc = nfs42_xattr_get(g_cl, path, args->word[1], &value, &len);
+	if (rc)
+		return fail(args->word[1], rc);
+	if (out)
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, value, len) != (ssize_t)len) {
+		fprintf(stderr, "nfs42: %s: %s\n", out ? out : "stdout",
+			strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	if (out && fd >= 0)
+		close(fd);
+	free(value);
+	return rc;
+}
+
+static int cmd_xattr_set(struct nfs42_opts *o, const struct args *args)
+{
+	enum nfs42_setxattr_option opt = SETXATTR4_EITHER;
+	const char *v = args->word[2];
+	uint8_t *value = NULL;
+	uint32_t len;
+	int rc;
+
+	/* --create with --replace: refused by check_verb() */
+	if (OPT(args, 'c'))
+		opt = SETXATTR4_CREATE;
+	if (OPT(args, 'r'))
+		opt = SETXATTR4_REPLACE;
+	if (v[0] == '@') {
+		value = read_local(v + 1, &len);
+		if (!value) {
+			fprintf(stderr, "nfs42: %s: %s\n", v + 1,
+				strerror(errno));
+			return EXIT_USAGE;
+		}
+		v = (const char *)value;
+	} else {
+		len = strlen(v);
+	}
+	rc = nfs42_xattr_set(g_cl, args->word[0], args->word[1], v, len, opt,
+			     NULL);
+	free(value);
+	return rc ? fail(args->word[1], rc) : 0;
+}
+
+static int print_xattr_name(void *arg, const char *name)
+{
+	printf("%s\n", name);
+	return 0;
+}
+
+static int cmd_xattr_ls(struct nfs42_opts *o, const struct args *args)
+{
+	uint32_t maxcount = 0;
+	int rc;
+
+	if (OPT(args, 'n')) {
+		if (args->num > UINT32_MAX) {
+			fprintf(stderr, "nfs42: bad maxcount\n");
+			return EXIT_USAGE;
+		}
+		maxcount = args->num ? (uint32_t)args->num : 1;
+	}
+	rc = nfs42_xattr_ls(g_cl, args->word[0], maxcount, print_xattr_name,
+			    NULL, NULL);
+	return rc ? fail(args->word[0], rc) : 0;
+}
+
+static int cmd_xattr_rm(struct nfs42_opts *o, const struct args *args)
+{
+	int rc = nfs42_xattr_rm(g_cl, args->word[0], args->word[1], NULL);
+
+	return rc ? fail(args->word[1], rc) : 0;
+}
+
 static int cmd_ping(struct nfs42_opts *o, const struct args *args)
 {
 	printf("%s:%u: ok (clientid 0x%016" PRIx64 ", %u slots)\n", o->host,
@@ -646,6 +765,18 @@ static const struct verb verbs[] = {
 	{ "chmod", cmd_chmod, "chmod MODE PATH", "set the mode (octal)" },
 	{ "seek", cmd_seek, "seek PATH OFFSET data|hole",
 	  "next data or hole (SEEK)" },
+	{ "xattr get", cmd_xattr_get, "xattr get [-o FILE] PATH NAME",
+	  "extended attribute user.NAME (GETXATTR): its bytes to stdout or "
+	  "FILE" },
+	{ "xattr set", cmd_xattr_set,
+	  "xattr set [--create] [--replace] PATH NAME VALUE",
+	  "set user.NAME (SETXATTR) to VALUE, or to the bytes of FILE for "
+	  "@FILE; --create: must not exist, --replace: must exist" },
+	{ "xattr ls", cmd_xattr_ls, "xattr ls [-n SIZE] PATH",
+	  "user xattr names (LISTXATTRS, lxa_maxcount SIZE, default 4096, "
+	  "following the cookies)" },
+	{ "xattr rm", cmd_xattr_rm, "xattr rm PATH NAME",
+	  "remove user.NAME (REMOVEXATTR)" },
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -722,6 +853,8 @@ static int match_args(const struct verb *v, int argc, char **argv,
 	memset(a, 0, sizeof(*a));
 	snprintf(items, sizeof(items), "%s", v->synopsis);
 	strtok_r(items, " ", &save); /* the verb */
+	if (strchr(v->name, ' ')) /* "xattr get": two words */
+		strtok_r(NULL, " ", &save);
 	while ((it = strtok_r(NULL, " ", &save)) != NULL) {
 		char *val = NULL, key;
 
@@ -760,7 +893,18 @@ static int match_args(const struct verb *v, int argc, char **argv,
 static const struct verb *check_verb(int argc, char **argv, struct args *a)
 {
 	const struct verb *v = find_verb(argv[0]);
+	char two[32];
 	int bad;
+
+	/* "xattr SUB": the verb is both words, the arguments follow SUB */
+	if (v == NULL && !strcmp(argv[0], "xattr") && argc > 1) {
+		snprintf(two, sizeof(two), "xattr %s", argv[1]);
+		v = find_verb(two);
+		if (v != NULL) {
+			argc--;
+			argv++;
+		}
+	}
 
 	if (v == NULL) {
 		fprintf(stderr, "nfs42: unknown verb '%s'\n", argv[0]);
@@ -768,6 +912,11 @@ static const struct verb *check_verb(int argc, char **argv, struct args *a)
 		return NULL;
 	}
 	bad = match_args(v, argc, argv, a);
+	if (bad == 0 && v->run == cmd_xattr_set && OPT(a, 'c') && OPT(a, 'r')) {
+		fprintf(stderr, "nfs42: --create and --replace exclude "
+				"each other\n");
+		return NULL;
+	}
 	if (bad == 0)
 		return v;
 	if (bad < 0)

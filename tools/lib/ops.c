@@ -519,15 +519,45 @@ static void put_chan_attrs(struct nfs42_xdr *x,
 	nfs42_xdr_put_u32(x, 0); /* no rdma_ird */
 }
 
-int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
-			    uint32_t seqid, uint32_t flags,
-			    const struct nfs42_chan_attrs *fore,
-			    const struct nfs42_chan_attrs *back,
-			    uint32_t cb_program, uint32_t cb_uid,
-			    uint32_t cb_gid, const char *machinename)
+/* one callback_sec_parms4 (RFC 8881 18.36.1) */
+static void put_cb_sec(struct nfs42_xdr *x, const struct nfs42_cb_sec *s)
+{
+	nfs42_xdr_put_u32(x, s->flavor);
+	switch (s->flavor) {
+	case NFS42_CB_AUTH_NONE:
+		break;
+	case NFS42_CB_AUTH_SYS:
+		/* authsys_parms, inline (not wrapped in an opaque) */
+		nfs42_xdr_put_u32(x, 0); /* stamp */
+		nfs42_xdr_put_string(x, s->machinename);
+		nfs42_xdr_put_u32(x, s->uid);
+		nfs42_xdr_put_u32(x, s->gid);
+		nfs42_xdr_put_u32(x, 0); /* no aux gids */
+		break;
+	case NFS42_CB_RPCSEC_GSS:
+		/* gss_cb_handles4 */
+		nfs42_xdr_put_u32(x, s->gss_service);
+		nfs42_xdr_put_opaque(x, s->gss_handle_from_server,
+				     s->gss_handle_from_server_len);
+		nfs42_xdr_put_opaque(x, s->gss_handle_from_client,
+				     s->gss_handle_from_client_len);
+		break;
+	default: /* no arm: the flavour alone */
+		break;
+	}
+}
+
+int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
+				uint32_t seqid, uint32_t flags,
+				const struct nfs42_chan_attrs *fore,
+				const struct nfs42_chan_attrs *back,
+				uint32_t cb_program,
+				const struct nfs42_cb_sec *secs,
+				unsigned int nsecs)
 {
 	int idx = op_begin(c, OP_CREATE_SESSION);
 	struct nfs42_xdr *x = &c->ops;
+	unsigned int i;
 
 	nfs42_xdr_put_u64(x, clientid);
 	nfs42_xdr_put_u32(x, seqid);
@@ -535,15 +565,26 @@ int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
 	put_chan_attrs(x, fore);
 	put_chan_attrs(x, back);
 	nfs42_xdr_put_u32(x, cb_program);
-	nfs42_xdr_put_u32(x, 1); /* one callback_sec_parms4 */
-	nfs42_xdr_put_u32(x, RPC_AUTH_SYS);
-	/* authsys_parms, inline (not wrapped in an opaque) */
-	nfs42_xdr_put_u32(x, 0); /* stamp */
-	nfs42_xdr_put_string(x, machinename);
-	nfs42_xdr_put_u32(x, cb_uid);
-	nfs42_xdr_put_u32(x, cb_gid);
-	nfs42_xdr_put_u32(x, 0); /* no aux gids */
+	nfs42_xdr_put_u32(x, nsecs);
+	for (i = 0; i < nsecs; i++)
+		put_cb_sec(x, &secs[i]);
 	return op_end(c, idx);
+}
+
+int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
+			    uint32_t seqid, uint32_t flags,
+			    const struct nfs42_chan_attrs *fore,
+			    const struct nfs42_chan_attrs *back,
+			    uint32_t cb_program, uint32_t cb_uid,
+			    uint32_t cb_gid, const char *machinename)
+{
+	const struct nfs42_cb_sec sys = { .flavor = NFS42_CB_AUTH_SYS,
+					  .uid = cb_uid,
+					  .gid = cb_gid,
+					  .machinename = machinename };
+
+	return nfs42_op_create_session_sec(c, clientid, seqid, flags, fore,
+					   back, cb_program, &sys, 1);
 }
 
 int nfs42_op_destroy_session(struct nfs42_compound *c, const uint8_t *sessionid)
@@ -584,6 +625,39 @@ int nfs42_op_raw(struct nfs42_compound *c, uint32_t opnum, const void *bytes,
 	c->ops.len -= 4;
 	nfs42_xdr_put_raw(&c->ops, bytes, len);
 	return op_end(c, idx);
+}
+
+/* RFC 8276: xattrkey4 is a component4, xattrvalue4 an opaque<> */
+int nfs42_op_getxattr(struct nfs42_compound *c, const char *name)
+{
+	return op_name(c, OP_GETXATTR, name);
+}
+
+int nfs42_op_setxattr(struct nfs42_compound *c,
+		      enum nfs42_setxattr_option option, const char *name,
+		      const void *value, uint32_t len)
+{
+	int idx = op_begin(c, OP_SETXATTR);
+
+	nfs42_xdr_put_u32(&c->ops, option);
+	nfs42_xdr_put_string(&c->ops, name);
+	nfs42_xdr_put_opaque(&c->ops, value, len);
+	return op_end(c, idx);
+}
+
+int nfs42_op_listxattrs(struct nfs42_compound *c, uint64_t cookie,
+			uint32_t maxcount)
+{
+	int idx = op_begin(c, OP_LISTXATTRS);
+
+	nfs42_xdr_put_u64(&c->ops, cookie);
+	nfs42_xdr_put_u32(&c->ops, maxcount);
+	return op_end(c, idx);
+}
+
+int nfs42_op_removexattr(struct nfs42_compound *c, const char *name)
+{
+	return op_name(c, OP_REMOVEXATTR, name);
 }
 
 /* ------------------------------------------------------------ decoders */
@@ -769,6 +843,35 @@ static bool dec_read_plus(struct nfs42_compound *c, struct nfs42_xdr *x,
 		r->u.read_plus.n = i + 1;
 	}
 	return true;
+}
+
+static bool dec_listxattrs(struct nfs42_compound *c, struct nfs42_xdr *x,
+			   struct nfs42_res *r)
+{
+	const uint8_t *p;
+	uint32_t i, n, len;
+	char **names;
+
+	nfs42_xdr_get_u64(x, &r->u.listxattrs.cookie);
+	if (!nfs42_xdr_get_u32(x, &n))
+		return false;
+	if (n > nfs42_xdr_remaining(x) / 4)
+		return nfs42_xdr_fail(x);
+	names = nfs42_arena_alloc(c, (size_t)n * sizeof(*names) + 1);
+	if (!names)
+		return nfs42_xdr_fail(x);
+	r->u.listxattrs.names = names;
+	for (i = 0; i < n; i++) {
+		if (!nfs42_xdr_get_opaque_ref(x, &p, &len, 65535))
+			return false;
+		names[i] = nfs42_arena_alloc(c, (size_t)len + 1);
+		if (!names[i])
+			return nfs42_xdr_fail(x);
+		memcpy(names[i], p, len);
+		names[i][len] = '\0';
+		r->u.listxattrs.n = i + 1;
+	}
+	return nfs42_xdr_get_bool(x, &r->u.listxattrs.eof);
 }
 
 static bool dec_copy(struct nfs42_xdr *x, struct nfs42_res *r)
@@ -972,6 +1075,14 @@ static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 		return dec_offload_status(x, r);
 	case OP_READ_PLUS:
 		return dec_read_plus(c, x, r);
+	case OP_GETXATTR:
+		return nfs42_xdr_get_opaque_ref(x, &r->u.getxattr.data,
+						&r->u.getxattr.len, UINT32_MAX);
+	case OP_SETXATTR:
+	case OP_REMOVEXATTR:
+		return get_cinfo(x, &r->u.xattr_cinfo);
+	case OP_LISTXATTRS:
+		return dec_listxattrs(c, x, r);
 	default:
 		return false; /* unknown: caller keeps the raw rest */
 	}

@@ -1074,4 +1074,5 @@ void sparse_handle_ops_init(struct fsal_obj_ops *ops)
 	ops->handle_to_key = sparse_handle_to_key;
 
 	sparse_file_ops_init(ops);
+	sparse_xattr_ops_init(ops);
 }

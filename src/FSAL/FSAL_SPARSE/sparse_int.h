@@ -157,6 +157,7 @@ static inline void sparse_proc_path(int fd, char *buf)
 enum sparse_md_kind {
 	SPARSE_MD_READ, /* lookup, getattr, readdir, readlink */
 	SPARSE_MD_UPDATE, /* create, mkdir, link, unlink, rename, setattr */
+	SPARSE_MD_KINDS
 };
 
 /* Fsid_Type values: what the fsid attribute is made of. */
@@ -173,6 +174,8 @@ enum sparse_latency_scope {
 };
 
 void sparse_md_delay(enum sparse_md_kind kind);
+/* sparse_stats.c: count a delayed backend metadata call */
+void sparse_md_count(enum sparse_md_kind kind);
 
 /* sparse_export.c */
 fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
@@ -216,6 +219,9 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 			       struct fsal_attrlist *attrib);
 void sparse_undo_create(int dirfd, const char *name, bool is_dir,
 			const struct sparse_fh *made);
+
+/* sparse_xattr.c: RFC 8276 extended attributes (the "user." namespace) */
+void sparse_xattr_ops_init(struct fsal_obj_ops *ops);
 
 /* sparse_durable.c: Durable_Metadata.  Each returns ERR_FSAL_IO when a
  * sync fails and does nothing when the export's Durable_Metadata is off.

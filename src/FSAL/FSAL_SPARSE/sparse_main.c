@@ -30,11 +30,12 @@ struct sparse_module SparseModule = {
 		.lock_support = true,
 		.lock_support_async_block = false,
 		.named_attr = false,
+		.xattr_support = true, /* RFC 8276, sparse_xattr.c */
 		.unique_handles = true,
 		.acl_support = 0,
 		.cansettime = true,
 		.homogenous = true,
-		.supported_attrs = ATTRS_POSIX | ATTR4_CLONE_BLKSIZE,
+		.supported_attrs = ATTRS_POSIX | ATTR4_CLONE_BLKSIZE | ATTR4_XATTR,
 		.maxread = FSAL_MAXIOSIZE,
 		.maxwrite = FSAL_MAXIOSIZE,
 		.umask = 0,
@@ -49,7 +50,8 @@ struct sparse_module SparseModule = {
  * Sleep for the export's Test_Metadata_Latency_Ms before a backend
  * metadata call of a kind Test_Latency_Scope includes.  Used by tests to
  * show that metadata operations run in parallel (no lock is held here, so
- * N concurrent calls take about one latency, not N).
+ * N concurrent calls take about one latency, not N).  Every call is
+ * counted while a latency is set (the md_read/md_update FSAL statistics).
  */
 void sparse_md_delay(enum sparse_md_kind kind)
 {
@@ -65,6 +67,8 @@ void sparse_md_delay(enum sparse_md_kind kind)
 	ms = atomic_fetch_uint32_t(&sexp->md_latency_ms);
 	if (ms == 0)
 		return;
+	/* Tests only: counted whatever the scope (calls per operation) */
+	sparse_md_count(kind);
 	if (kind == SPARSE_MD_READ &&
 	    atomic_fetch_uint32_t(&sexp->md_latency_scope) ==
 		    SPARSE_LATENCY_UPDATES)

@@ -359,6 +359,17 @@ enum nfs42_attr {
 #define ACCESS4_EXTEND 0x08
 #define ACCESS4_DELETE 0x10
 #define ACCESS4_EXECUTE 0x20
+/* RFC 8276 (NFSv4.2 only) */
+#define ACCESS4_XAREAD 0x40
+#define ACCESS4_XAWRITE 0x80
+#define ACCESS4_XALIST 0x100
+
+/* setxattr_option4 (RFC 8276) */
+enum nfs42_setxattr_option {
+	SETXATTR4_EITHER = 0,
+	SETXATTR4_CREATE = 1,
+	SETXATTR4_REPLACE = 2,
+};
 
 #define OPEN4_SHARE_ACCESS_READ 1
 #define OPEN4_SHARE_ACCESS_WRITE 2
@@ -719,6 +730,17 @@ struct nfs42_res {
 			struct nfs42_rp_seg *segs;
 		} read_plus;
 		struct {
+			const uint8_t *data; /* points into the reply */
+			uint32_t len;
+		} getxattr;
+		struct nfs42_cinfo xattr_cinfo; /* SETXATTR, REMOVEXATTR */
+		struct {
+			uint64_t cookie;
+			bool eof;
+			uint32_t n;
+			char **names; /* NUL-terminated copies */
+		} listxattrs;
+		struct {
 			const uint8_t *data; /* rest of the reply */
 			uint32_t len;
 		} raw; /* unknown op: body not decoded */
@@ -880,6 +902,14 @@ int nfs42_op_offload_status(struct nfs42_compound *c,
 			    const struct nfs42_stateid *sid);
 int nfs42_op_offload_cancel(struct nfs42_compound *c,
 			    const struct nfs42_stateid *sid);
+/* RFC 8276 extended attributes (names without the "user." prefix) */
+int nfs42_op_getxattr(struct nfs42_compound *c, const char *name);
+int nfs42_op_setxattr(struct nfs42_compound *c,
+		      enum nfs42_setxattr_option option, const char *name,
+		      const void *value, uint32_t len);
+int nfs42_op_listxattrs(struct nfs42_compound *c, uint64_t cookie,
+			uint32_t maxcount);
+int nfs42_op_removexattr(struct nfs42_compound *c, const char *name);
 
 /* Session ops (used internally; usable by tests with no_sequence). */
 int nfs42_op_sequence(struct nfs42_compound *c, const uint8_t *sessionid,
@@ -897,6 +927,29 @@ int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
 			    const struct nfs42_chan_attrs *back,
 			    uint32_t cb_program, uint32_t cb_uid,
 			    uint32_t cb_gid, const char *machinename);
+/* One callback_sec_parms4 of CREATE_SESSION (RFC 8881 18.36.1). */
+#define NFS42_CB_AUTH_NONE 0
+#define NFS42_CB_AUTH_SYS 1
+#define NFS42_CB_RPCSEC_GSS 6
+struct nfs42_cb_sec {
+	uint32_t flavor; /* another value: encoded alone (no arm) */
+	/* AUTH_SYS */
+	uint32_t uid, gid;
+	const char *machinename;
+	/* RPCSEC_GSS (gss_cb_handles4) */
+	uint32_t gss_service; /* rpc_gss_svc_t: 1 none, 2 integrity, ... */
+	const void *gss_handle_from_server, *gss_handle_from_client;
+	uint32_t gss_handle_from_server_len, gss_handle_from_client_len;
+};
+/* CREATE_SESSION offering the nsecs flavours of secs for callbacks
+ * (nfs42_op_create_session: one AUTH_SYS entry). */
+int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
+				uint32_t seqid, uint32_t flags,
+				const struct nfs42_chan_attrs *fore,
+				const struct nfs42_chan_attrs *back,
+				uint32_t cb_program,
+				const struct nfs42_cb_sec *secs,
+				unsigned int nsecs);
 int nfs42_op_destroy_session(struct nfs42_compound *c,
 			     const uint8_t *sessionid);
 int nfs42_op_destroy_clientid(struct nfs42_compound *c, uint64_t clientid);
@@ -1142,5 +1195,27 @@ int nfs42_setattr_path(struct nfs42_client *cl, const char *path,
 		       const struct nfs42_sattr *sa);
 int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
 		uint32_t mode, uint32_t major, uint32_t minor);
+
+/*
+ * Extended attributes of PATH (RFC 8276; xattr.c).  Each returns 0 or an
+ * NFS4ERR_* status (< 0 on transport errors).  nfs42_xattr_get: *value
+ * (malloc'ed, caller frees, NUL after the bytes) and *len.  nfs42_xattr_ls:
+ * every name, LISTXATTRS after LISTXATTRS with lxa_maxcount maxcount (0:
+ * 4096) following the cookies, fn called per name (nonzero stops, and is
+ * returned); *calls (may be NULL) counts the LISTXATTRS sent.  cinfo (may
+ * be NULL) gets SETXATTR's/REMOVEXATTR's change_info4.
+ */
+int nfs42_xattr_get(struct nfs42_client *cl, const char *path,
+		    const char *name, uint8_t **value, uint32_t *len);
+int nfs42_xattr_set(struct nfs42_client *cl, const char *path,
+		    const char *name, const void *value, uint32_t len,
+		    enum nfs42_setxattr_option option,
+		    struct nfs42_cinfo *cinfo);
+int nfs42_xattr_rm(struct nfs42_client *cl, const char *path,
+		   const char *name, struct nfs42_cinfo *cinfo);
+typedef int (*nfs42_xattr_fn)(void *arg, const char *name);
+int nfs42_xattr_ls(struct nfs42_client *cl, const char *path,
+		   uint32_t maxcount, nfs42_xattr_fn fn, void *arg,
+		   unsigned int *calls);
 
 #endif /* NFS42_H */

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# Courtesy clients (issue #9): e2e_courtesy runs its two parts, "expiry"
+# (one server) and "restart" (kill -9 and start again in the middle, with a
+# grace period), once per recovery backend in SPARSE_COURTESY_BACKENDS: the
+# harness writes "RecoveryBackend = <backend>" into the NFSv4 block
+# (SPARSE_RECOVERY_BACKEND).  Ganesha's own "fs" runs as e2e_courtesy and
+# e2e_courtesy_restart, any other backend adds _<backend> to the names.
+# A 4 s lease makes each case take seconds.
+set(SPARSE_COURTESY_BACKENDS "fs;sqlite" CACHE STRING
+    "recovery backends the courtesy-client tests run against")
+add_executable(e2e_courtesy ${CMAKE_CURRENT_SOURCE_DIR}/e2e_courtesy.c)
+target_link_libraries(e2e_courtesy PRIVATE nfs42c PkgConfig::CHECK)
+foreach(backend ${SPARSE_COURTESY_BACKENDS})
+  if(backend STREQUAL "fs")
+    set(sfx "")
+  else()
+    set(sfx "_${backend}")
+  endif()
+  foreach(part expiry restart)
+    if(part STREQUAL "expiry")
+      set(name e2e_courtesy${sfx})
+    else()
+      set(name e2e_courtesy_${part}${sfx})
+    endif()
+    sparse_e2e_run(${name} e2e_courtesy ARGS ${part} TIMEOUT 240
+      HARNESS_ARGS --nfsv4-opts
+      "Lease_Lifetime = 4$<SEMICOLON> Grace_Period = 60$<SEMICOLON>")
+    set_property(TEST e2e/${name} APPEND PROPERTY
+      ENVIRONMENT SPARSE_RECOVERY_BACKEND=${backend})
+    if(part STREQUAL "restart")
+      set_property(TEST e2e/${name} APPEND PROPERTY
+        ENVIRONMENT GRACELESS=false)
+    endif()
+  endforeach()
+endforeach()

@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * MDCACHE directory updates in parallel (issue #10, patch 0060): many
+ * clients, each with its own session, create, remove, rename, link and
+ * look up a small pool of names in ONE directory at once; afterwards
+ * READDIR and LOOKUP of every name agree exactly with the backing
+ * directory (no lost or phantom entry, no stale negative lookup).  Also
+ * the pynfs-style cases the unlocked lookup could break: rename over an
+ * existing name, create of an existing name (NFS4ERR_EXIST), lookup
+ * after remove, and a LOOKUP right after another client's create.
+ *
+ * Usage: e2e_mdcache_dir [all [OPS] | parallel | serial]
+ *   all       the consistency cases, OPS operations per client (default
+ *             500); run with and without the backend latency option
+ *   parallel  16 clients create 3 files each in one directory while every
+ *             backend call sleeps (Test_Latency_Scope = ALL): the creates
+ *             must overlap (the lookups alone would take 48 latencies one
+ *             after the other; 0.6 of that is allowed)
+ *   serial    the same with MDCACHE { Parallel_Dir_Updates = false; }:
+ *             at least 0.9 of the serialized time (Ganesha 6.5's lock),
+ *             so the option really turns the patch off
+ */
+#include <dirent.h>
+#include <pthread.h>
+
+#include "e2e_fsal_util.h"
+
+#define MDC_THREADS 8
+#define MDC_POOL 12
+#define MDC_MAX_ENTRIES 256
+
+static int mdc_ops = 500;
+
+/* The fileid of name in dir (LOOKUP + GETATTR); returns the NFS status. */
+static int mdc_lookup(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		      const char *name, uint64_t *fileid)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
+	struct nfs42_compound *c = e2e_cpd(cl, dir);
+	int rc, gi;
+
+	nfs42_op_lookup(c, name);
+	gi = nfs42_op_getattr(c, &bm);
+	rc = nfs42_compound_run(c);
+	if (!rc && fileid)
+		*fileid = nfs42_res(c, gi)->u.getattr->fileid;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* OPEN/create name in dir (GUARDED4 or UNCHECKED4), then CLOSE. */
+static int mdc_create(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		      const char *name, bool guarded)
+{
+	struct nfs42_sattr sa;
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_BOTH,
+				   .createmode = guarded ? GUARDED4 :
+							   UNCHECKED4,
+				   .attrs = &sa };
+	struct nfs42_file f;
+	int rc;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0644);
+	rc = e2e_open_ex(cl, dir, name, &rq, &f, NULL);
+	if (rc)
+		return rc;
+	return nfs42_close(&f);
+}
+
+static int mdc_remove(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		      const char *name)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, dir);
+
+	nfs42_op_remove(c, name);
+	return e2e_cpd_run(c);
+}
+
+static int mdc_rename(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		      const char *from, const char *to)
+{
+	struct nfs42_compound *c = e2e_cpd2(cl, dir, dir);
+
+	nfs42_op_rename(c, from, to);
+	return e2e_cpd_run(c);
+}
+
+/* Hard link dir/from as dir/to. */
+static int mdc_link(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		    const char *from, const char *to)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, dir);
+
+	nfs42_op_lookup(c, from);
+	nfs42_op_savefh(c);
+	nfs42_op_putfh(c, dir);
+	nfs42_op_link(c, to);
+	return e2e_cpd_run(c);
+}
+
+/* ------------------------------------------------------------ listings */
+
+struct mdc_entry {
+	char name[64];
+	uint64_t fileid;
+};
+
+struct mdc_list {
+	int n;
+	struct mdc_entry e[MDC_MAX_ENTRIES];
+};
+
+static int mdc_collect(void *arg, const struct nfs42_dirent *d)
+{
+	struct mdc_list *l = arg;
+
+	if (l->n == MDC_MAX_ENTRIES)
+		return -1;
+	snprintf(l->e[l->n].name, sizeof(l->e[0].name), "%.63s", d->name);
+	l->e[l->n].fileid = d->attrs.fileid;
+	l->n++;
+	return 0;
+}
+
+static int mdc_readdir(struct nfs42_client *cl, const struct nfs42_fh *dir,
+		       struct mdc_list *l)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
+
+	l->n = 0;
+	return nfs42_readdir_fh(cl, dir, &bm, mdc_collect, l);
+}
+
+static void mdc_backing_list(const char *rel, struct mdc_list *l)
+{
+	DIR *d = opendir(e2e_backing(rel));
+	struct dirent *de;
+
+	ck_assert_ptr_nonnull(d);
+	l->n = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ck_assert_int_lt(l->n, MDC_MAX_ENTRIES);
+		snprintf(l->e[l->n].name, sizeof(l->e[0].name), "%.63s",
+			 de->d_name);
+		l->e[l->n].fileid = de->d_ino;
+		l->n++;
+	}
+	closedir(d);
+}
+
+static const struct mdc_entry *mdc_find(const struct mdc_list *l,
+					const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->e[i].name, name))
+			return &l->e[i];
+	return NULL;
+}
+
+static const char *mdc_pool_name(int i)
+{
+	static const char *const names[MDC_POOL] = { "n00", "n01", "n02",
+						     "n03", "n04", "n05",
+						     "n06", "n07", "n08",
+						     "n09", "n10", "n11" };
+
+	return names[i];
+}
+
+/*
+ * READDIR (twice: the second from the dirent cache) and LOOKUP of every
+ * pool name through cl agree with the backing directory rel exactly.
+ */
+static void mdc_check_agrees(struct nfs42_client *cl, const char *rel,
+			     const struct nfs42_fh *dir, const char *when)
+{
+	static struct mdc_list back, nfs;
+
+	mdc_backing_list(rel, &back);
+	for (int pass = 0; pass < 2; pass++) {
+		ck_nfs_ok(cl, mdc_readdir(cl, dir, &nfs));
+		for (int i = 0; i < nfs.n; i++) {
+			const struct mdc_entry *b = mdc_find(&back,
+							     nfs.e[i].name);
+
+			ck_assert_msg(b != NULL,
+				      "%s: READDIR shows %s, not in the backing directory (phantom)",
+				      when, nfs.e[i].name);
+			ck_assert_msg(b->fileid == nfs.e[i].fileid,
+				      "%s: READDIR %s fileid %llu, backing %llu",
+				      when, nfs.e[i].name,
+				      (unsigned long long)nfs.e[i].fileid,
+				      (unsigned long long)b->fileid);
+		}
+		for (int i = 0; i < back.n; i++)
+			ck_assert_msg(mdc_find(&nfs, back.e[i].name) != NULL,
+				      "%s: READDIR lacks %s (lost)", when,
+				      back.e[i].name);
+	}
+	for (int i = 0; i < MDC_POOL; i++) {
+		const char *name = mdc_pool_name(i);
+		const struct mdc_entry *b = mdc_find(&back, name);
+		uint64_t fileid = 0;
+		int rc = mdc_lookup(cl, dir, name, &fileid);
+
+		if (b == NULL) {
+			ck_assert_msg(rc == NFS4ERR_NOENT,
+				      "%s: LOOKUP %s: %s, not in the backing directory",
+				      when, name, nfs42_strerror(rc));
+		} else {
+			ck_assert_msg(rc == 0,
+				      "%s: LOOKUP %s: %s, in the backing directory (stale negative)",
+				      when, name, nfs42_strerror(rc));
+			ck_assert_msg(fileid == b->fileid,
+				      "%s: LOOKUP %s fileid %llu, backing %llu",
+				      when, name, (unsigned long long)fileid,
+				      (unsigned long long)b->fileid);
+		}
+	}
+}
+
+/* A fresh directory of the export, its name in *rel. */
+static struct nfs42_fh mdc_mkdir(struct nfs42_client *cl, const char *prefix,
+				 const char **rel)
+{
+	struct nfs42_fh root = e2e_fh(cl, ""), fh;
+	struct nfs42_sattr sa;
+	struct nfs42_create_args a = { .type = NF4DIR, .attrs = &sa };
+	struct nfs42_compound *c;
+	int gi;
+
+	*rel = e2e_uniq(prefix);
+	a.name = *rel;
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0755);
+	c = e2e_cpd(cl, &root);
+	nfs42_op_create(c, &a);
+	gi = nfs42_op_getfh(c);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	fh = nfs42_res(c, gi)->u.fh;
+	nfs42_compound_free(c);
+	return fh;
+}
+
+/* ------------------------------------------------------------- stress */
+
+struct mdc_worker {
+	pthread_t thread;
+	struct nfs42_client *cl;
+	struct nfs42_fh dir;
+	pthread_barrier_t *start;
+	unsigned int seed;
+	int ops;
+	int bad; /* unexpected statuses */
+	int stale; /* NFS4ERR_STALE (see mdc_bad) */
+	struct mdc_list list; /* its READDIRs */
+	char why[256];
+};
+
+/*
+ * An unexpected status.  NFS4ERR_STALE is not: an operation that found a
+ * name (LOOKUP, OPEN's lookup, LINK's source) and then used the object's
+ * handle (GETATTR, open, link) after another client removed it gets STALE
+ * from the backend, with or without patch 0060 (Ganesha 6.5 does the
+ * same); only the agreement afterwards tells a stale dirent cache.
+ */
+static void mdc_bad(struct mdc_worker *w, const char *op, const char *name,
+		    int rc)
+{
+	if (rc == NFS4ERR_STALE) {
+		w->stale++;
+		return;
+	}
+	if (w->bad++ == 0)
+		snprintf(w->why, sizeof(w->why), "%s %s: %s", op, name,
+			 nfs42_strerror(rc));
+}
+
+static void *mdc_worker_main(void *arg)
+{
+	struct mdc_worker *w = arg;
+
+	pthread_barrier_wait(w->start);
+	for (int i = 0; i < w->ops; i++) {
+		const char *a = mdc_pool_name(rand_r(&w->seed) % MDC_POOL);
+		char b[8];
+		int op = rand_r(&w->seed) % 12, rc;
+
+		snprintf(b, sizeof(b), "%s",
+			 mdc_pool_name(rand_r(&w->seed) % MDC_POOL));
+		switch (op) {
+		case 0:
+		case 1:
+		case 2:
+			rc = mdc_create(w->cl, &w->dir, a, op == 0);
+			if (rc && rc != NFS4ERR_EXIST)
+				mdc_bad(w, "create", a, rc);
+			break;
+		case 3:
+		case 4:
+			rc = mdc_remove(w->cl, &w->dir, a);
+			if (rc && rc != NFS4ERR_NOENT)
+				mdc_bad(w, "remove", a, rc);
+			break;
+		case 5:
+		case 6:
+			rc = mdc_rename(w->cl, &w->dir, a, b);
+			if (rc && rc != NFS4ERR_NOENT)
+				mdc_bad(w, "rename", a, rc);
+			break;
+		case 7:
+			rc = mdc_link(w->cl, &w->dir, a, b);
+			if (rc && rc != NFS4ERR_NOENT && rc != NFS4ERR_EXIST)
+				mdc_bad(w, "link", a, rc);
+			break;
+		case 8:
+			rc = mdc_readdir(w->cl, &w->dir, &w->list);
+			if (rc)
+				mdc_bad(w, "readdir", "", rc);
+			break;
+		default:
+			rc = mdc_lookup(w->cl, &w->dir, a, NULL);
+			if (rc && rc != NFS4ERR_NOENT)
+				mdc_bad(w, "lookup", a, rc);
+			break;
+		}
+	}
+	return NULL;
+}
+
+#define MDC_ROUNDS 10
+
+START_TEST(stress_one_directory)
+{
+	struct nfs42_client *cl = e2e_client(), *fresh;
+	static struct mdc_worker w[MDC_THREADS];
+	static struct mdc_list l;
+	pthread_barrier_t start;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-stress", &rel);
+	int64_t t0 = e2e_now_ms();
+	int stale = 0;
+
+	/* Some names to begin with; READDIR fills (and may complete) the
+	 * dirent cache, so it can answer negative lookups. */
+	for (int i = 0; i < MDC_POOL; i += 2)
+		ck_nfs_ok(cl, mdc_create(cl, &dir, mdc_pool_name(i), true));
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	mdc_check_agrees(cl, rel, &dir, "before");
+
+	for (int i = 0; i < MDC_THREADS; i++) {
+		w[i].cl = e2e_client();
+		w[i].dir = dir;
+		w[i].start = &start;
+		w[i].seed = 1000u + (unsigned int)i * 7919u;
+		w[i].ops = (mdc_ops + MDC_ROUNDS - 1) / MDC_ROUNDS;
+	}
+	/* Rounds, each checked when all clients are done with it: a stale
+	 * dirent is seen before later updates of the name replace it. */
+	for (int round = 0; round < MDC_ROUNDS; round++) {
+		char when[32];
+
+		ck_assert_int_eq(
+			pthread_barrier_init(&start, NULL, MDC_THREADS), 0);
+		for (int i = 0; i < MDC_THREADS; i++)
+			ck_assert_int_eq(pthread_create(&w[i].thread, NULL,
+							mdc_worker_main, &w[i]),
+					 0);
+		for (int i = 0; i < MDC_THREADS; i++)
+			pthread_join(w[i].thread, NULL);
+		pthread_barrier_destroy(&start);
+		for (int i = 0; i < MDC_THREADS; i++)
+			ck_assert_msg(w[i].bad == 0,
+				      "client %d: %d unexpected: %s", i,
+				      w[i].bad, w[i].why);
+		snprintf(when, sizeof(when), "after round %d", round);
+		mdc_check_agrees(cl, rel, &dir, when);
+	}
+	for (int i = 0; i < MDC_THREADS; i++) {
+		stale += w[i].stale;
+		nfs42_client_free(w[i].cl);
+	}
+	printf("stress: %d clients x %d ops in %lld ms, %d STALE\n",
+	       MDC_THREADS, w[0].ops * MDC_ROUNDS,
+	       (long long)(e2e_now_ms() - t0), stale);
+
+	fresh = e2e_client();
+	mdc_check_agrees(fresh, rel, &dir, "at the end, new client");
+	nfs42_client_free(fresh);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* ----------------------------------------- lookup right after a create */
+
+struct mdc_prober {
+	struct nfs42_client *cl;
+	struct nfs42_fh dir;
+	char name[32];
+	int created; /* set (atomically) once the create was answered */
+	int stale; /* NOENT from a LOOKUP sent after the create's reply */
+	int rc;
+};
+
+static void *mdc_prober_main(void *arg)
+{
+	struct mdc_prober *p = arg;
+
+	for (;;) {
+		int after = __atomic_load_n(&p->created, __ATOMIC_ACQUIRE);
+		int rc = mdc_lookup(p->cl, &p->dir, p->name, NULL);
+
+		if (rc == 0)
+			return NULL;
+		if (rc != NFS4ERR_NOENT) {
+			p->rc = rc;
+			return NULL;
+		}
+		if (after) {
+			p->stale = 1;
+			return NULL;
+		}
+	}
+}
+
+START_TEST(lookup_sees_concurrent_create)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-neg", &rel);
+
+	ck_nfs_ok(a, mdc_create(a, &dir, "seed", true));
+	for (int round = 0; round < 20; round++) {
+		struct mdc_prober p = { .cl = a, .dir = dir };
+		pthread_t t;
+
+		snprintf(p.name, sizeof(p.name), "x%02d", round);
+		/* a complete, trusted dirent cache answers NOENT itself */
+		ck_nfs_ok(a, mdc_readdir(a, &dir, &l));
+		ck_assert_int_eq(mdc_lookup(a, &dir, p.name, NULL),
+				 NFS4ERR_NOENT);
+		ck_assert_int_eq(pthread_create(&t, NULL, mdc_prober_main, &p),
+				 0);
+		ck_nfs_ok(b, mdc_create(b, &dir, p.name, round % 2 == 0));
+		__atomic_store_n(&p.created, 1, __ATOMIC_RELEASE);
+		pthread_join(t, NULL);
+		ck_assert_msg(p.rc == 0, "LOOKUP %s: %s", p.name,
+			      nfs42_strerror(p.rc));
+		ck_assert_msg(!p.stale,
+			      "LOOKUP %s sent after its create was answered: NOENT",
+			      p.name);
+		ck_nfs_ok(a, mdc_lookup(a, &dir, p.name, NULL));
+	}
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/* ------------------------------------------------- pynfs-style cases */
+
+/* RNM: rename over an existing (cached) name: the target now is the
+ * source object, the source name is gone, READDIR agrees. */
+START_TEST(rename_over_existing)
+{
+	struct nfs42_client *cl = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-rnm", &rel);
+	uint64_t ida, idb, id;
+
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "a", true));
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "b", true));
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "a", &ida));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "b", &idb));
+	ck_assert_uint_ne(ida, idb);
+	ck_nfs_ok(cl, mdc_rename(cl, &dir, "a", "b"));
+	ck_assert_int_eq(mdc_lookup(cl, &dir, "a", NULL), NFS4ERR_NOENT);
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "b", &id));
+	ck_assert_uint_eq(id, ida);
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	ck_assert_str_eq(l.e[0].name, "b");
+	ck_assert_uint_eq(l.e[0].fileid, ida);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN GUARDED4 / CREATE of an existing name: NFS4ERR_EXIST, whether the
+ * name is in the dirent cache or only in the backend. */
+START_TEST(create_existing_exist)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_sattr sa;
+	struct nfs42_create_args ca = { .type = NF4DIR, .attrs = &sa };
+	struct nfs42_compound *c;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-exist", &rel);
+
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "x", true));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "x", NULL));
+	ck_assert_int_eq(mdc_create(cl, &dir, "x", true), NFS4ERR_EXIST);
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0755);
+	ca.name = "x";
+	c = e2e_cpd(cl, &dir);
+	nfs42_op_create(c, &ca);
+	ck_assert_int_eq(e2e_cpd_run(c), NFS4ERR_EXIST);
+
+	/* a name the dirent cache has not seen */
+	e2e_put_backing(e2e_fmt("%s/y", rel), "y", 1);
+	ck_assert_int_eq(mdc_create(cl, &dir, "y", true), NFS4ERR_EXIST);
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "y", NULL));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* LOOKUP after REMOVE of a cached name (also with a complete dirent
+ * cache, which answers negative lookups itself): NOENT. */
+START_TEST(lookup_after_remove)
+{
+	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-rm", &rel);
+
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "x", true));
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "y", true));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "x", NULL));
+	ck_nfs_ok(cl, mdc_remove(cl, &dir, "x"));
+	ck_assert_int_eq(mdc_lookup(cl, &dir, "x", NULL), NFS4ERR_NOENT);
+	ck_assert_int_eq(mdc_lookup(other, &dir, "x", NULL), NFS4ERR_NOENT);
+
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	ck_nfs_ok(other, mdc_remove(other, &dir, "y"));
+	ck_assert_int_eq(mdc_lookup(cl, &dir, "y", NULL), NFS4ERR_NOENT);
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_assert_int_eq(l.n, 0);
+	ck_assert(!e2e_bexists(e2e_fmt("%s/y", rel)));
+	nfs42_client_free(other);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* -------------------------------------------------- parallel / serial */
+
+#define PAR_CLIENTS 16
+#define PAR_FILES 3
+
+struct mdc_creator {
+	pthread_t thread;
+	struct nfs42_client *cl;
+	struct nfs42_fh dir;
+	pthread_barrier_t *start;
+	int index;
+	int rc;
+};
+
+static void *mdc_creator_main(void *arg)
+{
+	struct mdc_creator *w = arg;
+	char name[32];
+
+	pthread_barrier_wait(w->start);
+	for (int i = 0; i < PAR_FILES && !w->rc; i++) {
+		snprintf(name, sizeof(name), "c%02d-%d", w->index, i);
+		w->rc = mdc_create(w->cl, &w->dir, name, false);
+	}
+	return NULL;
+}
+
+/* Wall time (ms) of PAR_CLIENTS clients creating PAR_FILES files each. */
+static int64_t mdc_timed_creates(void)
+{
+	struct nfs42_client *cl = e2e_client();
+	static struct mdc_creator w[PAR_CLIENTS];
+	pthread_barrier_t start;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-par", &rel);
+	static struct mdc_list l;
+	int64_t t0, dt;
+
+	ck_assert_int_eq(pthread_barrier_init(&start, NULL, PAR_CLIENTS + 1),
+			 0);
+	for (int i = 0; i < PAR_CLIENTS; i++) {
+		w[i].cl = e2e_client();
+		w[i].dir = dir;
+		w[i].start = &start;
+		w[i].index = i;
+		w[i].rc = 0;
+		ck_assert_int_eq(pthread_create(&w[i].thread, NULL,
+						mdc_creator_main, &w[i]),
+				 0);
+	}
+	pthread_barrier_wait(&start);
+	t0 = e2e_now_ms();
+	for (int i = 0; i < PAR_CLIENTS; i++)
+		pthread_join(w[i].thread, NULL);
+	dt = e2e_now_ms() - t0;
+	for (int i = 0; i < PAR_CLIENTS; i++) {
+		ck_assert_msg(w[i].rc == 0, "client %d: create: %s", i,
+			      nfs42_strerror(w[i].rc));
+		nfs42_client_free(w[i].cl);
+	}
+	pthread_barrier_destroy(&start);
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_assert_int_eq(l.n, PAR_CLIENTS * PAR_FILES);
+	nfs42_client_free(cl);
+	return dt;
+}
+
+static int64_t mdc_latency_ms(void)
+{
+	const char *v = getenv("MDC_LATENCY_MS");
+
+	return v ? atoll(v) : 40;
+}
+
+/* The backend lookups of the creates, one after the other. */
+static int64_t mdc_serial_ms(void)
+{
+	return PAR_CLIENTS * PAR_FILES * mdc_latency_ms();
+}
+
+START_TEST(creates_overlap)
+{
+	int64_t dt = mdc_timed_creates();
+
+	printf("parallel: %d creates in %lld ms (serialized lookups alone: %lld ms)\n",
+	       PAR_CLIENTS * PAR_FILES, (long long)dt,
+	       (long long)mdc_serial_ms());
+	ck_assert_msg(dt * 10 < mdc_serial_ms() * 6,
+		      "%d creates took %lld ms: not in parallel (serialized lookups alone take %lld ms)",
+		      PAR_CLIENTS * PAR_FILES, (long long)dt,
+		      (long long)mdc_serial_ms());
+}
+END_TEST
+
+START_TEST(creates_serialize_when_off)
+{
+	int64_t dt = mdc_timed_creates();
+
+	printf("serial: %d creates in %lld ms (serialized lookups alone: %lld ms)\n",
+	       PAR_CLIENTS * PAR_FILES, (long long)dt,
+	       (long long)mdc_serial_ms());
+	ck_assert_msg(dt * 10 >= mdc_serial_ms() * 9,
+		      "%d creates took %lld ms with Parallel_Dir_Updates = false: the lock did not serialize them (%lld ms)",
+		      PAR_CLIENTS * PAR_FILES, (long long)dt,
+		      (long long)mdc_serial_ms());
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "all";
+	Suite *s = suite_create("mdcache_dir");
+	TCase *tc = tcase_create("mdcache_dir");
+
+	tcase_set_timeout(tc, 240);
+	if (!strcmp(mode, "parallel")) {
+		tcase_add_test(tc, creates_overlap);
+	} else if (!strcmp(mode, "serial")) {
+		tcase_add_test(tc, creates_serialize_when_off);
+	} else {
+		if (argc > 2)
+			mdc_ops = atoi(argv[2]);
+		tcase_add_test(tc, stress_one_directory);
+		tcase_add_test(tc, lookup_sees_concurrent_create);
+		tcase_add_test(tc, rename_over_existing);
+		tcase_add_test(tc, create_existing_exist);
+		tcase_add_test(tc, lookup_after_remove);
+	}
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Session-layer fixes (issue #11), each driven by hand-built compounds on
+ * a session whose limits the test chose:
+ *
+ *  - a COMPOUND with more ops than the session's ca_maxoperations, or
+ *    larger than its ca_maxrequestsize, fails in SEQUENCE with
+ *    NFS4ERR_TOO_MANY_OPS / NFS4ERR_REQ_TOO_BIG and nothing after SEQUENCE
+ *    runs (patch 0080; Ganesha 6.5 ran the first ca_maxoperations ops and
+ *    had no size check at all);
+ *  - a CREATE_SESSION offering RPCSEC_GSS for the back channel decodes
+ *    (GARBAGE_ARGS in 6.5, built without GSS), the session keeps the
+ *    flavours the server can use, and an offer of RPCSEC_GSS alone is
+ *    NFS4ERR_ENCR_ALG_UNSUPP (patch 0081);
+ *  - "lease" mode (run with a short Lease_Lifetime): an EXCHANGE_ID never
+ *    confirmed is stale after its lease (patch 0082).
+ */
+#include "e2e_fsal_util.h"
+
+#define RPC_GSS_SVC_NONE 1
+
+static const char *mode = "";
+static unsigned int lease_s = 3;
+
+/* A session made by hand on a connection without the library's own. */
+struct rs {
+	struct nfs42_client *cl;
+	uint64_t clientid;
+	uint32_t cs_seq;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	uint32_t seqid; /* of slot 0, next to use */
+};
+
+static struct nfs42_client *rs_connect(void)
+{
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+	int rc;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	rc = nfs42_connect(&o, &cl);
+	ck_assert_msg(rc == 0, "connect: %s", nfs42_strerror(rc));
+	return cl;
+}
+
+/* EXCHANGE_ID for owner; the NFS status. */
+static int rs_exchange(struct rs *s, const char *owner)
+{
+	static const uint8_t verf[NFS4_VERIFIER_SIZE] = { 's', 'e', 's', 's' };
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (rc == 0) {
+		ck_assert_ptr_nonnull(r);
+		s->clientid = r->u.exchange_id.clientid;
+		s->cs_seq = r->u.exchange_id.seqid;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static void rs_attrs(struct nfs42_chan_attrs *fore,
+		     struct nfs42_chan_attrs *back, uint32_t maxreq,
+		     uint32_t maxops)
+{
+	*fore = (struct nfs42_chan_attrs){ .maxreq = maxreq,
+					   .maxresp = 65536,
+					   .maxresp_cached = 4096,
+					   .maxops = maxops,
+					   .maxreqs = 1 };
+	*back = (struct nfs42_chan_attrs){
+		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
+	};
+}
+
+/* Take the session of a successful CREATE_SESSION result. */
+static void rs_adopt(struct rs *s, const struct nfs42_res *r)
+{
+	ck_assert_ptr_nonnull(r);
+	memcpy(s->sid, r->u.create_session.sessionid, NFS4_SESSIONID_SIZE);
+	s->seqid = 1;
+	s->cs_seq++;
+}
+
+/* CREATE_SESSION with the library's encoder (AUTH_SYS callbacks). */
+static int rs_create(struct rs *s, uint32_t maxreq, uint32_t maxops)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	struct nfs42_chan_attrs fore, back;
+	int rc, idx;
+
+	rs_attrs(&fore, &back, maxreq, maxops);
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_create_session(c, s->clientid, s->cs_seq, 0, &fore,
+				      &back, NFS42_CB_PROGRAM_DEFAULT, getuid(),
+				      getgid(), "e2e-session");
+	rc = nfs42_compound_run(c);
+	if (rc == 0) {
+		const struct nfs42_res *r = nfs42_res(c, idx);
+
+		rs_adopt(s, r);
+		ck_assert_uint_eq(r->u.create_session.fore_maxops, maxops);
+		ck_assert_uint_eq(r->u.create_session.fore_maxreq, maxreq);
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* A compound that starts with our own SEQUENCE on slot 0. */
+static struct nfs42_compound *rs_cpd(struct rs *s)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	ck_assert_int_eq(nfs42_op_sequence(c, s->sid, s->seqid, 0, 0, false),
+			 0);
+	return c;
+}
+
+/* Run; the slot's seqid moves on only when SEQUENCE itself succeeded. */
+static int rs_run(struct rs *s, struct nfs42_compound *c)
+{
+	int rc = nfs42_compound_run(c);
+	const struct nfs42_res *seq = nfs42_res(c, 0);
+
+	if (seq && seq->status == NFS4_OK)
+		s->seqid++;
+	return rc;
+}
+
+static void rs_setup(struct rs *s, uint32_t maxreq, uint32_t maxops)
+{
+	struct nfs42_compound *c;
+
+	memset(s, 0, sizeof(*s));
+	s->cl = rs_connect();
+	ck_assert_int_eq(rs_exchange(s, e2e_uniq("e2e-session")), 0);
+	ck_assert_int_eq(rs_create(s, maxreq, maxops), 0);
+	c = rs_cpd(s);
+	nfs42_op_reclaim_complete(c, false);
+	ck_assert_int_eq(rs_run(s, c), 0);
+	nfs42_compound_free(c);
+}
+
+static void rs_done(struct rs *s)
+{
+	nfs42_client_free(s->cl);
+}
+
+/* The compound failed in SEQUENCE with want; no other op has a result. */
+static void ck_failed_in_sequence(struct nfs42_compound *c, int rc, int want)
+{
+	ck_assert_msg(rc == want, "compound: %s, want %s", nfs42_strerror(rc),
+		      nfs42_strerror(want));
+	ck_assert_uint_eq(nfs42_compound_nres(c), 1);
+	ck_assert_int_eq(e2e_op_status(c, 0), want);
+	ck_assert_ptr_null(nfs42_res(c, 1));
+}
+
+static bool backing_exists(const char *rel)
+{
+	struct stat st;
+
+	return e2e_blstat(rel, &st) == 0;
+}
+
+START_TEST(too_many_ops_fail_in_sequence)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh dir = e2e_fh(cl, "");
+	struct nfs42_create_args ca = { .type = NF4DIR };
+	struct nfs42_compound *c;
+	struct rs s;
+	int rc;
+
+	rs_setup(&s, 1u << 20, 4);
+
+	/* SEQUENCE, PUTFH, CREATE, GETFH, GETFH: one op too many */
+	ca.name = e2e_uniq("tmo");
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_create(c, &ca);
+	nfs42_op_getfh(c);
+	nfs42_op_getfh(c);
+	rc = rs_run(&s, c);
+	ck_failed_in_sequence(c, rc, NFS4ERR_TOO_MANY_OPS);
+	nfs42_compound_free(c);
+	ck_assert_msg(!backing_exists(ca.name),
+		      "CREATE after a failed SEQUENCE made %s", ca.name);
+
+	/* exactly ca_maxoperations: all run */
+	ca.name = e2e_uniq("ok4");
+	c = rs_cpd(&s);
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_create(c, &ca);
+	nfs42_op_getfh(c);
+	ck_assert_int_eq(rs_run(&s, c), 0);
+	ck_assert_uint_eq(nfs42_compound_nres(c), 4);
+	nfs42_compound_free(c);
+	ck_assert(backing_exists(ca.name));
+
+	rs_done(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* SEQUENCE, PUTFH, CREATE of a symlink whose target is `len` bytes. */
+static struct nfs42_compound *link_cpd(struct rs *s, const struct nfs42_fh *dir,
+				       const char *name, size_t len)
+{
+	struct nfs42_create_args ca = { .type = NF4LNK, .name = name };
+	struct nfs42_compound *c;
+	char *target = malloc(len + 1);
+
+	ck_assert_ptr_nonnull(target);
+	memset(target, 't', len);
+	target[len] = '\0';
+	ca.linkdata = target;
+	c = rs_cpd(s);
+	nfs42_op_putfh(c, dir);
+	nfs42_op_create(c, &ca);
+	free(target);
+	return c;
+}
+
+/* XDR size of the COMPOUND4args alone (no RPC header). */
+static size_t args_size(struct nfs42_compound *c)
+{
+	struct nfs42_xdr x;
+	size_t len;
+
+	nfs42_xdr_enc_init(&x);
+	ck_assert_int_eq(nfs42_compound_encode(c, &x), 0);
+	len = x.len;
+	nfs42_xdr_free(&x);
+	return len;
+}
+
+static int create_link(struct rs *s, const struct nfs42_fh *dir,
+		       const char *name, size_t len)
+{
+	struct nfs42_compound *c = link_cpd(s, dir, name, len);
+	int rc = rs_run(s, c);
+
+	if (rc == NFS4ERR_REQ_TOO_BIG)
+		ck_failed_in_sequence(c, rc, NFS4ERR_REQ_TOO_BIG);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+START_TEST(request_too_big_fails_in_sequence)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_fh dir = e2e_fh(cl, "");
+	const char *big = e2e_uniq("big");
+	const char *small = e2e_uniq("small");
+	const char *edge = e2e_uniq("edge");
+	struct nfs42_compound *c;
+	size_t base, edge_len;
+	struct rs s;
+	int rc;
+
+	rs_setup(&s, 1024, 8);
+
+	/* well over 1024 bytes */
+	rc = create_link(&s, &dir, big, 1500);
+	ck_assert_msg(rc == NFS4ERR_REQ_TOO_BIG, "big: %s", nfs42_strerror(rc));
+	ck_assert_msg(!backing_exists(big),
+		      "CREATE after a failed SEQUENCE made %s", big);
+
+	/* the same request with a short target fits and runs */
+	rc = create_link(&s, &dir, small, 200);
+	ck_assert_msg(rc == 0, "small: %s", nfs42_strerror(rc));
+	ck_assert(backing_exists(small));
+
+	/*
+	 * The RPC header counts (RFC 8881 18.36.3, ca_maxrequestsize): a
+	 * compound whose arguments alone fit in 1020 bytes is still refused.
+	 */
+	c = link_cpd(&s, &dir, edge, 200);
+	base = args_size(c);
+	nfs42_compound_free(c);
+	ck_assert_uint_lt(base, 1020);
+	edge_len = 200 + ((1020 - base) & ~(size_t)3);
+	c = link_cpd(&s, &dir, edge, edge_len);
+	ck_assert_uint_le(args_size(c), 1020);
+	ck_assert_uint_gt(args_size(c), 1000);
+	nfs42_compound_free(c);
+	rc = create_link(&s, &dir, edge, edge_len);
+	ck_assert_msg(rc == NFS4ERR_REQ_TOO_BIG, "edge: %s",
+		      nfs42_strerror(rc));
+	ck_assert(!backing_exists(edge));
+
+	rs_done(&s);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* csa_sec_parms entries */
+static const struct nfs42_cb_sec SEC_GSS = {
+	.flavor = NFS42_CB_RPCSEC_GSS,
+	.gss_service = RPC_GSS_SVC_NONE,
+	.gss_handle_from_server = "server-handle",
+	.gss_handle_from_server_len = 13,
+	.gss_handle_from_client = "client-handle-0",
+	.gss_handle_from_client_len = 15,
+};
+static const struct nfs42_cb_sec SEC_NONE = { .flavor = NFS42_CB_AUTH_NONE };
+
+static struct nfs42_cb_sec sec_sys(void)
+{
+	return (struct nfs42_cb_sec){ .flavor = NFS42_CB_AUTH_SYS,
+				      .uid = getuid(),
+				      .gid = getgid(),
+				      .machinename = "e2e-session" };
+}
+
+/*
+ * CREATE_SESSION (flags as given) offering the n flavours in secs;
+ * returns the NFS status (< 0 for an RPC-level refusal) and the result's
+ * csr_flags.
+ */
+static int create_session_sec(struct rs *s, uint32_t flags,
+			      const struct nfs42_cb_sec *secs, unsigned int n,
+			      uint32_t *csr_flags)
+{
+	struct nfs42_chan_attrs fore, back;
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	int rc;
+
+	rs_attrs(&fore, &back, 1u << 20, 16);
+	nfs42_compound_no_sequence(c);
+	ck_assert_int_eq(nfs42_op_create_session_sec(
+				 c, s->clientid, s->cs_seq, flags, &fore, &back,
+				 NFS42_CB_PROGRAM_DEFAULT, secs, n),
+			 0);
+	rc = nfs42_compound_run(c);
+	if (rc == 0) {
+		rs_adopt(s, nfs42_res(c, 0));
+		*csr_flags = nfs42_res(c, 0)->u.create_session.flags;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The session answers SEQUENCE + PUTROOTFH + GETATTR. */
+static void ck_session_works(struct rs *s)
+{
+	struct nfs42_bitmap bm = nfs42_bm_stat();
+	struct nfs42_compound *c = rs_cpd(s);
+
+	nfs42_op_reclaim_complete(c, false);
+	ck_assert_int_eq(rs_run(s, c), 0);
+	nfs42_compound_free(c);
+	c = rs_cpd(s);
+	nfs42_op_putrootfh(c);
+	nfs42_op_getattr(c, &bm);
+	ck_assert_int_eq(rs_run(s, c), 0);
+	nfs42_compound_free(c);
+}
+
+/* A connection with an unconfirmed clientid for a fresh owner. */
+static void rs_unconfirmed(struct rs *s, const char *prefix)
+{
+	memset(s, 0, sizeof(*s));
+	s->cl = rs_connect();
+	ck_assert_int_eq(rs_exchange(s, e2e_uniq(prefix)), 0);
+}
+
+/* CREATE_SESSION offering secs succeeds and the session works; its
+ * csr_flags. */
+static uint32_t ck_offer_accepted(const char *what, uint32_t flags,
+				  const struct nfs42_cb_sec *secs,
+				  unsigned int n)
+{
+	uint32_t csr_flags = 0;
+	struct rs s;
+	int rc;
+
+	rs_unconfirmed(&s, "e2e-offer");
+	rc = create_session_sec(&s, flags, secs, n, &csr_flags);
+	ck_assert_msg(rc == 0, "CREATE_SESSION %s: %s (%s)", what,
+		      nfs42_strerror(rc), nfs42_client_error(s.cl));
+	ck_session_works(&s);
+	rs_done(&s);
+	return csr_flags;
+}
+
+START_TEST(create_session_gss_then_sys)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_GSS, sec_sys() };
+	uint32_t csr_flags;
+
+	csr_flags = ck_offer_accepted(
+		"[GSS, SYS]", CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs, 2);
+	/* the back channel is up, with AUTH_SYS */
+	ck_assert_uint_eq(csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			  CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+}
+END_TEST
+
+START_TEST(create_session_none_after_gss)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_GSS, SEC_GSS, SEC_NONE };
+
+	ck_offer_accepted("[GSS, GSS, NONE]", 0, secs, 3);
+}
+END_TEST
+
+START_TEST(create_session_gss_only_is_refused)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_GSS };
+	const struct nfs42_cb_sec sys = sec_sys();
+	uint32_t csr_flags = 0;
+	struct rs s;
+	int rc;
+
+	rs_unconfirmed(&s, "e2e-gss");
+	rc = create_session_sec(&s, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs,
+				1, &csr_flags);
+	ck_assert_msg(rc == NFS4ERR_ENCR_ALG_UNSUPP,
+		      "CREATE_SESSION [GSS]: %s (%s)", nfs42_strerror(rc),
+		      nfs42_client_error(s.cl));
+
+	/* the clientid is still unconfirmed and usable */
+	rc = create_session_sec(&s, 0, &sys, 1, &csr_flags);
+	ck_assert_msg(rc == 0, "CREATE_SESSION [SYS]: %s", nfs42_strerror(rc));
+	ck_session_works(&s);
+	rs_done(&s);
+}
+END_TEST
+
+START_TEST(unconfirmed_clientid_expires)
+{
+	const char *owner = e2e_uniq("e2e-lease");
+	struct rs s;
+	uint64_t stale;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.cl = rs_connect();
+	ck_assert_int_eq(rs_exchange(&s, owner), 0);
+	stale = s.clientid;
+
+	/*
+	 * Well past the lease, and past the reaper (every lease / 2), which
+	 * parks the expired record for delayed cleanup: Ganesha 6.5 then
+	 * took it back and confirmed it.
+	 */
+	sleep(2 * lease_s);
+	rc = rs_create(&s, 1u << 20, 16);
+	ck_assert_msg(rc == NFS4ERR_STALE_CLIENTID,
+		      "CREATE_SESSION after the lease: %s", nfs42_strerror(rc));
+
+	/* the owner starts again: a new clientid, confirmed right away */
+	ck_assert_int_eq(rs_exchange(&s, owner), 0);
+	ck_assert(s.clientid != stale);
+	rc = rs_create(&s, 1u << 20, 16);
+	ck_assert_msg(rc == 0, "CREATE_SESSION in the lease: %s",
+		      nfs42_strerror(rc));
+	ck_session_works(&s);
+	rs_done(&s);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("e2e_proto_session");
+	TCase *tc = tcase_create("session");
+
+	if (argc > 1)
+		mode = argv[1];
+	if (argc > 2)
+		lease_s = (unsigned int)atoi(argv[2]);
+	tcase_set_timeout(tc, 60);
+	if (!strcmp(mode, "lease")) {
+		tcase_add_test(tc, unconfirmed_clientid_expires);
+	} else {
+		tcase_add_test(tc, too_many_ops_fail_in_sequence);
+		tcase_add_test(tc, request_too_big_fails_in_sequence);
+		tcase_add_test(tc, create_session_gss_then_sys);
+		tcase_add_test(tc, create_session_none_after_gss);
+		tcase_add_test(tc, create_session_gss_only_is_refused);
+	}
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Reclaim after a server restart by hand: a session made with explicit
+ * EXCHANGE_ID and CREATE_SESSION (the client library always sends
+ * RECLAIM_COMPLETE when it makes one), OPEN CLAIM_PREVIOUS, and an
+ * OPEN/create that waits out NFS4ERR_GRACE.  Used by e2e_parity_reclaim
+ * and e2e_courtesy.
+ */
+#ifndef E2E_RECLAIM_UTIL_H
+#define E2E_RECLAIM_UTIL_H
+
+#include "e2e_parity_util.h"
+
+struct raw_sess {
+	struct nfs42_client *cl;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	uint32_t seq;
+	uint64_t clientid;
+};
+
+static inline struct nfs42_compound *rs_cpd(struct raw_sess *s)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, false);
+	return c;
+}
+
+/* Connect, EXCHANGE_ID with owner, CREATE_SESSION; retried while the
+ * restarted server settles. */
+static inline void rs_open(struct raw_sess *s, const char *owner)
+{
+	struct nfs42_chan_attrs fore = { .maxreq = 1049620 + 8192,
+					 .maxresp = 1049620 + 8192,
+					 .maxresp_cached = 8192,
+					 .maxops = 64,
+					 .maxreqs = 1 };
+	struct nfs42_chan_attrs back = {
+		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
+	};
+	struct nfs42_opts o;
+	struct nfs42_compound *c;
+	uint8_t verf[8] = "reclaim1";
+	uint32_t csseq;
+	int rc = -1, i, idx;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	for (i = 0; i < 100; i++) {
+		rc = nfs42_connect(&o, &s->cl);
+		if (!rc)
+			break;
+		nfs42_client_free(s->cl);
+		s->cl = NULL;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "connect: %s", nfs42_strerror(rc));
+	for (i = 0; i < 100; i++) {
+		c = nfs42_compound_new(s->cl);
+		nfs42_compound_no_sequence(c);
+		idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
+		rc = nfs42_compound_run(c);
+		if (!rc) {
+			s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
+			csseq = nfs42_res(c, idx)->u.exchange_id.seqid;
+		}
+		nfs42_compound_free(c);
+		if (rc != NFS4ERR_DELAY)
+			break;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "EXCHANGE_ID: %s", nfs42_strerror(rc));
+	c = nfs42_compound_new(s->cl);
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_create_session(c, s->clientid, csseq, 0, &fore, &back,
+				      NFS42_CB_PROGRAM_DEFAULT, 0, 0, "parity");
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "CREATE_SESSION: %s", nfs42_strerror(rc));
+	memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
+	       NFS4_SESSIONID_SIZE);
+	nfs42_compound_free(c);
+	s->seq = 1;
+}
+
+/* OPEN CLAIM_PREVIOUS (delegate_type NONE), NOCREATE, access BOTH. */
+static inline int op_open_previous(struct nfs42_compound *c, uint64_t clientid,
+				   const char *owner)
+{
+	struct par_raw r;
+
+	par_raw_begin(&r, OP_OPEN);
+	nfs42_xdr_put_u32(&r.x, 0); /* seqid */
+	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_ACCESS_BOTH |
+					OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
+	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_DENY_NONE);
+	nfs42_xdr_put_u64(&r.x, clientid);
+	nfs42_xdr_put_opaque(&r.x, owner, strlen(owner));
+	nfs42_xdr_put_u32(&r.x, 0); /* OPEN4_NOCREATE */
+	nfs42_xdr_put_u32(&r.x, CLAIM_PREVIOUS);
+	nfs42_xdr_put_u32(&r.x, 0); /* OPEN_DELEGATE_NONE */
+	return par_raw_end(c, &r, OP_OPEN);
+}
+
+/* An OPEN/CREATE that may first meet the grace period of a fresh
+ * server (GRACELESS=false). */
+static inline void create_retry(struct nfs42_client *cl,
+				const struct nfs42_fh *dir, const char *name,
+				struct nfs42_file *f)
+{
+	int rc = -1;
+
+	for (int i = 0; i < 200; i++) {
+		rc = par_create_file(cl, dir, name, OPEN4_SHARE_ACCESS_BOTH, f);
+		if (rc != NFS4ERR_GRACE)
+			break;
+		usleep(100 * 1000);
+	}
+	ck_assert_msg(rc == 0, "create %s: %s", name, nfs42_strerror(rc));
+}
+
+#endif

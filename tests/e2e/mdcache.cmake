@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# MDCACHE directory updates in parallel (issue #10, patch 0060): the
+# consistency cases with the default MDCACHE, with every backend call
+# delayed, and with the patch turned off; and the timing pair that shows
+# creates in one directory overlap (and do not with the option off).
+set(mdc_e2e_dir ${CMAKE_CURRENT_SOURCE_DIR})
+sparse_e2e_test(e2e_mdcache_dir
+  SOURCES ${mdc_e2e_dir}/e2e_mdcache_dir.c TIMEOUT 240)
+sparse_e2e_run(e2e_mdcache_dir_latency e2e_mdcache_dir ARGS all 100
+  HARNESS_ARGS --fsal-opts
+    "Test_Metadata_Latency_Ms = 2$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+  TIMEOUT 240)
+sparse_e2e_run(e2e_mdcache_dir_off e2e_mdcache_dir ARGS all 200
+  HARNESS_ARGS --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
+  TIMEOUT 240)
+sparse_e2e_run(e2e_mdcache_parallel e2e_mdcache_dir ARGS parallel
+  HARNESS_ARGS --fsal-opts
+    "Test_Metadata_Latency_Ms = 40$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+  TIMEOUT 120)
+sparse_e2e_run(e2e_mdcache_serial e2e_mdcache_dir ARGS serial
+  HARNESS_ARGS --fsal-opts
+    "Test_Metadata_Latency_Ms = 40$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+    --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
+  TIMEOUT 120)
