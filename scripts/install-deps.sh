@@ -17,7 +17,7 @@ packages=(
 	check
 	tshark xfsprogs iproute2 procps util-linux
 	dbus-daemon dbus-bin
-	strace
+	strace sqlite3
 	clang libclang-rt-14-dev
 )
 

@@ -7,7 +7,7 @@
 # (SPARSE_RECOVERY_BACKEND).  Ganesha's own "fs" runs as e2e_courtesy and
 # e2e_courtesy_restart, any other backend adds _<backend> to the names.
 # A 4 s lease makes each case take seconds.
-set(SPARSE_COURTESY_BACKENDS "fs" CACHE STRING
+set(SPARSE_COURTESY_BACKENDS "fs;sqlite" CACHE STRING
     "recovery backends the courtesy-client tests run against")
 add_executable(e2e_courtesy ${CMAKE_CURRENT_SOURCE_DIR}/e2e_courtesy.c)
 target_link_libraries(e2e_courtesy PRIVATE nfs42c PkgConfig::CHECK)

@@ -275,7 +275,7 @@ START_TEST(t_migrate_empty_file)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_version(db), 1);
+	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
 	ck_assert_int_eq(sparse_recdb_add(db, "a", 1, "x", 1), 0);
 	sparse_recdb_close(db);
 }
@@ -288,7 +288,7 @@ START_TEST(t_migrate_v0_db)
 	/* A version-0 database holding an unrelated table. */
 	raw_sql("CREATE TABLE other(x); INSERT INTO other VALUES(1);");
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_version(db), 1);
+	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
 	ck_assert_int_eq(sparse_recdb_add(db, "a", 1, "x", 1), 0);
 	ck_assert_int_eq(count_records(db), 1);
 	sparse_recdb_close(db);
@@ -601,6 +601,63 @@ START_TEST(t_remove_and_revoked)
 }
 END_TEST
 
+static int count_old_cb(const void *k, size_t kl, const void *v, size_t vl,
+			int64_t added, void *arg)
+{
+	(void)k, (void)kl, (void)v, (void)vl, (void)added;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int count_fh_cb(const void *fh, size_t fhlen, void *arg)
+{
+	(void)fh;
+	ck_assert_uint_eq(fhlen, 2);
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A version-1 file (before the grace tables) keeps its records. */
+START_TEST(t_migrate_v1_grace)
+{
+	struct sparse_recdb *db;
+	int n = 0;
+
+	raw_sql("CREATE TABLE meta(k TEXT PRIMARY KEY, v);"
+		"CREATE TABLE clients(key BLOB PRIMARY KEY, value BLOB,"
+		" added INTEGER);"
+		"CREATE TABLE revoked(client_key BLOB NOT NULL,"
+		" handle BLOB NOT NULL, PRIMARY KEY(client_key, handle));"
+		"INSERT INTO clients VALUES(x'61', x'78', 1);"
+		"INSERT INTO revoked VALUES(x'61', x'6868');"
+		"PRAGMA user_version = 1;");
+	db = open_ok();
+	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
+	ck_assert_int_eq(count_records(db), 1);
+	/* grace start: the record becomes an old one, with its handle */
+	ck_assert_int_eq(sparse_recdb_grace_start(db), 0);
+	ck_assert_int_eq(count_records(db), 0);
+	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(n, 1);
+	n = 0;
+	ck_assert_int_eq(sparse_recdb_foreach_old_revoked(db, "a", 1,
+							  count_fh_cb, &n),
+			 0);
+	ck_assert_int_eq(n, 1);
+	/* a restart during grace keeps the old records */
+	ck_assert_int_eq(sparse_recdb_add(db, "b", 1, "y", 1), 0);
+	ck_assert_int_eq(sparse_recdb_grace_start(db), 0);
+	n = 0;
+	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(sparse_recdb_grace_end(db), 0);
+	n = 0;
+	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(n, 0);
+	sparse_recdb_close(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sparse_recdb");
@@ -623,6 +680,7 @@ int main(void)
 	tcase_add_test(tc, t_readonly_file);
 	tcase_add_test(tc, t_group_commit);
 	tcase_add_test(tc, t_remove_and_revoked);
+	tcase_add_test(tc, t_migrate_v1_grace);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

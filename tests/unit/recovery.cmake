@@ -1,12 +1,21 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
-# Unit suite of the client-record store under the SQLite recovery backend
-# (issue #9). Not yet built into Ganesha: only this test links it.
+# Unit suites of the SQLite recovery backend (issue #9): the client-record
+# store and the group committer over it, Ganesha-free, built here on their
+# own (Ganesha builds them into libganesha_sqlite_recov.so, patch 0050).
 
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+find_package(Threads REQUIRED)
 
 sparse_unit_test(check_sparse_recdb
   SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_recdb.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/SAL/recovery
   LIBS PkgConfig::SQLITE3)
+
+sparse_unit_test(check_sparse_gcommit
+  SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c
+          ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_gcommit.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_gcommit.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/SAL/recovery
+  LIBS PkgConfig::SQLITE3 Threads::Threads)

@@ -6,16 +6,18 @@
  * "Client records").
  */
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
 #include <unistd.h>
-#include <sqlite3.h>
 
 #include "sparse_recdb.h"
 
@@ -34,6 +36,20 @@ static const char schema_v1[] =
 	"CREATE TABLE IF NOT EXISTS revoked(client_key BLOB NOT NULL,"
 	" handle BLOB NOT NULL, PRIMARY KEY(client_key, handle));"
 	"PRAGMA user_version = 1;";
+
+/*
+ * Version 2: the records of the previous server instance, kept for the
+ * grace period (sparse_recdb_grace_start/_end).
+ */
+static const char schema_v2[] =
+	"CREATE TABLE IF NOT EXISTS old_clients(key BLOB PRIMARY KEY,"
+	" value BLOB, added INTEGER);"
+	"CREATE TABLE IF NOT EXISTS old_revoked(client_key BLOB NOT NULL,"
+	" handle BLOB NOT NULL, PRIMARY KEY(client_key, handle));"
+	"PRAGMA user_version = 2;";
+
+/* Upgrade steps: steps[i] takes version i to version i + 1. */
+static const char *const steps[SPARSE_RECDB_VERSION] = { schema_v1, schema_v2 };
 
 static int set_err(struct sparse_recdb *db, int rc, const char *fmt, ...)
 {
@@ -145,6 +161,7 @@ static int pragma_expect(struct sparse_recdb *db, const char *sql,
 static int migrate(struct sparse_recdb *db)
 {
 	int version = 0, rc;
+	char what[64];
 
 	rc = query_int(db, "PRAGMA user_version", &version);
 	if (rc)
@@ -153,13 +170,19 @@ static int migrate(struct sparse_recdb *db)
 		return set_err(db, -ENOTSUP,
 			       "schema version %d is newer than %d", version,
 			       SPARSE_RECDB_VERSION);
+	if (version < 0)
+		return set_err(db, -EUCLEAN, "schema version %d", version);
 	if (version == SPARSE_RECDB_VERSION)
 		return 0;
-	/* version 0 -> 1; later versions add steps here, one each. */
+	/* All steps in one transaction: a crash leaves the old version. */
 	rc = exec(db, "BEGIN IMMEDIATE", "schema upgrade begin");
 	if (rc)
 		return rc;
-	rc = exec(db, schema_v1, "schema upgrade to version 1");
+	for (; version < SPARSE_RECDB_VERSION && !rc; version++) {
+		snprintf(what, sizeof(what), "schema upgrade to version %d",
+			 version + 1);
+		rc = exec(db, steps[version], what);
+	}
 	if (!rc)
 		return exec(db, "COMMIT", "schema upgrade commit");
 	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
@@ -236,9 +259,9 @@ int sparse_recdb_open(const char *dir, struct sparse_recdb **out)
 	if (rc)
 		return rc;
 	/*
-	 * A write now, so that a directory where the WAL cannot be created or
-	 * a read-only filesystem fails here and not at the first client.
-	 */
+   * A write now, so that a directory where the WAL cannot be created or
+   * a read-only filesystem fails here and not at the first client.
+   */
 	rc = exec(db,
 		  "INSERT OR REPLACE INTO meta(k, v) VALUES('opened', "
 		  "strftime('%s','now'))",
@@ -386,14 +409,13 @@ int sparse_recdb_remove(struct sparse_recdb *db, const void *key, size_t klen)
 	return exec(db, "RELEASE rm", "remove commit");
 }
 
-int sparse_recdb_foreach(struct sparse_recdb *db, sparse_recdb_client_cb cb,
-			 void *arg)
+static int foreach_client(struct sparse_recdb *db, const char *sql,
+			  sparse_recdb_client_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, src;
 
-	rc = prepare(db, "SELECT key, value, added FROM clients ORDER BY key",
-		     &st, 0);
+	rc = prepare(db, sql, &st, 0);
 	if (rc)
 		return rc;
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
@@ -412,6 +434,58 @@ int sparse_recdb_foreach(struct sparse_recdb *db, sparse_recdb_client_cb cb,
 	return rc;
 }
 
+int sparse_recdb_foreach(struct sparse_recdb *db, sparse_recdb_client_cb cb,
+			 void *arg)
+{
+	return foreach_client(
+		db, "SELECT key, value, added FROM clients ORDER BY key", cb,
+		arg);
+}
+
+int sparse_recdb_foreach_old(struct sparse_recdb *db, sparse_recdb_client_cb cb,
+			     void *arg)
+{
+	return foreach_client(
+		db, "SELECT key, value, added FROM old_clients ORDER BY key",
+		cb, arg);
+}
+
+/* Run sql (several statements) as one transaction, or nested in a batch. */
+static int exec_atomic(struct sparse_recdb *db, const char *sql,
+		       const char *what)
+{
+	int rc = exec(db, "SAVEPOINT atomic", what);
+
+	if (rc)
+		return rc;
+	rc = exec(db, sql, what);
+	if (rc) {
+		sqlite3_exec(db->sql, "ROLLBACK TO atomic; RELEASE atomic",
+			     NULL, NULL, NULL);
+		return rc;
+	}
+	return exec(db, "RELEASE atomic", what);
+}
+
+int sparse_recdb_grace_start(struct sparse_recdb *db)
+{
+	return exec_atomic(
+		db,
+		"INSERT OR REPLACE INTO old_clients(key, value, added)"
+		" SELECT key, value, added FROM clients;"
+		"INSERT OR IGNORE INTO old_revoked(client_key, handle)"
+		" SELECT client_key, handle FROM revoked;"
+		"DELETE FROM clients; DELETE FROM revoked;",
+		"grace start");
+}
+
+int sparse_recdb_grace_end(struct sparse_recdb *db)
+{
+	return exec_atomic(db,
+			   "DELETE FROM old_clients; DELETE FROM old_revoked;",
+			   "grace end");
+}
+
 int sparse_recdb_add_revoked(struct sparse_recdb *db, const void *key,
 			     size_t klen, const void *fh, size_t fhlen)
 {
@@ -425,17 +499,14 @@ int sparse_recdb_add_revoked(struct sparse_recdb *db, const void *key,
 	return rc ? rc : step_done(db, st, "add revoked");
 }
 
-int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
-				 size_t klen, sparse_recdb_handle_cb cb,
-				 void *arg)
+static int foreach_handle(struct sparse_recdb *db, const char *sql,
+			  const void *key, size_t klen,
+			  sparse_recdb_handle_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, src;
 
-	rc = prepare(db,
-		     "SELECT handle FROM revoked WHERE client_key = ?1 "
-		     "ORDER BY handle",
-		     &st, 1, key, klen);
+	rc = prepare(db, sql, &st, 1, key, klen);
 	if (rc)
 		return rc;
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
@@ -448,4 +519,25 @@ int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
 		rc = sql_err(db, src, "foreach revoked");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
+				 size_t klen, sparse_recdb_handle_cb cb,
+				 void *arg)
+{
+	return foreach_handle(
+		db,
+		"SELECT handle FROM revoked WHERE client_key = ?1 "
+		"ORDER BY handle",
+		key, klen, cb, arg);
+}
+
+int sparse_recdb_foreach_old_revoked(struct sparse_recdb *db, const void *key,
+				     size_t klen, sparse_recdb_handle_cb cb,
+				     void *arg)
+{
+	return foreach_handle(db,
+			      "SELECT handle FROM old_revoked "
+			      "WHERE client_key = ?1 ORDER BY handle",
+			      key, klen, cb, arg);
 }

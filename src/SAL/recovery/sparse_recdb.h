@@ -20,7 +20,7 @@
 /* Name of the database file inside the directory given to open. */
 #define SPARSE_RECDB_FILE "sparse_recovery.db"
 /* Schema version written by this code (PRAGMA user_version). */
-#define SPARSE_RECDB_VERSION 1
+#define SPARSE_RECDB_VERSION 2
 
 struct sparse_recdb;
 
@@ -70,5 +70,21 @@ typedef int (*sparse_recdb_handle_cb)(const void *fh, size_t fhlen, void *arg);
 int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
 				 size_t klen, sparse_recdb_handle_cb cb,
 				 void *arg);
+
+/*
+ * Grace period. The records of the previous instance ("old" records) are
+ * what clients may reclaim from. grace_start moves every current record
+ * (and its revoked handles) to the old ones, in one transaction, keeping
+ * old records already there (a restart during a grace period must not
+ * forget the clients that have not reclaimed yet); clients that come back
+ * are added again as current records. grace_end forgets the old records.
+ */
+int sparse_recdb_grace_start(struct sparse_recdb *db);
+int sparse_recdb_grace_end(struct sparse_recdb *db);
+int sparse_recdb_foreach_old(struct sparse_recdb *db, sparse_recdb_client_cb cb,
+			     void *arg);
+int sparse_recdb_foreach_old_revoked(struct sparse_recdb *db, const void *key,
+				     size_t klen, sparse_recdb_handle_cb cb,
+				     void *arg);
 
 #endif /* SPARSE_RECDB_H */

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+# RecoveryBackend = sqlite (issue #9): the harness writes it into the
+# NFSv4 block (SPARSE_RECOVERY_BACKEND), as for the courtesy tests.
+find_package(Threads REQUIRED)
+add_executable(e2e_recovery_sqlite
+  ${CMAKE_CURRENT_SOURCE_DIR}/e2e_recovery_sqlite.c)
+target_link_libraries(e2e_recovery_sqlite PRIVATE nfs42c PkgConfig::CHECK
+  Threads::Threads)
+foreach(case restart regrace crash)
+  sparse_e2e_run(e2e_recovery_sqlite_${case} e2e_recovery_sqlite TIMEOUT 240)
+  set_property(TEST e2e/e2e_recovery_sqlite_${case} APPEND PROPERTY
+    ENVIRONMENT SPARSE_RECOVERY_BACKEND=sqlite GRACELESS=false
+                CK_RUN_CASE=${case})
+endforeach()
+
+# a corrupt or unwritable database: the server refuses to start
+add_test(NAME e2e/recovery_sqlite_refuse
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/recovery_sqlite_refuse.sh)
+set_tests_properties(e2e/recovery_sqlite_refuse PROPERTIES
+  LABELS e2e TIMEOUT 180 SKIP_RETURN_CODE 77
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * A client made step by step on a raw connection (EXCHANGE_ID,
+ * CREATE_SESSION, OPEN, RECLAIM_COMPLETE, OPEN CLAIM_PREVIOUS), for the
+ * recovery tests and bench/records: each step returns its NFS status (or
+ * a negative errno), so a caller knows which were answered, and
+ * rsess_free() closes the connection without destroying the client ID
+ * (its lease then runs out on the server).
+ */
+#ifndef RSESS_H
+#define RSESS_H
+
+#include <string.h>
+#include "nfs42.h"
+#include "nfs42_xdr.h"
+
+struct rsess {
+	struct nfs42_client *cl;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	uint32_t seq;
+	uint64_t clientid;
+	uint32_t csseq;
+};
+
+static inline struct nfs42_compound *rsess_cpd(struct rsess *s)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, false);
+	return c;
+}
+
+/* Steps of establishing a client; each returns an NFS status or -errno. */
+static inline int rsess_exchange_id(struct rsess *s, const char *owner)
+{
+	struct nfs42_opts o;
+	struct nfs42_compound *c;
+	uint8_t verf[8] = "sqlrecov";
+	int rc, idx;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	rc = nfs42_connect(&o, &s->cl);
+	if (rc)
+		return rc;
+	c = nfs42_compound_new(s->cl);
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
+	rc = nfs42_compound_run(c);
+	if (!rc) {
+		s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
+		s->csseq = nfs42_res(c, idx)->u.exchange_id.seqid;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static inline int rsess_create_session(struct rsess *s)
+{
+	struct nfs42_chan_attrs fore = { .maxreq = 65536,
+					 .maxresp = 65536,
+					 .maxresp_cached = 8192,
+					 .maxops = 16,
+					 .maxreqs = 1 };
+	struct nfs42_chan_attrs back = {
+		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
+	};
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	int rc, idx;
+
+	nfs42_compound_no_sequence(c);
+	idx = nfs42_op_create_session(c, s->clientid, s->csseq, 0, &fore, &back,
+				      NFS42_CB_PROGRAM_DEFAULT, 0, 0,
+				      "sqlrecov");
+	rc = nfs42_compound_run(c);
+	if (!rc)
+		memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
+		       NFS4_SESSIONID_SIZE);
+	nfs42_compound_free(c);
+	s->seq = 1;
+	return rc;
+}
+
+/* OPEN of an existing file by handle for reading (CLAIM_FH). */
+static inline int rsess_open(struct rsess *s, const struct nfs42_fh *fh,
+			     const char *oo)
+{
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_compound *c = rsess_cpd(s);
+	int rc;
+
+	a.share_access = OPEN4_SHARE_ACCESS_READ |
+			 OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.owner = oo;
+	a.owner_len = strlen(oo);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_FH;
+	nfs42_op_putfh(c, fh);
+	nfs42_op_open(c, &a);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static inline int rsess_reclaim_complete(struct rsess *s)
+{
+	struct nfs42_compound *c = rsess_cpd(s);
+	int rc;
+
+	nfs42_op_reclaim_complete(c, false);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* OPEN CLAIM_PREVIOUS of fh, for reading, without a delegation. */
+static inline int rsess_reclaim(struct rsess *s, const struct nfs42_fh *fh,
+				const char *oo)
+{
+	struct nfs42_compound *c = rsess_cpd(s);
+	struct nfs42_xdr x;
+	int rc;
+
+	nfs42_op_putfh(c, fh);
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_OPEN);
+	nfs42_xdr_put_u32(&x, 0); /* seqid */
+	nfs42_xdr_put_u32(&x, OPEN4_SHARE_ACCESS_READ |
+				      OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
+	nfs42_xdr_put_u32(&x, OPEN4_SHARE_DENY_NONE);
+	nfs42_xdr_put_u64(&x, s->clientid);
+	nfs42_xdr_put_opaque(&x, oo, strlen(oo));
+	nfs42_xdr_put_u32(&x, 0); /* OPEN4_NOCREATE */
+	nfs42_xdr_put_u32(&x, CLAIM_PREVIOUS);
+	nfs42_xdr_put_u32(&x, 0); /* OPEN_DELEGATE_NONE */
+	nfs42_op_raw(c, OP_OPEN, x.buf, x.len);
+	nfs42_xdr_free(&x);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static inline void rsess_free(struct rsess *s)
+{
+	nfs42_client_free(s->cl);
+	memset(s, 0, sizeof(*s));
+}
+
+/* EXCHANGE_ID, CREATE_SESSION, OPEN of fh, RECLAIM_COMPLETE */
+static inline int rsess_establish(struct rsess *s, const char *owner,
+				  const struct nfs42_fh *fh)
+{
+	int rc = rsess_exchange_id(s, owner);
+
+	if (!rc)
+		rc = rsess_create_session(s);
+	if (!rc)
+		rc = rsess_open(s, fh, "oo");
+	if (!rc)
+		rc = rsess_reclaim_complete(s);
+	return rc;
+}
+
+#endif

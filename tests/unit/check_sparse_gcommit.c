@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/*
+ * Copyright (C) 2026 The nfs-sparse authors
+ *
+ * Group commit over the client-record store (src/SAL/recovery/
+ * sparse_gcommit.c), on temporary databases in TMPDIR: many threads adding
+ * at once share few transactions and every record is there; changes of
+ * one key keep their order; stop writes what is queued.
+ */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sparse_gcommit.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/check_gcommit.XXXXXX", t ? t : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static struct sparse_recdb *open_db(void)
+{
+	struct sparse_recdb *db;
+	int rc = sparse_recdb_open(dir, &db);
+
+	ck_assert_msg(rc == 0, "open: %s", sparse_recdb_errmsg(db));
+	return db;
+}
+
+static int count_cb(const void *k, size_t kl, const void *v, size_t vl,
+		    int64_t added, void *arg)
+{
+	(void)k, (void)kl, (void)v, (void)vl, (void)added;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int count(struct sparse_recdb *db)
+{
+	int n = 0;
+
+	ck_assert_int_eq(sparse_recdb_foreach(db, count_cb, &n), 0);
+	return n;
+}
+
+#define THREADS 32
+#define PER_THREAD 8
+static int per_thread = PER_THREAD;
+
+struct worker {
+	struct sparse_gc *gc;
+	pthread_barrier_t *start;
+	int id;
+	int failed;
+};
+
+static void *add_worker(void *arg)
+{
+	struct worker *w = arg;
+	char key[32];
+	int i;
+
+	pthread_barrier_wait(w->start);
+	for (i = 0; i < per_thread; i++) {
+		snprintf(key, sizeof(key), "client-%d-%d", w->id, i);
+		if (sparse_gc_add(w->gc, key, strlen(key), "v", 1))
+			w->failed++;
+	}
+	return NULL;
+}
+
+/* Run THREADS threads adding PER_THREAD records each, all at once. */
+static void run_adders(struct sparse_gc *gc)
+{
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+	pthread_barrier_t start;
+	int i;
+
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .gc = gc, .start = &start, .id = i };
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, add_worker, &w[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(w[i].failed, 0);
+	}
+	pthread_barrier_destroy(&start);
+}
+
+START_TEST(t_many_threads_few_commits)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st;
+
+	/* a wide window, so that a loaded machine still gathers */
+	ck_assert_int_eq(sparse_gc_start(db, 20, &gc), 0);
+	run_adders(gc);
+	sparse_gc_get_stats(gc, &st);
+	sparse_gc_stop(gc);
+	printf("group commit: %llu adds in %llu transactions (largest %llu)\n",
+	       (unsigned long long)st.requests, (unsigned long long)st.commits,
+	       (unsigned long long)st.max_batch);
+	ck_assert_uint_eq(st.requests, THREADS * PER_THREAD);
+	ck_assert_uint_eq(st.failed, 0);
+	/* each thread waits for its add: at most PER_THREAD rounds, plus
+	 * stragglers of a slow start */
+	ck_assert_uint_le(st.commits, st.requests / 4);
+	ck_assert_uint_gt(st.max_batch, 1);
+	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
+	sparse_recdb_close(db);
+
+	/* durable: a new connection sees them all */
+	db = open_db();
+	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
+	sparse_recdb_close(db);
+}
+END_TEST
+
+/* window 0: nobody waits for others, concurrent adds still share commits */
+START_TEST(t_window_zero)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st;
+
+	ck_assert_int_eq(sparse_gc_start(db, 0, &gc), 0);
+	run_adders(gc);
+	sparse_gc_get_stats(gc, &st);
+	sparse_gc_stop(gc);
+	ck_assert_uint_eq(st.requests, THREADS * PER_THREAD);
+	ck_assert_uint_le(st.commits, st.requests);
+	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
+	sparse_recdb_close(db);
+}
+END_TEST
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A lone change is written at once; changes that come together wait for
+ * the window of the first and share its transaction.
+ */
+START_TEST(t_window_only_when_concurrent)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st;
+	int64_t t0, dt;
+	int i;
+
+	ck_assert_int_eq(sparse_gc_start(db, 2000, &gc), 0);
+	/* one after the other: no window */
+	t0 = now_ms();
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(sparse_gc_add(gc, &i, sizeof(i), "v", 1), 0);
+	dt = now_ms() - t0;
+	sparse_gc_get_stats(gc, &st);
+	ck_assert_uint_eq(st.commits, 3);
+	ck_assert_int_lt(dt, 2000);
+	/*
+	 * THREADS adds at once: the first may go alone, the others wait for
+	 * the window and share a transaction (a straggler may need one more)
+	 */
+	per_thread = 1;
+	run_adders(gc);
+	sparse_gc_get_stats(gc, &st);
+	sparse_gc_stop(gc);
+	ck_assert_uint_le(st.commits, 3 + 3);
+	ck_assert_int_eq(count(db), 3 + THREADS);
+	sparse_recdb_close(db);
+}
+END_TEST
+
+struct flip {
+	struct sparse_gc *gc;
+	int n;
+};
+
+static void *flip_worker(void *arg)
+{
+	struct flip *f = arg;
+	int i;
+
+	for (i = 0; i < f->n; i++) {
+		ck_assert_int_eq(sparse_gc_add(f->gc, "same", 4, "v", 1), 0);
+		ck_assert_int_eq(sparse_gc_remove(f->gc, "same", 4), 0);
+	}
+	ck_assert_int_eq(sparse_gc_add(f->gc, "same", 4, "last", 4), 0);
+	return NULL;
+}
+
+static int val_cb(const void *k, size_t kl, const void *v, size_t vl,
+		  int64_t added, void *arg)
+{
+	(void)k, (void)kl, (void)added;
+	ck_assert_uint_eq(vl, 4);
+	memcpy(arg, v, 4);
+	return 0;
+}
+
+static int handle_cb(const void *fh, size_t fhlen, void *arg)
+{
+	ck_assert_uint_eq(fhlen, 2);
+	ck_assert_mem_eq(fh, "fh", 2);
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* Removes, revoked handles and the order of changes of one key. */
+START_TEST(t_remove_revoke_order)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct flip f;
+	pthread_t th;
+	char val[5] = "";
+	int n = 0;
+
+	ck_assert_int_eq(sparse_gc_start(db, 2, &gc), 0);
+	ck_assert_int_eq(sparse_gc_add(gc, "k", 1, "v", 1), 0);
+	ck_assert_int_eq(sparse_gc_add_revoked(gc, "k", 1, "fh", 2), 0);
+	db = sparse_gc_lock(gc);
+	ck_assert_int_eq(
+		sparse_recdb_foreach_revoked(db, "k", 1, handle_cb, &n), 0);
+	sparse_gc_unlock(gc);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(sparse_gc_remove(gc, "k", 1), 0);
+	/* removing what is not there is fine */
+	ck_assert_int_eq(sparse_gc_remove(gc, "k", 1), 0);
+	f = (struct flip){ .gc = gc, .n = 20 };
+	ck_assert_int_eq(pthread_create(&th, NULL, flip_worker, &f), 0);
+	pthread_join(th, NULL);
+	sparse_gc_stop(gc);
+	ck_assert_int_eq(count(db), 1);
+	ck_assert_int_eq(sparse_recdb_foreach(db, val_cb, val), 0);
+	ck_assert_str_eq(val, "last");
+	sparse_recdb_close(db);
+}
+END_TEST
+
+/*
+ * Removals nobody waits for (the reaper's): 200 queued at once share few
+ * transactions, keep their place before later changes, and stop writes
+ * the ones still queued.
+ */
+START_TEST(t_remove_nowait)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st;
+	char key[32];
+	int i;
+
+	ck_assert_int_eq(sparse_recdb_begin(db), 0);
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "expired-%d", i);
+		ck_assert_int_eq(sparse_recdb_add(db, key, strlen(key), "v", 1),
+				 0);
+	}
+	ck_assert_int_eq(sparse_recdb_commit(db), 0);
+	ck_assert_int_eq(sparse_gc_start(db, 2, &gc), 0);
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "expired-%d", i);
+		ck_assert_int_eq(sparse_gc_remove_nowait(gc, key, strlen(key)),
+				 0);
+	}
+	/* the client comes back: its add lands after its removal */
+	ck_assert_int_eq(sparse_gc_add(gc, "expired-7", 9, "v", 1), 0);
+	sparse_gc_get_stats(gc, &st);
+	ck_assert_uint_eq(st.requests, 201);
+	ck_assert_uint_le(st.commits, 20);
+	ck_assert_int_eq(count(db), 1);
+	/* queued when stop comes: written */
+	ck_assert_int_eq(sparse_gc_remove_nowait(gc, "expired-7", 9), 0);
+	sparse_gc_stop(gc);
+	ck_assert_int_eq(count(db), 0);
+	sparse_recdb_close(db);
+}
+END_TEST
+
+static void *late_adder(void *arg)
+{
+	struct sparse_gc *gc = arg;
+
+	return (void *)(intptr_t)sparse_gc_add(gc, "late", 4, "v", 1);
+}
+
+/* stop writes what is queued before the committer ends */
+START_TEST(t_stop_flushes)
+{
+	struct sparse_recdb *db = open_db();
+	struct sparse_gc *gc;
+	struct sparse_gc_stats st = { 0 };
+	pthread_t th;
+	void *res;
+
+	ck_assert_int_eq(sparse_gc_start(db, 1000, &gc), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, late_adder, gc), 0);
+	while (!st.requests) {
+		usleep(10 * 1000);
+		sparse_gc_get_stats(gc, &st);
+	}
+	sparse_gc_stop(gc);
+	pthread_join(th, &res);
+	ck_assert_int_eq((int)(intptr_t)res, 0);
+	ck_assert_int_eq(count(db), 1);
+	sparse_recdb_close(db);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("check_sparse_gcommit");
+	TCase *tc = tcase_create("gcommit");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_many_threads_few_commits);
+	tcase_add_test(tc, t_window_zero);
+	tcase_add_test(tc, t_window_only_when_concurrent);
+	tcase_add_test(tc, t_remove_revoke_order);
+	tcase_add_test(tc, t_stop_flushes);
+	tcase_add_test(tc, t_remove_nowait);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
