@@ -61,7 +61,9 @@ ExternalProject_Add(ntirpc
   BINARY_DIR ${CMAKE_BINARY_DIR}/ntirpc
   INSTALL_DIR ${STAGE}
   CMAKE_ARGS ${common_args} -DUSE_GSS=OFF -DUSE_LTTNG=OFF
-  DOWNLOAD_COMMAND "" UPDATE_COMMAND "")
+  DOWNLOAD_COMMAND "" UPDATE_COMMAND ""
+  # make decides: a re-unpacked (re-patched) tree is rebuilt and installed
+  BUILD_ALWAYS ON)
 
 # What Ganesha is built with: the FSALs we serve or compare against (SPARSE,
 # VFS, MEM) and nothing that needs libraries we do not ship.

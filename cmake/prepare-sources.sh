@@ -5,11 +5,12 @@
 # prepare-sources.sh CACHE_DIR DEPS_DIR REPO_DIR
 #
 # Unpacks the verified tarballs from CACHE_DIR into DEPS_DIR, applies
-# REPO_DIR/patches/*.patch to Ganesha and links every file of REPO_DIR/src
+# REPO_DIR/patches/*.patch to Ganesha and REPO_DIR/patches/ntirpc/*.patch to
+# libntirpc, and links every file of REPO_DIR/src
 # into Ganesha's src/ at the same relative path (the "overlay").
 #
-# A tree is unpacked again only when its tarball or (for Ganesha) the
-# patch set changed, so a rebuild with nothing changed touches nothing and
+# A tree is unpacked again only when its tarball or its patch set changed,
+# so a rebuild with nothing changed touches nothing and
 # make sees no new timestamps. Overlay links are refreshed on every run
 # (cheap, and new files show up without a re-unpack).
 set -euo pipefail
@@ -37,7 +38,9 @@ unpack() {
 	tar -C "$deps" -xzf "$cache/$tarball"
 	[ -d "$dir" ] || { echo "prepare-sources: $tarball did not give $dir" >&2; exit 1; }
 	if [ "$pkg" = nfs-ganesha ]; then
-		apply_patches "$dir"
+		apply_patches "$dir" "$repo/patches"
+	else
+		apply_patches "$dir" "$repo/patches/$pkg"
 	fi
 	# The tarball's files carry their release dates: without this, a file
 	# a removed patch used to change would look older than the objects
@@ -46,9 +49,9 @@ unpack() {
 	echo "$want" >"$dir.stamp"
 }
 
-apply_patches() {
+apply_patches() { # DIR PATCH_DIR
 	local dir=$1 p
-	for p in "$repo"/patches/*.patch; do
+	for p in "$2"/*.patch; do
 		[ -e "$p" ] || continue
 		echo "prepare-sources: applying $(basename "$p")"
 		patch -d "$dir" -p1 --forward --no-backup-if-mismatch -s <"$p" ||
@@ -74,9 +77,12 @@ overlay() {
 
 read -r _ _ ntirpc_sum < <(pin ntirpc)
 read -r gver _ ganesha_sum < <(pin nfs-ganesha)
-patch_sum=$({ find "$repo/patches" -name "*.patch" -type f 2>/dev/null || true; } | sort |
-	xargs -r cat | sha256sum | cut -d' ' -f1)
+# patch_sum DIR: one checksum of DIR/*.patch (not its subdirectories)
+patch_sum() {
+	{ find "$1" -maxdepth 1 -name "*.patch" -type f 2>/dev/null || true; } |
+		sort | xargs -r cat | sha256sum | cut -d' ' -f1
+}
 
-unpack ntirpc "$ntirpc_sum"
-unpack nfs-ganesha "$ganesha_sum patches:$patch_sum"
+unpack ntirpc "$ntirpc_sum patches:$(patch_sum "$repo/patches/ntirpc")"
+unpack nfs-ganesha "$ganesha_sum patches:$(patch_sum "$repo/patches")"
 overlay "$deps/nfs-ganesha-$gver/src"
