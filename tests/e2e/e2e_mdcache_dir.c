@@ -740,9 +740,10 @@ static void mdc_bg_stalled(struct mdc_bg *g, const char *op, const char *what)
  * answered (else this run did not test the interleaving). */
 static void mdc_bg_join(struct mdc_bg *g, const char *update)
 {
-	ck_assert_msg(!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE),
-		      "the stalled call ended before %s was answered: Test_Stall_Ms too short for this machine",
-		      update);
+	ck_assert_msg(
+		!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE),
+		"the stalled call ended before %s was answered: Test_Stall_Ms too short for this machine",
+		update);
 	pthread_join(g->thread, NULL);
 }
 
@@ -777,9 +778,10 @@ START_TEST(race_lookup_vs_remove)
 	ck_assert_msg(g.rc == 0, "LOOKUP slow-x: %s", nfs42_strerror(g.rc));
 
 	rc = mdc_lookup(b, &g.dir, "slow-x", NULL);
-	ck_assert_msg(rc == NFS4ERR_NOENT,
-		      "LOOKUP slow-x after its REMOVE was answered: %s (a phantom dirent cached by the late lookup)",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-x after its REMOVE was answered: %s (a phantom dirent cached by the late lookup)",
+		nfs42_strerror(rc));
 	rc = mdc_lookup(a, &g.dir, "slow-x", NULL);
 	ck_assert_int_eq(rc, NFS4ERR_NOENT);
 	mdc_check_agrees(b, rel, &g.dir, "after the late lookup");
@@ -803,9 +805,11 @@ START_TEST(race_rename_vs_updates)
 	static struct mdc_list l;
 	const char *rel;
 	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-rename", &rel);
-	struct mdc_bg g = {
-		.fn = mdc_bg_rename, .cl = a, .dir = dir, .a = "slow-a", .b = "y"
-	};
+	struct mdc_bg g = { .fn = mdc_bg_rename,
+			    .cl = a,
+			    .dir = dir,
+			    .a = "slow-a",
+			    .b = "y" };
 	uint64_t ida, idz, id = 0;
 	int rc;
 
@@ -826,9 +830,10 @@ START_TEST(race_rename_vs_updates)
 	ck_assert_msg(g.rc == 0, "RENAME slow-a y: %s", nfs42_strerror(g.rc));
 
 	rc = mdc_lookup(b, &dir, "y", NULL);
-	ck_assert_msg(rc == NFS4ERR_NOENT,
-		      "LOOKUP y after REMOVE y was answered: %s (put back by the late rename's dirent update)",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP y after REMOVE y was answered: %s (put back by the late rename's dirent update)",
+		nfs42_strerror(rc));
 	rc = mdc_lookup(b, &dir, "slow-a", &id);
 	ck_assert_msg(rc == 0,
 		      "LOOKUP slow-a after RENAME z slow-a was answered: %s",
@@ -873,9 +878,10 @@ START_TEST(race_lookup_vs_rename)
 	ck_assert_uint_eq(g.fileid, id);
 
 	rc = mdc_lookup(b, &g.dir, "slow-x", NULL);
-	ck_assert_msg(rc == NFS4ERR_NOENT,
-		      "LOOKUP slow-x after it was renamed away: %s (a phantom dirent cached by the late lookup)",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-x after it was renamed away: %s (a phantom dirent cached by the late lookup)",
+		nfs42_strerror(rc));
 	mdc_check_agrees(b, rel, &g.dir, "after the late lookup");
 	nfs42_client_free(b);
 	nfs42_client_free(a);
@@ -894,8 +900,9 @@ START_TEST(race_create_vs_remove)
 	static struct mdc_list l;
 	const char *rel;
 	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-create", &rel);
-	struct mdc_bg g = { .fn = mdc_bg_create, .cl = a, .dir = dir,
-			    .a = "slow-c" };
+	struct mdc_bg g = {
+		.fn = mdc_bg_create, .cl = a, .dir = dir, .a = "slow-c"
+	};
 	int rc;
 
 	ck_nfs_ok(a, mdc_create(a, &dir, "keep", true));
@@ -907,9 +914,10 @@ START_TEST(race_create_vs_remove)
 	ck_assert_msg(g.rc == 0, "create slow-c: %s", nfs42_strerror(g.rc));
 
 	rc = mdc_lookup(b, &dir, "slow-c", NULL);
-	ck_assert_msg(rc == NFS4ERR_NOENT,
-		      "LOOKUP slow-c after its REMOVE was answered: %s (a phantom dirent added by the late create)",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-c after its REMOVE was answered: %s (a phantom dirent added by the late create)",
+		nfs42_strerror(rc));
 	ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
 	ck_assert_int_eq(l.n, 1);
 	ck_assert_ptr_nonnull(mdc_find(&l, "keep"));
@@ -971,20 +979,23 @@ START_TEST(race_remove_vs_rename_into)
 	nfs42_op_readdir(c, 0, verf, 32768, 32768, &bm);
 	rc = nfs42_compound_run(c);
 	nfs42_compound_free(c);
-	ck_assert_msg(rc == 0,
-		      "READDIR after RENAME f %s was answered: %s (its dirent taken out of the cache by the late remove)",
-		      v, nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == 0,
+		"READDIR after RENAME f %s was answered: %s (its dirent taken out of the cache by the late remove)",
+		v, nfs42_strerror(rc));
 	rc = mdc_lookup(b, &dir, v, &id);
-	ck_assert_msg(rc == 0,
-		      "LOOKUP %s after RENAME f %s was answered: %s (taken out of a complete cache by the late remove)",
-		      v, v, nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == 0,
+		"LOOKUP %s after RENAME f %s was answered: %s (taken out of a complete cache by the late remove)",
+		v, v, nfs42_strerror(rc));
 	ck_assert_uint_eq(id, idf);
 	for (int pass = 0; pass < 2; pass++) {
 		ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
 		e = mdc_find(&l, v);
-		ck_assert_msg(l.n == 4 && e != NULL && e->fileid == idf,
-			      "READDIR pass %d after RENAME f %s was answered: %d names, %s %s",
-			      pass, v, l.n, v, e ? "listed" : "missing");
+		ck_assert_msg(
+			l.n == 4 && e != NULL && e->fileid == idf,
+			"READDIR pass %d after RENAME f %s was answered: %d names, %s %s",
+			pass, v, l.n, v, e ? "listed" : "missing");
 	}
 	mdc_check_agrees(b, rel, &dir, "after the late remove");
 	nfs42_client_free(b);
@@ -1014,9 +1025,10 @@ START_TEST(remove_link_drops_dirent)
 	ck_nfs_ok(cl, mdc_remove(cl, &dir, "x"));
 	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "w", NULL));
 	rc = mdc_lookup(cl, &dir, "x", NULL);
-	ck_assert_msg(rc == NFS4ERR_NOENT,
-		      "LOOKUP x after REMOVE x was answered: %s (its dirent left in the cache)",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP x after REMOVE x was answered: %s (its dirent left in the cache)",
+		nfs42_strerror(rc));
 	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
 	ck_assert_int_eq(l.n, 1);
 	nfs42_client_free(cl);
@@ -1036,8 +1048,9 @@ START_TEST(race_refresh_order)
 	static struct mdc_list l;
 	const char *rel;
 	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-refresh", &rel);
-	struct mdc_bg g = { .fn = mdc_bg_create, .cl = a, .dir = dir,
-			    .a = "f1" };
+	struct mdc_bg g = {
+		.fn = mdc_bg_create, .cl = a, .dir = dir, .a = "f1"
+	};
 	char ino[24];
 	struct stat st;
 	uint64_t c0, cb, c;
@@ -1055,9 +1068,10 @@ START_TEST(race_refresh_order)
 	ck_assert_msg(g.rc == 0, "create f1: %s", nfs42_strerror(g.rc));
 
 	c = e2e_change(b, &dir);
-	ck_assert_msg(c >= cb,
-		      "change attribute went backwards: %llu after %llu (an older refresh installed over a newer one)",
-		      (unsigned long long)c, (unsigned long long)cb);
+	ck_assert_msg(
+		c >= cb,
+		"change attribute went backwards: %llu after %llu (an older refresh installed over a newer one)",
+		(unsigned long long)c, (unsigned long long)cb);
 	ck_assert_uint_ge(e2e_change(a, &dir), cb);
 	ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
 	ck_assert_int_eq(l.n, 2);

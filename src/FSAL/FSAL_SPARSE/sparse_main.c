@@ -103,13 +103,13 @@ void sparse_test_stall(const char *op, const char *what)
 	sexp = sparse_exp(exp);
 	if (sexp->stall_dir == NULL || sexp->stall_ms == 0)
 		return;
-	n = snprintf(path, sizeof(path), "%s/%s.%s", sexp->stall_dir, op,
-		     what);
+	n = snprintf(path, sizeof(path), "%s/%s.%s", sexp->stall_dir, op, what);
 	if (n < 0 || (size_t)n >= sizeof(path) || unlink(path) != 0)
 		return;
 
-	LogEvent(COMPONENT_FSAL, "FSAL_SPARSE: test stall %s %s: %" PRIu32 " ms",
-		 op, what, sexp->stall_ms);
+	LogEvent(COMPONENT_FSAL,
+		 "FSAL_SPARSE: test stall %s %s: %" PRIu32 " ms", op, what,
+		 sexp->stall_ms);
 	ts.tv_sec = sexp->stall_ms / 1000;
 	ts.tv_nsec = (long)(sexp->stall_ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
