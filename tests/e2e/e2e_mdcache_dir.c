@@ -10,7 +10,7 @@
  * existing name, create of an existing name (NFS4ERR_EXIST), lookup
  * after remove, and a LOOKUP right after another client's create.
  *
- * Usage: e2e_mdcache_dir [all [OPS] | parallel | serial]
+ * Usage: e2e_mdcache_dir [all [OPS] | parallel | serial | race]
  *   all       the consistency cases, OPS operations per client (default
  *             500); run with and without the backend latency option
  *   parallel  16 clients create 3 files each in one directory while every
@@ -20,6 +20,9 @@
  *   serial    the same with MDCACHE { Parallel_Dir_Updates = false; }:
  *             at least 0.9 of the serialized time (Ganesha 6.5's lock),
  *             so the option really turns the patch off
+ *   race      deterministic interleavings (Test_Stall_Dir): a late
+ *             lookup vs a remove, a late rename vs a rename into the
+ *             old name, a late directory refresh vs a newer one
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -657,6 +660,426 @@ START_TEST(creates_serialize_when_off)
 }
 END_TEST
 
+/* ------------------------------------------------- deterministic races */
+
+/*
+ * Mode "race": the server runs with Test_Stall_Dir = @STALL_DIR@, so a
+ * marker file "<op>.<name>" in $NFS42_STALL_DIR holds ONE backend call of
+ * FSAL_SPARSE back after it has its result (Test_Stall_Ms).  Client A's
+ * operation runs in a thread and stalls there; client B's update runs to
+ * its reply meanwhile; then what A's late result does to MDCACHE must not
+ * contradict B's answered update.  Each case fails with the safeguard of
+ * patch 0060 it names taken out (docs/testing.md).
+ */
+
+struct mdc_bg {
+	pthread_t thread;
+	int (*fn)(struct mdc_bg *g);
+	struct nfs42_client *cl;
+	struct nfs42_fh dir;
+	const char *a, *b;
+	uint64_t fileid;
+	int rc;
+	int done; /* set (atomically) when fn returned */
+};
+
+static void *mdc_bg_main(void *arg)
+{
+	struct mdc_bg *g = arg;
+
+	g->rc = g->fn(g);
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int mdc_bg_lookup(struct mdc_bg *g)
+{
+	return mdc_lookup(g->cl, &g->dir, g->a, &g->fileid);
+}
+
+static int mdc_bg_rename(struct mdc_bg *g)
+{
+	return mdc_rename(g->cl, &g->dir, g->a, g->b);
+}
+
+static int mdc_bg_remove(struct mdc_bg *g)
+{
+	return mdc_remove(g->cl, &g->dir, g->a);
+}
+
+static int mdc_bg_create(struct mdc_bg *g)
+{
+	return mdc_create(g->cl, &g->dir, g->a, false);
+}
+
+/*
+ * Arm the stall of the backend call op on what, start g, and return once
+ * that call has its result and is held back (the server removed the
+ * marker).
+ */
+static void mdc_bg_stalled(struct mdc_bg *g, const char *op, const char *what)
+{
+	char *m = e2e_fmt("%s/%s.%s", e2e_env("NFS42_STALL_DIR"), op, what);
+	int64_t t0 = e2e_now_ms();
+	int fd = open(m, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	ck_assert_msg(fd >= 0, "marker %s: %s", m, strerror(errno));
+	close(fd);
+	ck_assert_int_eq(pthread_create(&g->thread, NULL, mdc_bg_main, g), 0);
+	while (access(m, F_OK) == 0) {
+		ck_assert_msg(!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE),
+			      "%s %s: answered (%s) without reaching its stall",
+			      op, what, nfs42_strerror(g->rc));
+		ck_assert_msg(e2e_now_ms() - t0 < 60000,
+			      "%s %s: no stall within 60 s", op, what);
+		usleep(2000);
+	}
+}
+
+/* Join g, which must still have been stalled when B's update was
+ * answered (else this run did not test the interleaving). */
+static void mdc_bg_join(struct mdc_bg *g, const char *update)
+{
+	ck_assert_msg(
+		!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE),
+		"the stalled call ended before %s was answered: Test_Stall_Ms too short for this machine",
+		update);
+	pthread_join(g->thread, NULL);
+}
+
+/*
+ * (1) A's LOOKUP of slow-x misses the dirent cache; the backend finds
+ * slow-x and the answer is held back while B REMOVEs slow-x and a READDIR
+ * makes the dirent cache complete.  A's late result must not be cached
+ * (remove_gen moved): after the REMOVE was answered, slow-x is gone for
+ * LOOKUP (which the complete cache would answer itself) and READDIR.
+ */
+START_TEST(race_lookup_vs_remove)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	const char *rel = e2e_uniq("mdc-race-lookup");
+	struct mdc_bg g = { .fn = mdc_bg_lookup, .cl = a, .a = "slow-x" };
+	int rc;
+
+	/* made behind MDCACHE: the directory's dirent cache starts empty,
+	 * so A's LOOKUP goes to the backend */
+	e2e_bmkdir(rel, 0755);
+	e2e_put_backing(e2e_fmt("%s/slow-x", rel), "x", 1);
+	e2e_put_backing(e2e_fmt("%s/keep", rel), "k", 1);
+	g.dir = e2e_fh(a, rel);
+
+	mdc_bg_stalled(&g, "lookup", "slow-x");
+	ck_nfs_ok(b, mdc_remove(b, &g.dir, "slow-x"));
+	ck_nfs_ok(b, mdc_readdir(b, &g.dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	mdc_bg_join(&g, "REMOVE slow-x");
+	/* A's LOOKUP is ordered before the REMOVE: it found the name */
+	ck_assert_msg(g.rc == 0, "LOOKUP slow-x: %s", nfs42_strerror(g.rc));
+
+	rc = mdc_lookup(b, &g.dir, "slow-x", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-x after its REMOVE was answered: %s (a phantom dirent cached by the late lookup)",
+		nfs42_strerror(rc));
+	rc = mdc_lookup(a, &g.dir, "slow-x", NULL);
+	ck_assert_int_eq(rc, NFS4ERR_NOENT);
+	mdc_check_agrees(b, rel, &g.dir, "after the late lookup");
+	ck_assert_ptr_null(mdc_find(&l, "slow-x"));
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (2) A's RENAME slow-a -> y is done in the backend and its answer held
+ * back (before MDCACHE updates the dirents) while B, each answered:
+ * RENAMEs z -> slow-a (the name slow-a made again), LINKs y -> w, REMOVEs
+ * y and LOOKs UP w (which caches the object again under its key).  A's
+ * late dirent update must not put y back (dirent_gen moved: the cache is
+ * emptied instead), and B's slow-a must stay visible.
+ */
+START_TEST(race_rename_vs_updates)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-rename", &rel);
+	struct mdc_bg g = { .fn = mdc_bg_rename,
+			    .cl = a,
+			    .dir = dir,
+			    .a = "slow-a",
+			    .b = "y" };
+	uint64_t ida, idz, id = 0;
+	int rc;
+
+	ck_nfs_ok(a, mdc_create(a, &dir, "slow-a", true));
+	ck_nfs_ok(a, mdc_create(a, &dir, "z", true));
+	ck_nfs_ok(a, mdc_readdir(a, &dir, &l));
+	ck_assert_int_eq(l.n, 2);
+	ck_nfs_ok(a, mdc_lookup(a, &dir, "slow-a", &ida));
+	ck_nfs_ok(a, mdc_lookup(a, &dir, "z", &idz));
+
+	mdc_bg_stalled(&g, "rename", "slow-a");
+	ck_nfs_ok(b, mdc_rename(b, &dir, "z", "slow-a"));
+	ck_nfs_ok(b, mdc_link(b, &dir, "y", "w"));
+	ck_nfs_ok(b, mdc_remove(b, &dir, "y"));
+	ck_nfs_ok(b, mdc_lookup(b, &dir, "w", &id));
+	ck_assert_uint_eq(id, ida);
+	mdc_bg_join(&g, "the updates of B");
+	ck_assert_msg(g.rc == 0, "RENAME slow-a y: %s", nfs42_strerror(g.rc));
+
+	rc = mdc_lookup(b, &dir, "y", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP y after REMOVE y was answered: %s (put back by the late rename's dirent update)",
+		nfs42_strerror(rc));
+	rc = mdc_lookup(b, &dir, "slow-a", &id);
+	ck_assert_msg(rc == 0,
+		      "LOOKUP slow-a after RENAME z slow-a was answered: %s",
+		      nfs42_strerror(rc));
+	ck_assert_uint_eq(id, idz);
+	ck_assert_int_eq(mdc_lookup(b, &dir, "z", NULL), NFS4ERR_NOENT);
+	for (int pass = 0; pass < 2; pass++) {
+		ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
+		ck_assert_msg(l.n == 2 && mdc_find(&l, "slow-a") != NULL &&
+				      mdc_find(&l, "w") != NULL,
+			      "READDIR pass %d: %d names, slow-a %s, w %s",
+			      pass, l.n,
+			      mdc_find(&l, "slow-a") ? "listed" : "missing",
+			      mdc_find(&l, "w") ? "listed" : "missing");
+	}
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (1b) As (1), with the name renamed away instead of removed, and the
+ * object still reachable (its new name looked up, so cached again).
+ */
+START_TEST(race_lookup_vs_rename)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *rel = e2e_uniq("mdc-race-lookup-rn");
+	struct mdc_bg g = { .fn = mdc_bg_lookup, .cl = a, .a = "slow-x" };
+	uint64_t id;
+	int rc;
+
+	e2e_bmkdir(rel, 0755);
+	e2e_put_backing(e2e_fmt("%s/slow-x", rel), "x", 1);
+	g.dir = e2e_fh(a, rel);
+
+	mdc_bg_stalled(&g, "lookup", "slow-x");
+	ck_nfs_ok(b, mdc_rename(b, &g.dir, "slow-x", "moved"));
+	ck_nfs_ok(b, mdc_lookup(b, &g.dir, "moved", &id));
+	mdc_bg_join(&g, "RENAME slow-x moved");
+	ck_assert_msg(g.rc == 0, "LOOKUP slow-x: %s", nfs42_strerror(g.rc));
+	ck_assert_uint_eq(g.fileid, id);
+
+	rc = mdc_lookup(b, &g.dir, "slow-x", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-x after it was renamed away: %s (a phantom dirent cached by the late lookup)",
+		nfs42_strerror(rc));
+	mdc_check_agrees(b, rel, &g.dir, "after the late lookup");
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (1c) A's OPEN creates slow-c in the backend and its answer is held back
+ * (before MDCACHE adds the dirent) while B REMOVEs slow-c (found in the
+ * backend) and LOOKs UP "keep".  A's late dirent must not be added
+ * (remove_gen moved: the cache is emptied instead): slow-c stays gone.
+ */
+START_TEST(race_create_vs_remove)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-create", &rel);
+	struct mdc_bg g = {
+		.fn = mdc_bg_create, .cl = a, .dir = dir, .a = "slow-c"
+	};
+	int rc;
+
+	ck_nfs_ok(a, mdc_create(a, &dir, "keep", true));
+	ck_nfs_ok(a, mdc_readdir(a, &dir, &l));
+
+	mdc_bg_stalled(&g, "create", "slow-c");
+	ck_nfs_ok(b, mdc_remove(b, &dir, "slow-c"));
+	mdc_bg_join(&g, "REMOVE slow-c");
+	ck_assert_msg(g.rc == 0, "create slow-c: %s", nfs42_strerror(g.rc));
+
+	rc = mdc_lookup(b, &dir, "slow-c", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-c after its REMOVE was answered: %s (a phantom dirent added by the late create)",
+		nfs42_strerror(rc));
+	ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	ck_assert_ptr_nonnull(mdc_find(&l, "keep"));
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (2b) A's REMOVE of a name v is done in the backend and its answer held
+ * back (before MDCACHE drops the dirent) while B RENAMEs f -> v (the name
+ * made again) and READs the directory, which reloads the dirent cache
+ * with B's v.  A's late dirent removal must not take B's v out of that
+ * cache (dirent_gen moved: emptied instead).  MDCACHE would repair the
+ * cache itself (LOOKUP goes to the backend; the chunked READDIR meets the
+ * deleted dirent, reads v again from the backend and distrusts the
+ * cache), but that READDIR answers NFS4ERR_DELAY: the next READDIR, not
+ * retried, must succeed and list v.
+ */
+START_TEST(race_remove_vs_rename_into)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	static char v[64];
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-remove", &rel);
+	struct mdc_bg g = { .fn = mdc_bg_remove, .cl = a, .dir = dir, .a = v };
+	const struct mdc_entry *e;
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
+	uint8_t verf[NFS4_VERIFIER_SIZE] = { 0 };
+	struct nfs42_compound *c;
+	uint64_t idf, id = 0;
+	int rc;
+
+	for (int i = 0; i < 4; i++)
+		ck_nfs_ok(a, mdc_create(a, &dir, e2e_fmt("k%d", i), true));
+	ck_nfs_ok(a, mdc_create(a, &dir, "f", true));
+	ck_nfs_ok(a, mdc_readdir(a, &dir, &l));
+	ck_assert_int_eq(l.n, 5);
+	/* the last k name READDIR lists: at least one name comes before */
+	for (int i = 0; i < l.n; i++)
+		if (strcmp(l.e[i].name, "f") != 0)
+			snprintf(v, sizeof(v), "%s", l.e[i].name);
+	ck_nfs_ok(a, mdc_lookup(a, &dir, v, NULL));
+	ck_nfs_ok(a, mdc_lookup(a, &dir, "f", &idf));
+
+	mdc_bg_stalled(&g, "unlink", v);
+	ck_nfs_ok(b, mdc_rename(b, &dir, "f", v));
+	ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
+	ck_assert_int_eq(l.n, 4);
+	mdc_bg_join(&g, "RENAME f over the removed name");
+	ck_assert_msg(g.rc == 0, "REMOVE %s: %s", v, nfs42_strerror(g.rc));
+
+	/* One READDIR, not retried: served from the dirent cache, it would
+	 * meet v's deleted dirent, find v again in the backend and answer
+	 * NFS4ERR_DELAY (MDCACHE's repair of a wrongly dropped dirent) */
+	c = e2e_cpd(b, &dir);
+	nfs42_compound_no_retry(c);
+	nfs42_op_readdir(c, 0, verf, 32768, 32768, &bm);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	ck_assert_msg(
+		rc == 0,
+		"READDIR after RENAME f %s was answered: %s (its dirent taken out of the cache by the late remove)",
+		v, nfs42_strerror(rc));
+	rc = mdc_lookup(b, &dir, v, &id);
+	ck_assert_msg(
+		rc == 0,
+		"LOOKUP %s after RENAME f %s was answered: %s (taken out of a complete cache by the late remove)",
+		v, v, nfs42_strerror(rc));
+	ck_assert_uint_eq(id, idf);
+	for (int pass = 0; pass < 2; pass++) {
+		ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
+		e = mdc_find(&l, v);
+		ck_assert_msg(
+			l.n == 4 && e != NULL && e->fileid == idf,
+			"READDIR pass %d after RENAME f %s was answered: %d names, %s %s",
+			pass, v, l.n, v, e ? "listed" : "missing");
+	}
+	mdc_check_agrees(b, rel, &dir, "after the late remove");
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (4) Not a race: REMOVE of one of two hard links drops its dirent.  The
+ * removed object's MDCACHE entry is killed (mdc_unreachable), but a
+ * LOOKUP of the other name caches it again under the same key, so a
+ * dirent left behind would find it: LOOKUP of the removed name must be
+ * NOENT.
+ */
+START_TEST(remove_link_drops_dirent)
+{
+	struct nfs42_client *cl = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(cl, "mdc-rm-link", &rel);
+	int rc;
+
+	ck_nfs_ok(cl, mdc_create(cl, &dir, "x", true));
+	ck_nfs_ok(cl, mdc_link(cl, &dir, "x", "w"));
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "x", NULL));
+	ck_nfs_ok(cl, mdc_remove(cl, &dir, "x"));
+	ck_nfs_ok(cl, mdc_lookup(cl, &dir, "w", NULL));
+	rc = mdc_lookup(cl, &dir, "x", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP x after REMOVE x was answered: %s (its dirent left in the cache)",
+		nfs42_strerror(rc));
+	ck_nfs_ok(cl, mdc_readdir(cl, &dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/*
+ * (3) A's create of f1 is done; the refresh of the directory's attributes
+ * that follows it gets them from the backend and is held back while B
+ * creates f2 (whose own refresh installs the newer attributes) and reads
+ * the change attribute.  A's older attributes must not replace the newer
+ * ones: the directory's change attribute never goes backwards.
+ */
+START_TEST(race_refresh_order)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	static struct mdc_list l;
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-refresh", &rel);
+	struct mdc_bg g = {
+		.fn = mdc_bg_create, .cl = a, .dir = dir, .a = "f1"
+	};
+	char ino[24];
+	struct stat st;
+	uint64_t c0, cb, c;
+
+	ck_assert_int_eq(stat(e2e_backing(rel), &st), 0);
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)st.st_ino);
+	/* the directory's attributes cached and trusted */
+	c0 = e2e_change(b, &dir);
+
+	mdc_bg_stalled(&g, "getattrs", ino);
+	ck_nfs_ok(b, mdc_create(b, &dir, "f2", false));
+	cb = e2e_change(b, &dir);
+	ck_assert_uint_gt(cb, c0);
+	mdc_bg_join(&g, "the create of f2");
+	ck_assert_msg(g.rc == 0, "create f1: %s", nfs42_strerror(g.rc));
+
+	c = e2e_change(b, &dir);
+	ck_assert_msg(
+		c >= cb,
+		"change attribute went backwards: %llu after %llu (an older refresh installed over a newer one)",
+		(unsigned long long)c, (unsigned long long)cb);
+	ck_assert_uint_ge(e2e_change(a, &dir), cb);
+	ck_nfs_ok(b, mdc_readdir(b, &dir, &l));
+	ck_assert_int_eq(l.n, 2);
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -668,6 +1091,14 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, creates_overlap);
 	} else if (!strcmp(mode, "serial")) {
 		tcase_add_test(tc, creates_serialize_when_off);
+	} else if (!strcmp(mode, "race")) {
+		tcase_add_test(tc, race_lookup_vs_remove);
+		tcase_add_test(tc, race_lookup_vs_rename);
+		tcase_add_test(tc, race_create_vs_remove);
+		tcase_add_test(tc, race_rename_vs_updates);
+		tcase_add_test(tc, race_remove_vs_rename_into);
+		tcase_add_test(tc, race_refresh_order);
+		tcase_add_test(tc, remove_link_drops_dirent);
 	} else {
 		if (argc > 2)
 			mdc_ops = atoi(argv[2]);

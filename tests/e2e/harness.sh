@@ -17,6 +17,9 @@
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
 #   NFS42_SERVER_PID_FILE    file holding the PID of the current
 #                            ganesha.nfsd (rewritten by every start)
+#   NFS42_STALL_DIR          where a test arms Test_Stall_Dir markers
+#                            (given to the server as @STALL_DIR@ in
+#                            --fsal-opts)
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
 #                            --fsal or $SPARSE_E2E_FSAL says otherwise; VFS
 #                            is the baseline the same suites can run against)
@@ -111,7 +114,10 @@ tmp=${TMPDIR:-/tmp}
 remove_stale_dirs "$tmp"
 work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
 echo "$$ $(start_time $$)" >"$work/harness.pid"
-mkdir -p "$work/export" "$work/recovery"
+mkdir -p "$work/export" "$work/recovery" "$work/stall"
+# --fsal-opts may name the directory of Test_Stall_Dir markers as
+# @STALL_DIR@ (the race tests arm one-shot backend stalls there)
+FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
 EXPORT_DIR=$work/export
 PSEUDO=/sparse
 RECOVERY_DIR=$work/recovery
@@ -232,7 +238,7 @@ done
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
-export NFS42_SERVER_PID_FILE=$work/server.pid
+export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
 set +e
 "$@"
 rc=$?

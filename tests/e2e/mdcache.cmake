@@ -22,3 +22,10 @@ sparse_e2e_run(e2e_mdcache_serial e2e_mdcache_dir ARGS serial
     "Test_Metadata_Latency_Ms = 40$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
     --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
   TIMEOUT 120)
+# Deterministic races (Test_Stall_Dir holds one backend call back after
+# it has its result): each case fails with one safeguard of patch 0060
+# taken out (docs/testing.md).
+sparse_e2e_run(e2e_mdcache_race e2e_mdcache_dir ARGS race
+  HARNESS_ARGS --fsal-opts
+    "Test_Stall_Dir = \"@STALL_DIR@\"$<SEMICOLON> Test_Stall_Ms = 1500$<SEMICOLON>"
+  TIMEOUT 120)

@@ -68,6 +68,10 @@ static struct config_item sparse_export_items[] = {
 		       skip_confinement),
 	CONF_ITEM_TOKEN("Copy_Engine", SPARSE_COPY_AUTO, sparse_copy_engines,
 			sparse_export, copy_engine),
+	CONF_ITEM_PATH("Test_Stall_Dir", 1, MAXPATHLEN, NULL, sparse_export,
+		       stall_dir),
+	CONF_ITEM_UI32("Test_Stall_Ms", 0, SPARSE_MD_LATENCY_MAX_MS, 500,
+		       sparse_export, stall_ms),
 	CONFIG_EOL
 };
 
@@ -95,6 +99,11 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 	if (!cfg->durable_md)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Durable_Metadata = false: namespace changes and setattrs are acknowledged before they are on disk, a server crash can lose them (UNSAFE)");
+	if (cfg->stall_dir != NULL)
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: Test_Stall_Dir = %s is a TEST-ONLY setting: backend calls named by marker files there stall %" PRIu32
+			" ms",
+			cfg->stall_dir, cfg->stall_ms);
 	if (cfg->skip_confinement)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Test_Skip_Confinement is a TEST-ONLY setting: handles may reach objects outside the export");
@@ -140,6 +149,7 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
+	gsh_free(exp->stall_dir);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
 }
@@ -435,6 +445,7 @@ err_free:
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
 	free_export_ops(&exp->export);
+	gsh_free(exp->stall_dir);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
 	return posix2fsal_status(rc);
@@ -449,16 +460,22 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export *orig = sparse_exp(original);
 	struct sparse_export cfg;
 	fsal_status_t status;
+	bool stall_changed;
 
 	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
 	if (load_config_from_node(parse_node, &sparse_export_block, &cfg, true,
 				  err_type) != 0)
 		return posix2fsal_status(EINVAL);
+	stall_changed = (cfg.stall_dir == NULL) != (orig->stall_dir == NULL) ||
+			(cfg.stall_dir != NULL &&
+			 strcmp(cfg.stall_dir, orig->stall_dir) != 0) ||
+			cfg.stall_ms != orig->stall_ms;
+	gsh_free(cfg.stall_dir);
 	if (cfg.fsid_type != orig->fsid_type ||
-	    cfg.skip_confinement != orig->skip_confinement) {
+	    cfg.skip_confinement != orig->skip_confinement || stall_changed) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type and Test_Skip_Confinement cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type, Test_Skip_Confinement and Test_Stall_Dir/Ms cannot change without a restart",
 			orig->root_path);
 		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);

@@ -554,6 +554,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 					     FSAL_O_CLOSED, openflags);
 	*new_obj = &hdl->obj_handle;
 	close(dirfd);
+	/* Tests only: the file is made, hold the answer back */
+	if (created)
+		sparse_test_stall("create", name);
 	return status;
 
 out:

@@ -159,6 +159,8 @@ fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 		return status;
 	}
 	sparse_stat_to_attrs(sparse_op_export(), &st, attrs);
+	/* Tests only: hold these (soon stale) attributes back */
+	sparse_test_stall_ino("getattrs", st.st_ino);
 	return status;
 }
 
@@ -336,8 +338,11 @@ static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
 	status = sparse_lookup_at(sparse_op_export(), dirfd, path, &hdl,
 				  attrs_out);
 	close(dirfd);
-	if (!FSAL_IS_ERROR(status))
+	if (!FSAL_IS_ERROR(status)) {
 		*handle = &hdl->obj_handle;
+		/* Tests only: the name was found, hold the answer back */
+		sparse_test_stall("lookup", path);
+	}
 	return status;
 }
 
@@ -839,6 +844,8 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 		rc = ENOTEMPTY;
 	if (rc != 0)
 		return posix2fsal_status(rc);
+	/* Tests only: the name is gone, hold the answer back */
+	sparse_test_stall("unlink", name);
 	/* Durable_Metadata; on failure the name stays removed (NFS4ERR_IO). */
 	return sparse_sync_dirs(dir_hdl, NULL);
 }
@@ -879,6 +886,8 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	close(oldfd);
 	if (rc != 0)
 		return posix2fsal_status(rc);
+	/* Tests only: hold the answer of a done rename back */
+	sparse_test_stall("rename", old_name);
 	/* Durable_Metadata: the target directory first, so a crash between
 	 * the two syncs leaves both names rather than none.  On failure the
 	 * rename stays done (NFS4ERR_IO).

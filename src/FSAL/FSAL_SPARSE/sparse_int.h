@@ -95,6 +95,11 @@ struct sparse_export {
 	uint32_t copy_engine; /* Copy_Engine: enum sparse_copy_mode */
 	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
 	bool skip_confinement;
+	/* Tests only: one-shot stalls of single backend calls
+	 * (sparse_test_stall()).  Set at create, NULL when off.
+	 */
+	char *stall_dir;
+	uint32_t stall_ms;
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -174,6 +179,8 @@ enum sparse_latency_scope {
 };
 
 void sparse_md_delay(enum sparse_md_kind kind);
+void sparse_test_stall(const char *op, const char *what);
+void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);
 

@@ -10,6 +10,7 @@
 
 #include <time.h>
 #include <errno.h>
+#include <unistd.h>
 
 #include "fsal.h"
 #include "FSAL/fsal_init.h"
@@ -80,6 +81,50 @@ void sparse_md_delay(enum sparse_md_kind kind)
 	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+/*
+ * Tests only (Test_Stall_Dir): called right after a backend call has its
+ * result.  If the marker "<Test_Stall_Dir>/<op>.<what>" exists, remove it
+ * and sleep Test_Stall_Ms, so the result reaches MDCACHE that much later.
+ * Removing the marker makes the stall one-shot: the first matching call
+ * stalls, any later one (another client's lookup of the same name) does
+ * not.  The e2e race tests use it to run another client's update between
+ * a backend call and MDCACHE's use of its result.
+ */
+void sparse_test_stall(const char *op, const char *what)
+{
+	struct fsal_export *exp = op_ctx ? op_ctx->fsal_export : NULL;
+	struct sparse_export *sexp;
+	char path[PATH_MAX];
+	struct timespec ts;
+	int n;
+
+	if (exp == NULL || exp->fsal != &SparseModule.fsal)
+		return;
+	sexp = sparse_exp(exp);
+	if (sexp->stall_dir == NULL || sexp->stall_ms == 0)
+		return;
+	n = snprintf(path, sizeof(path), "%s/%s.%s", sexp->stall_dir, op, what);
+	if (n < 0 || (size_t)n >= sizeof(path) || unlink(path) != 0)
+		return;
+
+	LogEvent(COMPONENT_FSAL,
+		 "FSAL_SPARSE: test stall %s %s: %" PRIu32 " ms", op, what,
+		 sexp->stall_ms);
+	ts.tv_sec = sexp->stall_ms / 1000;
+	ts.tv_nsec = (long)(sexp->stall_ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* sparse_test_stall() for a call on an object named by inode number */
+void sparse_test_stall_ino(const char *op, ino_t ino)
+{
+	char what[24];
+
+	(void)snprintf(what, sizeof(what), "%llu", (unsigned long long)ino);
+	sparse_test_stall(op, what);
 }
 
 static fsal_status_t sparse_init_config(struct fsal_module *fsal_hdl,
