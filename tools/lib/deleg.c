@@ -117,3 +117,54 @@ int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
 		rc = nfs42_delegreturn(cl, &r[i].fh, &r[i].stateid);
 	return rc;
 }
+
+int nfs42_seq_status_flags(struct nfs42_client *cl, uint32_t *flags)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	const struct nfs42_res *seq;
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	rc = nfs42_compound_run(c);
+	seq = nfs42_compound_seq_res(c);
+	if (!rc && !seq)
+		rc = -EPROTO;
+	if (!rc)
+		*flags = seq->u.sequence.status_flags;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_test_stateid(struct nfs42_client *cl, const struct nfs42_stateid *sid,
+		       uint32_t *status)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	const struct nfs42_res *r;
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_test_stateid(c, sid, 1);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, 0);
+	if (!rc && (!r || r->u.test_stateid.n != 1))
+		rc = -EPROTO;
+	if (!rc)
+		*status = r->u.test_stateid.status[0];
+	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_free_stateid(struct nfs42_client *cl, const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_free_stateid(c, sid);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}

@@ -215,6 +215,13 @@ int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a)
 	case CLAIM_FH:
 	case CLAIM_DELEG_PREV_FH:
 		break;
+	case CLAIM_DELEGATE_CUR: /* open_claim_delegate_cur4 */
+		nfs42_encode_stateid(x, a->deleg_stateid);
+		nfs42_xdr_put_string(x, a->name);
+		break;
+	case CLAIM_DELEG_CUR_FH:
+		nfs42_encode_stateid(x, a->deleg_stateid);
+		break;
 	default:
 		c->enc_err = -EINVAL; /* claims we do not model */
 		break;
@@ -245,13 +252,38 @@ int nfs42_op_close(struct nfs42_compound *c, uint32_t seqid,
 	return op_end(c, idx);
 }
 
-int nfs42_op_delegreturn(struct nfs42_compound *c,
-			 const struct nfs42_stateid *sid)
+/* An operation whose argument is one stateid. */
+static int op_stateid(struct nfs42_compound *c, uint32_t opnum,
+		      const struct nfs42_stateid *sid)
 {
-	int idx = op_begin(c, OP_DELEGRETURN);
+	int idx = op_begin(c, opnum);
 
 	nfs42_encode_stateid(&c->ops, sid);
 	return op_end(c, idx);
+}
+
+int nfs42_op_delegreturn(struct nfs42_compound *c,
+			 const struct nfs42_stateid *sid)
+{
+	return op_stateid(c, OP_DELEGRETURN, sid);
+}
+
+int nfs42_op_test_stateid(struct nfs42_compound *c,
+			  const struct nfs42_stateid *sids, unsigned int n)
+{
+	int idx = op_begin(c, OP_TEST_STATEID);
+	unsigned int i;
+
+	nfs42_xdr_put_u32(&c->ops, n);
+	for (i = 0; i < n; i++)
+		nfs42_encode_stateid(&c->ops, &sids[i]);
+	return op_end(c, idx);
+}
+
+int nfs42_op_free_stateid(struct nfs42_compound *c,
+			  const struct nfs42_stateid *sid)
+{
+	return op_stateid(c, OP_FREE_STATEID, sid);
 }
 
 int nfs42_op_read(struct nfs42_compound *c, const struct nfs42_stateid *sid,
@@ -1001,6 +1033,20 @@ static bool dec_sequence(struct nfs42_xdr *x, struct nfs42_res *r)
 	return nfs42_xdr_get_u32(x, &r->u.sequence.status_flags);
 }
 
+static bool dec_test_stateid(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	uint32_t i, st;
+
+	if (!nfs42_xdr_get_u32(x, &r->u.test_stateid.n))
+		return false;
+	for (i = 0; i < r->u.test_stateid.n && !x->err; i++) {
+		nfs42_xdr_get_u32(x, &st);
+		if (i < NFS42_TEST_STATEID_MAX)
+			r->u.test_stateid.status[i] = st;
+	}
+	return !x->err;
+}
+
 /* Body of a successful result. */
 static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 			struct nfs42_res *r)
@@ -1072,6 +1118,8 @@ static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 	case OP_SEEK:
 		nfs42_xdr_get_bool(x, &r->u.seek.eof);
 		return nfs42_xdr_get_u64(x, &r->u.seek.offset);
+	case OP_TEST_STATEID:
+		return dec_test_stateid(x, r);
 	case OP_SEQUENCE:
 		return dec_sequence(x, r);
 	case OP_EXCHANGE_ID:

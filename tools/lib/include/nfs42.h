@@ -637,6 +637,18 @@ int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
 int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
 			struct nfs42_recall *recalls, unsigned int max,
 			unsigned int *taken);
+/*
+ * Revoked state (RFC 8881 8.2.4, 18.46.3): a compound of SEQUENCE only,
+ * SEQUENCE's sr_status_flags in *flags (SEQ4_STATUS_RECALLABLE_STATE_REVOKED
+ * while revoked delegations are not freed); TEST_STATEID of one stateid,
+ * its status in *status; FREE_STATEID.
+ */
+#define SEQ4_STATUS_RECALLABLE_STATE_REVOKED 0x00000040
+int nfs42_seq_status_flags(struct nfs42_client *cl, uint32_t *flags);
+int nfs42_test_stateid(struct nfs42_client *cl, const struct nfs42_stateid *sid,
+		       uint32_t *status);
+int nfs42_free_stateid(struct nfs42_client *cl,
+		       const struct nfs42_stateid *sid);
 
 /* ------------------------------------------------------------- compound */
 
@@ -665,6 +677,7 @@ struct nfs42_rp_seg {
 
 /* Result of one operation.  Pointers stay valid until the compound is freed
  * or run again. */
+#define NFS42_TEST_STATEID_MAX 8
 struct nfs42_res {
 	uint32_t op;
 	uint32_t status;
@@ -725,6 +738,13 @@ struct nfs42_res {
 			bool eof;
 			uint64_t offset;
 		} seek;
+		struct {
+			/* tsr_status_codes: n of them, the first
+			 * NFS42_TEST_STATEID_MAX kept
+			 */
+			uint32_t n;
+			uint32_t status[NFS42_TEST_STATEID_MAX];
+		} test_stateid;
 		struct {
 			uint8_t sessionid[NFS4_SESSIONID_SIZE];
 			uint32_t seqid, slot, highest_slot, target_highest_slot;
@@ -859,8 +879,9 @@ struct nfs42_open_args {
 	int createmode; /* enum nfs42_createmode or NFS42_NOCREATE */
 	const struct nfs42_sattr *attrs; /* UNCHECKED4/GUARDED4/EXCLUSIVE4_1 */
 	uint8_t verifier[NFS4_VERIFIER_SIZE]; /* EXCLUSIVE4(_1) */
-	uint32_t claim; /* CLAIM_NULL or CLAIM_FH */
-	const char *name; /* CLAIM_NULL */
+	uint32_t claim; /* CLAIM_NULL, CLAIM_FH, CLAIM_DELEG(ATE)_CUR(_FH) */
+	const char *name; /* CLAIM_NULL, CLAIM_DELEGATE_CUR */
+	const struct nfs42_stateid *deleg_stateid; /* CLAIM_DELEG(ATE)_CUR */
 };
 int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a);
 int nfs42_op_open_downgrade(struct nfs42_compound *c,
@@ -868,6 +889,11 @@ int nfs42_op_open_downgrade(struct nfs42_compound *c,
 			    uint32_t share_access, uint32_t share_deny);
 int nfs42_op_delegreturn(struct nfs42_compound *c,
 			 const struct nfs42_stateid *sid);
+/* TEST_STATEID (RFC 8881 18.48) of n stateids; FREE_STATEID (18.38). */
+int nfs42_op_test_stateid(struct nfs42_compound *c,
+			  const struct nfs42_stateid *sids, unsigned int n);
+int nfs42_op_free_stateid(struct nfs42_compound *c,
+			  const struct nfs42_stateid *sid);
 int nfs42_op_close(struct nfs42_compound *c, uint32_t seqid,
 		   const struct nfs42_stateid *sid);
 int nfs42_op_read(struct nfs42_compound *c, const struct nfs42_stateid *sid,
