@@ -261,6 +261,93 @@ END_TEST
  * A holder that answers CB_RECALL but never returns: the server revokes
  * the delegation after a lease period or so and B's OPEN goes through.
  */
+/* PUTFH + READ with the delegation stateid, or PUTFH + OPEN
+ * CLAIM_DELEG_CUR_FH naming it: the compound's status.
+ */
+static int use_deleg_stateid(struct nfs42_client *cl,
+			     const struct nfs42_file *f, bool open)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_open_args oa = { 0 };
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, &f->fh);
+	if (open) {
+		oa.share_access = OPEN4_SHARE_ACCESS_READ;
+		oa.createmode = NFS42_NOCREATE;
+		oa.claim = CLAIM_DELEG_CUR_FH;
+		oa.deleg_stateid = &f->deleg_stateid;
+		oa.owner = "deleg-revoked-cur";
+		oa.owner_len = 17;
+		nfs42_op_open(c, &oa);
+	} else {
+		nfs42_op_read(c, &f->deleg_stateid, 0, 9);
+	}
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static uint32_t seq_flags(struct nfs42_client *cl)
+{
+	uint32_t flags = 0;
+
+	ck_nfs_ok(cl, nfs42_seq_status_flags(cl, &flags));
+	return flags;
+}
+
+static void ck_stateid_status(struct nfs42_client *cl,
+			      const struct nfs42_stateid *sid, uint32_t want)
+{
+	uint32_t st = 0;
+
+	ck_nfs_ok(cl, nfs42_test_stateid(cl, sid, &st));
+	ck_assert_msg(st == want, "TEST_STATEID: %s, expected %s",
+		      nfs42_strerror((int)st), nfs42_strerror((int)want));
+}
+
+#define ck_status(expr, want)                                              \
+	do {                                                               \
+		int _rc = (expr);                                          \
+		ck_assert_msg(_rc == (want), "%s: %s, expected %s", #expr, \
+			      nfs42_strerror(_rc), nfs42_strerror(want));  \
+	} while (0)
+
+/*
+ * RFC 8881 8.2.4, 10.2.1, 18.46.3: A's revoked delegation stays known
+ * until A frees it.  Meanwhile every SEQUENCE of A's carries
+ * RECALLABLE_STATE_REVOKED and each use of the stateid (DELEGRETURN,
+ * READ, OPEN CLAIM_DELEG_CUR_FH) gets DELEG_REVOKED, as does
+ * TEST_STATEID; another client does not see it.  FREE_STATEID (18.38)
+ * forgets it: the flag clears and the stateid is just a bad one.
+ */
+static void check_revoked_then_freed(struct nfs42_client *a,
+				     struct nfs42_client *b,
+				     const struct nfs42_file *fa)
+{
+	const struct nfs42_stateid *sid = &fa->deleg_stateid;
+
+	ck_assert_msg(
+		seq_flags(a) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED,
+		"no SEQ4_STATUS_RECALLABLE_STATE_REVOKED after revocation");
+	ck_assert(!(seq_flags(b) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED));
+	ck_status(nfs42_delegreturn(a, &fa->fh, sid), NFS4ERR_DELEG_REVOKED);
+	ck_status(use_deleg_stateid(a, fa, false), NFS4ERR_DELEG_REVOKED);
+	ck_status(use_deleg_stateid(a, fa, true), NFS4ERR_DELEG_REVOKED);
+	ck_stateid_status(a, sid, NFS4ERR_DELEG_REVOKED);
+	ck_stateid_status(b, sid, NFS4ERR_BAD_STATEID);
+	ck_status(nfs42_free_stateid(b, sid), NFS4ERR_BAD_STATEID);
+	ck_assert(seq_flags(a) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
+
+	ck_nfs_ok(a, nfs42_free_stateid(a, sid));
+	ck_assert_msg(!(seq_flags(a) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED),
+		      "RECALLABLE_STATE_REVOKED still set after FREE_STATEID");
+	ck_stateid_status(a, sid, NFS4ERR_BAD_STATEID);
+	ck_status(nfs42_delegreturn(a, &fa->fh, sid), NFS4ERR_BAD_STATEID);
+	ck_status(nfs42_free_stateid(a, sid), NFS4ERR_BAD_STATEID);
+}
+
 START_TEST(t_revoke)
 {
 	struct nfs42_client *a = e2e_client(), *b = e2e_client();
@@ -282,10 +369,7 @@ START_TEST(t_revoke)
 	 */
 	ck_assert_msg(took < 14000, "revoked after %lld ms", (long long)took);
 	ck_assert(log_has("not returned within a lease period of the recall"));
-	rc = nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid);
-	ck_assert_msg(rc == NFS4ERR_DELEG_REVOKED || rc == NFS4ERR_BAD_STATEID,
-		      "DELEGRETURN of a revoked delegation: %s",
-		      nfs42_strerror(rc));
+	check_revoked_then_freed(a, b, &fa);
 	ck_nfs_ok(b, nfs42_close(&fb));
 	nfs42_client_free(a);
 	nfs42_client_free(b);
