@@ -355,7 +355,6 @@ START_TEST(t_revoke)
 	struct nfs42_file fa, fb;
 	struct holder h;
 	int64_t t0, took;
-	int rc;
 
 	open_delegated(a, name, &fa);
 	holder_start(&h, a, false);
