@@ -131,22 +131,13 @@ static struct nfs42_file open_file(struct nfs42_client *cl, const char *rel,
  */
 static void check_released(struct nfs42_client *cl)
 {
-	struct nfs42_chan_attrs fore = { .maxreq = 65536,
-					 .maxresp = 65536,
-					 .maxresp_cached = 8192,
-					 .maxops = 16,
-					 .maxreqs = 1 };
-	struct nfs42_chan_attrs back = {
-		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
-	};
-	struct nfs42_compound *c;
+	struct rsess s = { .cl = cl,
+			   .clientid = nfs42_clientid(cl),
+			   .csseq = 2 };
 
 	ck_nfs_status(ping(cl, NULL), NFS4ERR_BADSESSION);
-	c = nfs42_compound_new(cl);
-	nfs42_compound_no_sequence(c);
-	nfs42_op_create_session(c, nfs42_clientid(cl), 2, 0, &fore, &back,
-				NFS42_CB_PROGRAM_DEFAULT, 0, 0, "courtesy");
-	ck_nfs_status(e2e_cpd_run(c), NFS4ERR_STALE_CLIENTID);
+	ck_nfs_status(rsess_create_session_chan(&s, NULL, NULL, "courtesy"),
+		      NFS4ERR_STALE_CLIENTID);
 }
 
 /*
@@ -389,10 +380,10 @@ END_TEST
 
 /* After the restart: session for owner, OPEN CLAIM_PREVIOUS of fh; the
  * status, and the reclaimed stateid in *sid. */
-static int reclaim_open(struct raw_sess *s, const struct nfs42_fh *fh,
+static int reclaim_open(struct rsess *s, const struct nfs42_fh *fh,
 			const char *open_owner, struct nfs42_stateid *sid)
 {
-	struct nfs42_compound *c = rs_cpd(s);
+	struct nfs42_compound *c = rsess_cpd(s);
 	int oi, rc;
 
 	nfs42_op_putfh(c, fh);
@@ -404,13 +395,13 @@ static int reclaim_open(struct raw_sess *s, const struct nfs42_fh *fh,
 	return rc;
 }
 
-static int reclaim_lock(struct raw_sess *s, const struct nfs42_fh *fh,
+static int reclaim_lock(struct rsess *s, const struct nfs42_fh *fh,
 			const struct nfs42_stateid *open_sid, uint64_t off,
 			uint64_t len, const char *owner)
 {
 	struct nfs42_lock_owner lo = { .owner = owner,
 				       .owner_len = strlen(owner) };
-	struct nfs42_compound *c = rs_cpd(s);
+	struct nfs42_compound *c = rsess_cpd(s);
 
 	nfs42_op_putfh(c, fh);
 	nfs42_op_lock_new(c, WRITE_LT, true, off, len, 0, open_sid, 0, &lo);
@@ -430,7 +421,7 @@ START_TEST(restart_reclaims_only_durable_clients)
 {
 	char own_a[64], own_c[64], own_d[64];
 	struct nfs42_client *a, *c, *d;
-	struct raw_sess sa = { 0 }, sc = { 0 }, sd = { 0 };
+	struct rsess sa = { 0 }, sc = { 0 }, sd = { 0 };
 	struct nfs42_fh root;
 	struct nfs42_file fa, fc, fd, fca;
 	struct nfs42_stateid l, sid;
@@ -485,12 +476,12 @@ START_TEST(restart_reclaims_only_durable_clients)
 	ck_nfs_ok(sd.cl, reclaim_open(&sd, &fd.fh, "rst-d-o1", &sid));
 	ck_nfs_ok(sd.cl, reclaim_lock(&sd, &fd.fh, &sid, 0, 100, "rst-lock-d"));
 
-	for (struct raw_sess *s = &sc; s; s = s == &sc ? &sd : NULL) {
-		cpd = rs_cpd(s);
+	for (struct rsess *s = &sc; s; s = s == &sc ? &sd : NULL) {
+		cpd = rsess_cpd(s);
 		nfs42_op_reclaim_complete(cpd, false);
 		ck_nfs_ok(s->cl, e2e_cpd_run(cpd));
 	}
-	cpd = rs_cpd(&sa);
+	cpd = rsess_cpd(&sa);
 	nfs42_op_reclaim_complete(cpd, false);
 	ck_nfs_ok(sa.cl, e2e_cpd_run(cpd));
 	nfs42_client_free(sa.cl);

@@ -21,7 +21,7 @@ START_TEST(claim_previous_after_restart)
 	struct nfs42_client *cl1 = NULL;
 	struct nfs42_fh root;
 	struct nfs42_file f;
-	struct raw_sess s = { 0 };
+	struct rsess s = { 0 };
 	struct nfs42_compound *c;
 	struct nfs42_stateid sid;
 	const char *name = e2e_uniq("reclaim");
@@ -42,7 +42,7 @@ START_TEST(claim_previous_after_restart)
 	e2e_server_ctl("restart");
 
 	rs_open(&s, owner);
-	c = rs_cpd(&s);
+	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
 	oi = op_open_previous(c, s.clientid, oo);
 	nfs42_op_getfh(c);
@@ -52,7 +52,7 @@ START_TEST(claim_previous_after_restart)
 	sid = nfs42_res(c, oi)->u.open.stateid;
 	nfs42_compound_free(c);
 	/* READ with the reclaimed stateid */
-	c = rs_cpd(&s);
+	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
 	ri = nfs42_op_read(c, &sid, 0, 100);
 	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
@@ -60,15 +60,15 @@ START_TEST(claim_previous_after_restart)
 	ck_assert_mem_eq(nfs42_res(c, ri)->u.read.data, PAR_FILEDATA,
 			 strlen(PAR_FILEDATA));
 	nfs42_compound_free(c);
-	c = rs_cpd(&s);
+	c = rsess_cpd(&s);
 	nfs42_op_reclaim_complete(c, false);
 	ck_nfs_status(par_run(c), NFS4_OK);
 	/* RECC2: a reclaim after RECLAIM_COMPLETE is NO_GRACE */
-	c = rs_cpd(&s);
+	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
 	op_open_previous(c, s.clientid, "another-owner");
 	ck_nfs_status(par_run(c), NFS4ERR_NO_GRACE);
-	c = rs_cpd(&s);
+	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
 	nfs42_op_close(c, 0, &sid);
 	ck_nfs_status(par_run(c), NFS4_OK);

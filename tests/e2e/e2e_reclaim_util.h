@@ -4,52 +4,28 @@
  * Reclaim after a server restart by hand: a session made with explicit
  * EXCHANGE_ID and CREATE_SESSION (the client library always sends
  * RECLAIM_COMPLETE when it makes one), OPEN CLAIM_PREVIOUS, and an
- * OPEN/create that waits out NFS4ERR_GRACE.  Used by e2e_parity_reclaim
- * and e2e_courtesy.
+ * OPEN/create that waits out NFS4ERR_GRACE, on top of rsess.h.  Used by
+ * e2e_parity_reclaim and e2e_courtesy.
  */
 #ifndef E2E_RECLAIM_UTIL_H
 #define E2E_RECLAIM_UTIL_H
 
 #include "e2e_parity_util.h"
+#include "rsess.h"
 
-struct raw_sess {
-	struct nfs42_client *cl;
-	uint8_t sid[NFS4_SESSIONID_SIZE];
-	uint32_t seq;
-	uint64_t clientid;
-};
-
-static inline struct nfs42_compound *rs_cpd(struct raw_sess *s)
-{
-	struct nfs42_compound *c = nfs42_compound_new(s->cl);
-
-	nfs42_compound_no_sequence(c);
-	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, false);
-	return c;
-}
-
-/* Connect, EXCHANGE_ID with owner, CREATE_SESSION; retried while the
- * restarted server settles. */
-static inline void rs_open(struct raw_sess *s, const char *owner)
+/* Connect, EXCHANGE_ID with owner, CREATE_SESSION with a fore channel
+ * for 1 MiB I/O; retried while the restarted server settles. */
+static inline void rs_open(struct rsess *s, const char *owner)
 {
 	struct nfs42_chan_attrs fore = { .maxreq = 1049620 + 8192,
 					 .maxresp = 1049620 + 8192,
 					 .maxresp_cached = 8192,
 					 .maxops = 64,
 					 .maxreqs = 1 };
-	struct nfs42_chan_attrs back = {
-		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
-	};
-	struct nfs42_opts o;
-	struct nfs42_compound *c;
-	uint8_t verf[8] = "reclaim1";
-	uint32_t csseq;
-	int rc = -1, i, idx;
+	int rc = -1, i;
 
-	nfs42_opts_init(&o);
-	nfs42_opts_from_env(&o);
 	for (i = 0; i < 100; i++) {
-		rc = nfs42_connect(&o, &s->cl);
+		rc = rsess_connect(s);
 		if (!rc)
 			break;
 		nfs42_client_free(s->cl);
@@ -58,30 +34,14 @@ static inline void rs_open(struct raw_sess *s, const char *owner)
 	}
 	ck_assert_msg(rc == 0, "connect: %s", nfs42_strerror(rc));
 	for (i = 0; i < 100; i++) {
-		c = nfs42_compound_new(s->cl);
-		nfs42_compound_no_sequence(c);
-		idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
-		rc = nfs42_compound_run(c);
-		if (!rc) {
-			s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
-			csseq = nfs42_res(c, idx)->u.exchange_id.seqid;
-		}
-		nfs42_compound_free(c);
+		rc = rsess_send_exchange_id(s, "reclaim1", owner);
 		if (rc != NFS4ERR_DELAY)
 			break;
 		usleep(100 * 1000);
 	}
 	ck_assert_msg(rc == 0, "EXCHANGE_ID: %s", nfs42_strerror(rc));
-	c = nfs42_compound_new(s->cl);
-	nfs42_compound_no_sequence(c);
-	idx = nfs42_op_create_session(c, s->clientid, csseq, 0, &fore, &back,
-				      NFS42_CB_PROGRAM_DEFAULT, 0, 0, "parity");
-	rc = nfs42_compound_run(c);
+	rc = rsess_create_session_chan(s, &fore, NULL, "parity");
 	ck_assert_msg(rc == 0, "CREATE_SESSION: %s", nfs42_strerror(rc));
-	memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
-	       NFS4_SESSIONID_SIZE);
-	nfs42_compound_free(c);
-	s->seq = 1;
 }
 
 /* OPEN CLAIM_PREVIOUS (delegate_type NONE), NOCREATE, access BOTH. */

@@ -33,21 +33,27 @@ static inline struct nfs42_compound *rsess_cpd(struct rsess *s)
 }
 
 /* Steps of establishing a client; each returns an NFS status or -errno. */
-static inline int rsess_exchange_id(struct rsess *s, const char *owner)
+
+/* Connect with the options from the environment. */
+static inline int rsess_connect(struct rsess *s)
 {
 	struct nfs42_opts o;
-	struct nfs42_compound *c;
-	uint8_t verf[8] = "sqlrecov";
-	int rc, idx;
 
 	nfs42_opts_init(&o);
 	nfs42_opts_from_env(&o);
-	rc = nfs42_connect(&o, &s->cl);
-	if (rc)
-		return rc;
-	c = nfs42_compound_new(s->cl);
+	return nfs42_connect(&o, &s->cl);
+}
+
+/* EXCHANGE_ID on the connection with verifier verf (8 bytes). */
+static inline int rsess_send_exchange_id(struct rsess *s, const char *verf,
+					 const char *owner)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	int rc, idx;
+
 	nfs42_compound_no_sequence(c);
-	idx = nfs42_op_exchange_id(c, verf, owner, strlen(owner), 0);
+	idx = nfs42_op_exchange_id(c, (const uint8_t *)verf, owner,
+				   strlen(owner), 0);
 	rc = nfs42_compound_run(c);
 	if (!rc) {
 		s->clientid = nfs42_res(c, idx)->u.exchange_id.clientid;
@@ -57,23 +63,37 @@ static inline int rsess_exchange_id(struct rsess *s, const char *owner)
 	return rc;
 }
 
-static inline int rsess_create_session(struct rsess *s)
+/* Connect, then EXCHANGE_ID. */
+static inline int rsess_exchange_id(struct rsess *s, const char *owner)
 {
-	struct nfs42_chan_attrs fore = { .maxreq = 65536,
-					 .maxresp = 65536,
-					 .maxresp_cached = 8192,
-					 .maxops = 16,
-					 .maxreqs = 1 };
-	struct nfs42_chan_attrs back = {
+	int rc = rsess_connect(s);
+
+	return rc ? rc : rsess_send_exchange_id(s, "sqlrecov", owner);
+}
+
+/* CREATE_SESSION for s->clientid and s->csseq; a NULL fore or back
+ * channel gets the default attributes below. */
+static inline int rsess_create_session_chan(struct rsess *s,
+					    const struct nfs42_chan_attrs *fore,
+					    const struct nfs42_chan_attrs *back,
+					    const char *machine)
+{
+	static const struct nfs42_chan_attrs dfore = { .maxreq = 65536,
+						       .maxresp = 65536,
+						       .maxresp_cached = 8192,
+						       .maxops = 16,
+						       .maxreqs = 1 };
+	static const struct nfs42_chan_attrs dback = {
 		.maxreq = 16384, .maxresp = 16384, .maxops = 8, .maxreqs = 1
 	};
 	struct nfs42_compound *c = nfs42_compound_new(s->cl);
 	int rc, idx;
 
 	nfs42_compound_no_sequence(c);
-	idx = nfs42_op_create_session(c, s->clientid, s->csseq, 0, &fore, &back,
-				      NFS42_CB_PROGRAM_DEFAULT, 0, 0,
-				      "sqlrecov");
+	idx = nfs42_op_create_session(c, s->clientid, s->csseq, 0,
+				      fore ? fore : &dfore,
+				      back ? back : &dback,
+				      NFS42_CB_PROGRAM_DEFAULT, 0, 0, machine);
 	rc = nfs42_compound_run(c);
 	if (!rc)
 		memcpy(s->sid, nfs42_res(c, idx)->u.create_session.sessionid,
@@ -81,6 +101,11 @@ static inline int rsess_create_session(struct rsess *s)
 	nfs42_compound_free(c);
 	s->seq = 1;
 	return rc;
+}
+
+static inline int rsess_create_session(struct rsess *s)
+{
+	return rsess_create_session_chan(s, NULL, NULL, "sqlrecov");
 }
 
 /* OPEN of an existing file by handle for reading (CLAIM_FH). */
