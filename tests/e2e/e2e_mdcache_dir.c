@@ -166,10 +166,10 @@ static const struct mdc_entry *mdc_find(const struct mdc_list *l,
 
 static const char *mdc_pool_name(int i)
 {
-	static const char *const names[MDC_POOL] = { "n00", "n01", "n02",
-						     "n03", "n04", "n05",
-						     "n06", "n07", "n08",
-						     "n09", "n10", "n11" };
+	static const char *const names[MDC_POOL] = {
+		"n00", "n01", "n02", "n03", "n04", "n05",
+		"n06", "n07", "n08", "n09", "n10", "n11"
+	};
 
 	return names[i];
 }
@@ -187,17 +187,19 @@ static void mdc_check_agrees(struct nfs42_client *cl, const char *rel,
 	for (int pass = 0; pass < 2; pass++) {
 		ck_nfs_ok(cl, mdc_readdir(cl, dir, &nfs));
 		for (int i = 0; i < nfs.n; i++) {
-			const struct mdc_entry *b = mdc_find(&back,
-							     nfs.e[i].name);
+			const struct mdc_entry *b =
+				mdc_find(&back, nfs.e[i].name);
 
-			ck_assert_msg(b != NULL,
-				      "%s: READDIR shows %s, not in the backing directory (phantom)",
-				      when, nfs.e[i].name);
-			ck_assert_msg(b->fileid == nfs.e[i].fileid,
-				      "%s: READDIR %s fileid %llu, backing %llu",
-				      when, nfs.e[i].name,
-				      (unsigned long long)nfs.e[i].fileid,
-				      (unsigned long long)b->fileid);
+			ck_assert_msg(
+				b != NULL,
+				"%s: READDIR shows %s, not in the backing directory (phantom)",
+				when, nfs.e[i].name);
+			ck_assert_msg(
+				b->fileid == nfs.e[i].fileid,
+				"%s: READDIR %s fileid %llu, backing %llu",
+				when, nfs.e[i].name,
+				(unsigned long long)nfs.e[i].fileid,
+				(unsigned long long)b->fileid);
 		}
 		for (int i = 0; i < back.n; i++)
 			ck_assert_msg(mdc_find(&nfs, back.e[i].name) != NULL,
@@ -211,13 +213,15 @@ static void mdc_check_agrees(struct nfs42_client *cl, const char *rel,
 		int rc = mdc_lookup(cl, dir, name, &fileid);
 
 		if (b == NULL) {
-			ck_assert_msg(rc == NFS4ERR_NOENT,
-				      "%s: LOOKUP %s: %s, not in the backing directory",
-				      when, name, nfs42_strerror(rc));
+			ck_assert_msg(
+				rc == NFS4ERR_NOENT,
+				"%s: LOOKUP %s: %s, not in the backing directory",
+				when, name, nfs42_strerror(rc));
 		} else {
-			ck_assert_msg(rc == 0,
-				      "%s: LOOKUP %s: %s, in the backing directory (stale negative)",
-				      when, name, nfs42_strerror(rc));
+			ck_assert_msg(
+				rc == 0,
+				"%s: LOOKUP %s: %s, in the backing directory (stale negative)",
+				when, name, nfs42_strerror(rc));
 			ck_assert_msg(fileid == b->fileid,
 				      "%s: LOOKUP %s fileid %llu, backing %llu",
 				      when, name, (unsigned long long)fileid,
@@ -473,9 +477,10 @@ START_TEST(lookup_sees_concurrent_create)
 		pthread_join(t, NULL);
 		ck_assert_msg(p.rc == 0, "LOOKUP %s: %s", p.name,
 			      nfs42_strerror(p.rc));
-		ck_assert_msg(!p.stale,
-			      "LOOKUP %s sent after its create was answered: NOENT",
-			      p.name);
+		ck_assert_msg(
+			!p.stale,
+			"LOOKUP %s sent after its create was answered: NOENT",
+			p.name);
 		ck_nfs_ok(a, mdc_lookup(a, &dir, p.name, NULL));
 	}
 	nfs42_client_free(b);
@@ -658,10 +663,11 @@ START_TEST(creates_overlap)
 	printf("parallel: %d creates in %lld ms (serialized lookups alone: %lld ms)\n",
 	       PAR_CLIENTS * PAR_FILES, (long long)dt,
 	       (long long)mdc_serial_ms());
-	ck_assert_msg(dt * 10 < mdc_serial_ms() * 6,
-		      "%d creates took %lld ms: not in parallel (serialized lookups alone take %lld ms)",
-		      PAR_CLIENTS * PAR_FILES, (long long)dt,
-		      (long long)mdc_serial_ms());
+	ck_assert_msg(
+		dt * 10 < mdc_serial_ms() * 6,
+		"%d creates took %lld ms: not in parallel (serialized lookups alone take %lld ms)",
+		PAR_CLIENTS * PAR_FILES, (long long)dt,
+		(long long)mdc_serial_ms());
 }
 END_TEST
 
@@ -672,10 +678,11 @@ START_TEST(creates_serialize_when_off)
 	printf("serial: %d creates in %lld ms (serialized lookups alone: %lld ms)\n",
 	       PAR_CLIENTS * PAR_FILES, (long long)dt,
 	       (long long)mdc_serial_ms());
-	ck_assert_msg(dt * 10 >= mdc_serial_ms() * 9,
-		      "%d creates took %lld ms with Parallel_Dir_Updates = false: the lock did not serialize them (%lld ms)",
-		      PAR_CLIENTS * PAR_FILES, (long long)dt,
-		      (long long)mdc_serial_ms());
+	ck_assert_msg(
+		dt * 10 >= mdc_serial_ms() * 9,
+		"%d creates took %lld ms with Parallel_Dir_Updates = false: the lock did not serialize them (%lld ms)",
+		PAR_CLIENTS * PAR_FILES, (long long)dt,
+		(long long)mdc_serial_ms());
 }
 END_TEST
 

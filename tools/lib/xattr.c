@@ -32,8 +32,8 @@ static struct nfs42_compound *path_compound(struct nfs42_client *cl,
 	return c;
 }
 
-int nfs42_xattr_get(struct nfs42_client *cl, const char *path,
-		    const char *name, uint8_t **value, uint32_t *len)
+int nfs42_xattr_get(struct nfs42_client *cl, const char *path, const char *name,
+		    uint8_t **value, uint32_t *len)
 {
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;
@@ -84,26 +84,25 @@ static int xattr_change(struct nfs42_client *cl, const char *path,
 	return rc;
 }
 
-int nfs42_xattr_set(struct nfs42_client *cl, const char *path,
-		    const char *name, const void *value, uint32_t len,
+int nfs42_xattr_set(struct nfs42_client *cl, const char *path, const char *name,
+		    const void *value, uint32_t len,
 		    enum nfs42_setxattr_option option,
 		    struct nfs42_cinfo *cinfo)
 {
 	static const uint8_t empty;
 
-	return xattr_change(cl, path, name, value ? value : &empty, len,
-			    option, cinfo);
+	return xattr_change(cl, path, name, value ? value : &empty, len, option,
+			    cinfo);
 }
 
-int nfs42_xattr_rm(struct nfs42_client *cl, const char *path,
-		   const char *name, struct nfs42_cinfo *cinfo)
+int nfs42_xattr_rm(struct nfs42_client *cl, const char *path, const char *name,
+		   struct nfs42_cinfo *cinfo)
 {
 	return xattr_change(cl, path, name, NULL, 0, SETXATTR4_EITHER, cinfo);
 }
 
-int nfs42_xattr_ls(struct nfs42_client *cl, const char *path,
-		   uint32_t maxcount, nfs42_xattr_fn fn, void *arg,
-		   unsigned int *calls)
+int nfs42_xattr_ls(struct nfs42_client *cl, const char *path, uint32_t maxcount,
+		   nfs42_xattr_fn fn, void *arg, unsigned int *calls)
 {
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;

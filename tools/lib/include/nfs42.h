@@ -1274,17 +1274,16 @@ int nfs42_mknod(struct nfs42_client *cl, const char *path, uint32_t type,
  * returned); *calls (may be NULL) counts the LISTXATTRS sent.  cinfo (may
  * be NULL) gets SETXATTR's/REMOVEXATTR's change_info4.
  */
-int nfs42_xattr_get(struct nfs42_client *cl, const char *path,
-		    const char *name, uint8_t **value, uint32_t *len);
-int nfs42_xattr_set(struct nfs42_client *cl, const char *path,
-		    const char *name, const void *value, uint32_t len,
+int nfs42_xattr_get(struct nfs42_client *cl, const char *path, const char *name,
+		    uint8_t **value, uint32_t *len);
+int nfs42_xattr_set(struct nfs42_client *cl, const char *path, const char *name,
+		    const void *value, uint32_t len,
 		    enum nfs42_setxattr_option option,
 		    struct nfs42_cinfo *cinfo);
-int nfs42_xattr_rm(struct nfs42_client *cl, const char *path,
-		   const char *name, struct nfs42_cinfo *cinfo);
+int nfs42_xattr_rm(struct nfs42_client *cl, const char *path, const char *name,
+		   struct nfs42_cinfo *cinfo);
 typedef int (*nfs42_xattr_fn)(void *arg, const char *name);
-int nfs42_xattr_ls(struct nfs42_client *cl, const char *path,
-		   uint32_t maxcount, nfs42_xattr_fn fn, void *arg,
-		   unsigned int *calls);
+int nfs42_xattr_ls(struct nfs42_client *cl, const char *path, uint32_t maxcount,
+		   nfs42_xattr_fn fn, void *arg, unsigned int *calls);
 
 #endif /* NFS42_H */
