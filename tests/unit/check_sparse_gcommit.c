@@ -21,32 +21,23 @@
 #include <unistd.h>
 
 #include "sparse_gcommit.h"
+#include "recdb_test_util.h"
 
 static char dir[256];
 
 static void setup(void)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/check_gcommit.XXXXXX", t ? t : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	recdb_tmpdir_make(dir, sizeof(dir), "check_gcommit");
 }
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	recdb_tmpdir_remove(dir);
 }
 
 static struct sparse_recdb *open_db(void)
 {
-	struct sparse_recdb *db;
-	int rc = sparse_recdb_open(dir, &db);
-
-	ck_assert_msg(rc == 0, "open: %s", sparse_recdb_errmsg(db));
-	return db;
+	return recdb_open_ok(dir);
 }
 
 static int count_cb(const void *k, size_t kl, const void *v, size_t vl,

@@ -8,7 +8,9 @@
  * fdatasync of the unix VFS.
  */
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "sparse_recdb.h"
+#include "recdb_test_util.h"
 
 /* ---- counting VFS ---- */
 
@@ -166,19 +169,13 @@ static char dir[4096];
 
 static void setup(void)
 {
-	const char *t = getenv("TMPDIR");
-
 	install_count_vfs();
-	snprintf(dir, sizeof(dir), "%s/recdb.XXXXXX", t ? t : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	recdb_tmpdir_make(dir, sizeof(dir), "recdb");
 }
 
 static void teardown(void)
 {
-	char cmd[4200];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	recdb_tmpdir_remove(dir);
 }
 
 static char *dbfile(void)
@@ -191,11 +188,7 @@ static char *dbfile(void)
 
 static struct sparse_recdb *open_ok(void)
 {
-	struct sparse_recdb *db;
-	int rc = sparse_recdb_open(dir, &db);
-
-	ck_assert_msg(rc == 0, "open: %d %s", rc, sparse_recdb_errmsg(db));
-	return db;
+	return recdb_open_ok(dir);
 }
 
 static int count_cb(const void *k, size_t kl, const void *v, size_t vl,
