@@ -25,3 +25,24 @@ target_include_directories(e2e_fsal_multifs PRIVATE ${sparse_fsal_dir})
 target_compile_definitions(e2e_fsal_multifs PRIVATE
   E2E_MULTIFS_DIR="${multifs_dir}")
 sparse_loop_fixture(e2e_fsal_multifs multifs multifs-setup.sh)
+
+# Export isolation (issue #16).  The name suites run the server with
+# Protocols = 3, 4 (NFSv3 through the harness's private rpcbind stub,
+# which needs root) against FSAL_SPARSE and FSAL_VFS alike.
+sparse_e2e_test(e2e_isolation_names
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_isolation_names.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/nfs3_test.c
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4")
+sparse_e2e_run(e2e_isolation_names_vfs e2e_isolation_names
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4" --fsal VFS)
+
+# A read-only export: every modifying NFSv4 op and NFSv3 procedure is
+# ROFS and leaves the backing store as it was (patch 0102).
+sparse_e2e_test(e2e_isolation_readonly
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_isolation_readonly.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/nfs3_test.c
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4"
+    --export-opts "Access_Type = RO$<SEMICOLON>")
+sparse_e2e_run(e2e_isolation_readonly_vfs e2e_isolation_readonly
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4" --fsal VFS
+    --export-opts "Access_Type = RO$<SEMICOLON>")
