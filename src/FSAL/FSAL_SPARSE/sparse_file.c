@@ -366,7 +366,7 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	struct stat st;
 	int pfd, fd = -1;
 
-	pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = sparse_open_beneath(dirfd, name, 0);
 	if (pfd < 0) {
 		*status = posix2fsal_status(errno);
 		return -1;
@@ -491,6 +491,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		*caller_perm_check = !FSAL_IS_ERROR(status);
 		return status;
 	}
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	if (createmode != FSAL_NO_CREATE) {
 		mode = fsal2unix_mode(attrib_set->mode) &
@@ -498,9 +501,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		FSAL_UNSET_MASK(attrib_set->valid_mask, ATTR_MODE);
 	}
 
-	dirfd = sparse_open_fh(exp, &sparse_hdl(obj_hdl)->fh, O_PATH);
-	if (dirfd < 0)
-		return posix2fsal_status(-dirfd);
+	status = sparse_open_dir(obj_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	sparse_md_delay(createmode != FSAL_NO_CREATE ? SPARSE_MD_UPDATE :
 						       SPARSE_MD_READ);
@@ -1370,9 +1373,15 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	/* Growing leaves a hole; shrinking frees the tail. */
+	/* Growing leaves a hole; shrinking frees the tail.  As the caller,
+	 * like a WRITE: the kernel then clears setuid (and setgid with group
+	 * execute) for anyone but root, as for a local truncate.  The
+	 * descriptor is open for writing, which is all ftruncate checks.
+	 */
+	fsal_set_credentials(&op_ctx->creds);
 	if (ftruncate(sfd->fd, (off_t)size) != 0)
 		status = posix2fsal_status(errno);
+	fsal_restore_ganesha_credentials();
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
 	return status;
