@@ -8,12 +8,17 @@
 # DIR/m with two subvolumes, s1 and s2, each with a file "data" ("1111..."
 # and "2222...").  Every subvolume has its own device number and the
 # filesystem's UUID, like a clone would, but is one filesystem: both
-# exports must be served.  Writes DIR/exports.conf, or DIR/skip with the
+# exports must be served.  Where the kernel tells no UUID for a subvolume
+# (FS_IOC_GETFSUUID, and libblkid cannot map its anonymous device), the
+# identity would be the device number, so both exports are given the same
+# Filesystem_Identity, as one UUID would make it.  Writes DIR/exports.conf,
+# or DIR/skip with the
 # reason where it cannot be made (not root, no btrfs-progs, no loop
 # devices, no btrfs in the kernel).
 set -eu
 verb=$1
 d=$2
+IDENTITY=b7f5b7f5-0000-4000-8000-00000000b7f5
 
 name=btrfs-setup
 mounts="$d/m"
@@ -35,12 +40,12 @@ EXPORT {
 	Export_Id = 10;
 	Path = "$d/m/s1";
 	Pseudo = "/subvol-1";
-	FSAL { Name = SPARSE; }
+	FSAL { Name = SPARSE; Filesystem_Identity = "$IDENTITY"; }
 }
 EXPORT {
 	Export_Id = 11;
 	Path = "$d/m/s2";
 	Pseudo = "/subvol-2";
-	FSAL { Name = SPARSE; }
+	FSAL { Name = SPARSE; Filesystem_Identity = "$IDENTITY"; }
 }
 CONF
