@@ -31,7 +31,8 @@ struct state_t;
  * @param[in]  dst      Destination file
  * @param[in]  dst_state Destination state or NULL
  * @param[in]  src_offset, dst_offset  Where the range starts
- * @param[in]  count    Bytes to copy; 0: up to the source's end of file
+ * @param[in]  count    Bytes to copy (> 0): COPY resolved ca_count 0 to the
+ *                      source's EOF once; chunks never measure it again
  * @param[out] res      On true: the NFS4_OK result (wr_callback_id set,
  *                      wr_count 0, cr_synchronous false); the caller's
  *                      free routine frees wr_callback_id_val (gsh_free)

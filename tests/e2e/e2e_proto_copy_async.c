@@ -23,6 +23,9 @@
  *     whose process dies mid-copy (lease expiry): the server stops and
  *     forgets their copies (log line), the destination stops growing, the
  *     server serves on;
+ *   - an async COPY of a file onto itself with count 0, from 0 to one
+ *     byte past its end, copies the size the file had at COPY time and
+ *     stops (issue #17 item 1);
  *   - `nfs42 cp --async` prints progress lines (not a terminal) and copies
  *     byte for byte;
  *   - ("slow", last) server shutdown while a copy runs stops it at once.
@@ -78,21 +81,28 @@ static uint64_t bsize(const char *rel)
 	return (uint64_t)e2e_bstat(rel).st_size;
 }
 
-/* The first n bytes of a and b (backing files) are equal. */
-static void ck_prefix_equal(const char *a, const char *b, uint64_t n)
+/* n bytes of a from aoff and of b from boff (backing files) are equal. */
+static void ck_range_equal(const char *a, uint64_t aoff, const char *b,
+			   uint64_t boff, uint64_t n)
 {
 	uint8_t *x = malloc(MiB), *y = malloc(MiB);
 	uint64_t off, len;
 
 	for (off = 0; off < n; off += len) {
 		len = n - off < MiB ? n - off : MiB;
-		e2e_bpread(a, x, len, off);
-		e2e_bpread(b, y, len, off);
+		e2e_bpread(a, x, len, aoff + off);
+		e2e_bpread(b, y, len, boff + off);
 		ck_assert_msg(!memcmp(x, y, len), "%s and %s differ near %llu",
 			      a, b, (unsigned long long)off);
 	}
 	free(x);
 	free(y);
+}
+
+/* The first n bytes of a and b (backing files) are equal. */
+static void ck_prefix_equal(const char *a, const char *b, uint64_t n)
+{
+	ck_range_equal(a, 0, b, 0, n);
 }
 
 /* CB_OFFLOADs the backchannel hook saw. */
@@ -420,6 +430,77 @@ START_TEST(t_per_client_limit)
 }
 END_TEST
 
+/*
+ * Item 1 of issue #17: an async COPY with ca_count 0 of a file onto itself,
+ * from 0 to just past its end.  The range is [0, size) as it was when COPY
+ * was checked: the copy ends at size bytes (CB_OFFLOAD wr_count = size) and
+ * the file is 2 x size + 1 bytes.  A copy that measured "to EOF" again per
+ * chunk would chase its own writes until the disk is full: it is cancelled
+ * as soon as the file passes the size it should end at.
+ */
+START_TEST(t_count0_same_file)
+{
+	const uint64_t size = 3 * MiB + 5;
+	struct nfs42_client *cl = e2e_client();
+	const char *f = e2e_uniq("self");
+	struct nfs42_compound *c;
+	const struct nfs42_res *r;
+	struct cbs cbs = { 0 };
+	struct nfs42_file of;
+	struct nfs42_stateid sid;
+	uint64_t count = 0;
+	bool complete = false;
+	uint32_t status = 0;
+	uint8_t zero = 1;
+	int64_t end;
+	int idx;
+
+	make_file(f, size, 11);
+	nfs42_set_cb_handler(cl, on_cb, &cbs);
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(f), OPEN4_SHARE_ACCESS_BOTH,
+				 NFS42_NOCREATE, 0, false, &of));
+	c = e2e_cpd2(cl, &of.fh, &of.fh);
+	idx = nfs42_op_copy(c, &of.stateid, &of.stateid, 0, size + 1, 0, true,
+			    false);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	r = nfs42_res(c, idx);
+	ck_assert_msg(r->u.copy.has_callback_id, "COPY was not asynchronous");
+	sid = r->u.copy.callback_id;
+	nfs42_compound_free(c);
+
+	end = e2e_now_ms() + 20000;
+	while (!complete) {
+		if (bsize(f) > 2 * size + 1 || e2e_now_ms() > end) {
+			nfs42_offload_cancel(cl, &sid);
+			ck_abort_msg(
+				"the copy runs on: the file is %llu bytes, "
+				"it should stop at %llu",
+				(unsigned long long)bsize(f),
+				(unsigned long long)(2 * size + 1));
+		}
+		ck_nfs_ok(cl, nfs42_offload_status(cl, &sid, &count, &complete,
+						   &status));
+		if (!complete)
+			nfs42_poll(cl, 20);
+	}
+	ck_assert_int_eq(status, NFS4_OK);
+	ck_assert_uint_eq(count, size);
+	end = e2e_now_ms() + 10000;
+	while (cbs.n == 0 && e2e_now_ms() < end)
+		nfs42_poll(cl, 100);
+	ck_assert_int_eq(cbs.n, 1);
+	ck_assert_int_eq(cbs.last.status, NFS4_OK);
+	ck_assert_uint_eq(cbs.last.count, size);
+	nfs42_close(&of);
+
+	ck_assert_uint_eq(bsize(f), 2 * size + 1);
+	e2e_bpread(f, &zero, 1, size);
+	ck_assert_int_eq(zero, 0);
+	ck_range_equal(f, 0, f, size + 1, size);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* DESTROY_SESSION + DESTROY_CLIENTID while the copy runs. */
 START_TEST(t_client_destroyed)
 {
@@ -585,6 +666,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_bad_stateid);
 		tcase_add_test(tc, t_per_client_limit);
 		tcase_add_test(tc, t_cli);
+		tcase_add_test(tc, t_count0_same_file);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

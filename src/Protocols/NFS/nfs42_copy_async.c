@@ -88,7 +88,8 @@ struct copy {
 	struct gsh_export *exp;
 	struct fsal_obj_handle *src, *dst;
 	state_t *src_state, *dst_state;
-	uint64_t src_offset, dst_offset, count; /* count 0: to EOF */
+	uint64_t src_offset, dst_offset;
+	uint64_t count; /* > 0: COPY resolved the range once */
 	nfs_fh4 fh; /* destination, for CB_OFFLOAD */
 	/* progress */
 	uint64_t copied; /* atomic */
@@ -468,7 +469,7 @@ static nfsstat4 copy_run(struct copy *c)
 		arg.dst_state = c->dst_state;
 		arg.src_offset = c->src_offset + done;
 		arg.dst_offset = c->dst_offset + done;
-		arg.count = c->count ? c->count - done : 0;
+		arg.count = c->count - done;
 		copy_chunk_limits(&arg);
 		st = nfs42_copy_chunk(c->src, c->dst, &arg);
 		if (FSAL_IS_ERROR(st) && arg.copied == 0)
@@ -476,7 +477,7 @@ static nfsstat4 copy_run(struct copy *c)
 		done += arg.copied;
 		atomic_store_uint64_t(&c->copied, done);
 		if (FSAL_IS_ERROR(st) || arg.eof || arg.copied == 0 ||
-		    (c->count && done >= c->count)) {
+		    done >= c->count) {
 			st = fsalstat(ERR_FSAL_NO_ERROR, 0);
 			break;
 		}
