@@ -27,7 +27,8 @@
  *   copy_cancel_wait() sleeps on tab.done with it (released while asleep),
  *   idle workers on tab.work.  tab.started is set once, under tab.mtx and
  *   after the buckets are initialised, and never cleared: lookups read it
- *   without the lock.
+ *   without the lock, so it is stored and read with atomics (full
+ *   barriers): a lookup that sees it set sees the buckets initialised.
  * - Lookups (OFFLOAD_STATUS, OFFLOAD_CANCEL) walk a bucket under
  *   rcu_read_lock() (urcu-bp, as linked by Ganesha: no thread
  *   registration needed) and take a reference (c->refs) before leaving the
@@ -66,6 +67,7 @@
 #include "export_mgr.h"
 #include "delayed_exec.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
@@ -113,7 +115,8 @@ static struct {
 	uint32_t active; /* queued + running */
 	pthread_t *threads;
 	uint32_t nthreads;
-	bool started, shutdown;
+	uint32_t started; /* atomic, see above */
+	bool shutdown;
 } tab = {
 	.mtx = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
@@ -248,7 +251,7 @@ static struct copy *copy_lookup(const stateid4 *sid, clientid4 clientid)
 	struct cds_list_head *pos;
 	struct copy *c, *found = NULL;
 
-	if (!tab.started)
+	if (!atomic_fetch_uint32_t(&tab.started))
 		return NULL;
 	rcu_read_lock();
 	for (pos = rcu_dereference(head->next); pos != head;
@@ -484,7 +487,7 @@ static nfsstat4 copy_run(struct copy *c)
 		copy_test_delay(c);
 	}
 	if (FSAL_IS_ERROR(st) && done == 0)
-		return nfs4_Errno_status(st);
+		return nfs42_io_status(st);
 
 	/* Durable before we say FILE_SYNC4 (once any byte was copied, the
 	 * count stands: an unstable result rather than an error) */
@@ -577,7 +580,7 @@ static bool pool_start_locked(void)
 			break;
 	}
 	tab.nthreads = i;
-	tab.started = true;
+	atomic_store_uint32_t(&tab.started, 1);
 	LogEvent(COMPONENT_NFS_V4, "async COPY: %u workers", tab.nthreads);
 	return tab.nthreads != 0;
 }

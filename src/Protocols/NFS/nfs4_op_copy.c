@@ -23,6 +23,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
@@ -156,7 +157,7 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 		 msg_fsal_err(fsal_status.major));
 	/* Once any byte was copied, the count is the answer. */
 	if (FSAL_IS_ERROR(fsal_status) && arg.copied == 0) {
-		status = nfs4_Errno_status(fsal_status);
+		status = nfs42_io_status(fsal_status);
 		goto out;
 	}
 	copy_sync_reply(&res->cr_u.cr_resok4, arg.copied);
