@@ -113,6 +113,7 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	state_t *dst_state = NULL;
 	fsal_status_t fsal_status;
 	nfsstat4 status;
+	bool queued;
 	uint64_t len;
 
 	status = copy_check(data, args, &src_state, &dst_state, &len);
@@ -142,11 +143,14 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	 * the pool or this client's quota is full, one chunk now
 	 * (cr_synchronous true), which the RFC allows whatever was asked.
 	 */
-	if (!args->ca_synchronous &&
-	    nfs42_copy_async_start(data, src, src_state, dst, dst_state,
-				   args->ca_src_offset, args->ca_dst_offset,
-				   len, res))
-		goto out;
+	if (!args->ca_synchronous) {
+		status = nfs42_copy_async_start(data, src, dst,
+						args->ca_src_offset,
+						args->ca_dst_offset, len, res,
+						&queued);
+		if (status != NFS4_OK || queued)
+			goto out;
+	}
 
 	fsal_status = nfs42_copy_chunk(src, dst, &arg);
 	LogDebug(COMPONENT_NFS_V4,
