@@ -90,6 +90,13 @@ sparse_e2e_test(e2e_proto_copy_async
 sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")
+# The job bound to its caller (issue #17): with read delegations granted,
+# so that one of a copy's destination could be, were the copy not counted
+# as a writer.
+sparse_e2e_run(e2e_proto_copy_async_deleg e2e_proto_copy_async ARGS deleg
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON> Delegations = true$<SEMICOLON>"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 
 # READ_PLUS (issue #7) on FSAL_SPARSE (its read_plus slot) and on FSAL_VFS
 # (the protocol layer's seek2/read2 fallback), with two more exports of
