@@ -375,6 +375,140 @@ START_TEST(t_revoke)
 }
 END_TEST
 
+/*
+ * Holders whose TCP connection drops (the process exits without a word)
+ * while another client's conflicting OPEN makes the server recall their
+ * delegations: the recall fails, the server retries and then revokes,
+ * and every OPEN goes through within two lease periods of its start (a
+ * CB_RECALL that raced the close used to be "sent" on the closing
+ * connection and never completed: the OPEN got NFS4ERR_DELAY for ever).
+ * DROP_PAIRS pairs at once, each holder dropping a little later after
+ * its OPEN was sent, to land the close at different points of the
+ * recall.
+ */
+#define DROP_PAIRS 6
+#define DROP_LEASE_MS 5000
+/* Ganesha revokes a delegation it could not recall once more than two
+ * lease periods have passed since the first attempt, retrying each second.
+ */
+#define DROP_BOUND_MS (2 * DROP_LEASE_MS + 2500)
+
+struct drop_pair {
+	const char *name;
+	pid_t holder;
+	int go; /* write end: the holder exits when it reads */
+	int delay_ms; /* from this OPEN's start to the holder's exit */
+	pthread_t thread;
+	int rc;
+	int64_t took;
+};
+
+/* The holder: a process with a read delegation on name, gone on "go". */
+static pid_t holder_fork(const char *name, int *go)
+{
+	int ready[2], gop[2];
+	char c = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(gop), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct nfs42_client *a = e2e_client();
+		struct nfs42_file fa;
+		int rc = nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				    NFS42_NOCREATE, 0, false, &fa);
+
+		c = rc == 0 && fa.deleg_type == OPEN_DELEGATE_READ ? 'd' : 'x';
+		if (write(ready[1], &c, 1) != 1 || read(gop[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0); /* no DELEGRETURN, no CLOSE: the connection drops */
+	}
+	close(ready[1]);
+	close(gop[0]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	ck_assert_msg(c == 'd', "holder of %s got no read delegation", name);
+	*go = gop[1];
+	return pid;
+}
+
+static void *drop_pair_open(void *arg)
+{
+	struct drop_pair *p = arg;
+	struct timespec d = { .tv_nsec = (long)p->delay_ms * 1000000L };
+	struct nfs42_client *b = e2e_client();
+	struct nfs42_compound *c = nfs42_compound_new(b);
+	struct nfs42_open_args oa = { 0 };
+	struct nfs42_fh dir;
+	int64_t t0, give_up;
+	int rc;
+
+	ck_assert_int_eq(nfs42_lookup_path(b, e2e_path(""), &dir, NULL), 0);
+	oa.share_access = OPEN4_SHARE_ACCESS_WRITE;
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = CLAIM_NULL;
+	oa.name = p->name;
+	oa.owner = p->name;
+	oa.owner_len = strlen(p->name);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_open(c, &oa);
+
+	/* the first OPEN is sent, then the holder goes */
+	t0 = e2e_now_ms();
+	give_up = t0 + 4 * DROP_LEASE_MS;
+	rc = nfs42_compound_start(c);
+	nanosleep(&d, NULL);
+	if (write(p->go, "g", 1) != 1)
+		rc = -errno;
+	if (!rc)
+		rc = nfs42_compound_finish(c);
+	while (rc == NFS4ERR_DELAY && e2e_now_ms() < give_up) {
+		usleep(100 * 1000);
+		rc = nfs42_compound_run(c);
+	}
+	p->took = e2e_now_ms() - t0;
+	p->rc = rc;
+	nfs42_compound_free(c);
+	nfs42_client_free(b);
+	return NULL;
+}
+
+START_TEST(t_holder_connection_drops)
+{
+	struct drop_pair pairs[DROP_PAIRS];
+	int i, st;
+
+	for (i = 0; i < DROP_PAIRS; i++) {
+		pairs[i] = (struct drop_pair){ .name = local_file("drop"),
+					       .delay_ms = i * 5 };
+		pairs[i].holder = holder_fork(pairs[i].name, &pairs[i].go);
+	}
+	for (i = 0; i < DROP_PAIRS; i++)
+		ck_assert_int_eq(pthread_create(&pairs[i].thread, NULL,
+						drop_pair_open, &pairs[i]),
+				 0);
+	for (i = 0; i < DROP_PAIRS; i++) {
+		ck_assert_int_eq(pthread_join(pairs[i].thread, NULL), 0);
+		ck_assert_int_eq(waitpid(pairs[i].holder, &st, 0),
+				 pairs[i].holder);
+		close(pairs[i].go);
+	}
+	for (i = 0; i < DROP_PAIRS; i++) {
+		printf("holder gone %d ms after the OPEN: OPEN %s after %lld ms\n",
+		       pairs[i].delay_ms, nfs42_strerror(pairs[i].rc),
+		       (long long)pairs[i].took);
+		ck_assert_msg(
+			pairs[i].rc == 0 && pairs[i].took <= DROP_BOUND_MS,
+			"OPEN against a vanished holder (gone %d ms after it): %s after %lld ms",
+			pairs[i].delay_ms, nfs42_strerror(pairs[i].rc),
+			(long long)pairs[i].took);
+	}
+}
+END_TEST
+
 /* A client without a back channel could not be recalled: no delegation. */
 START_TEST(t_no_back_channel)
 {
@@ -486,6 +620,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_rename);
 		tcase_add_test(tc, t_local_open);
 		tcase_add_test(tc, t_revoke);
+		tcase_add_test(tc, t_holder_connection_drops);
 		tcase_add_test(tc, t_no_back_channel);
 		tcase_add_test(tc, t_stop_holding);
 	}
