@@ -17,6 +17,8 @@
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
 #   NFS42_SERVER_PID_FILE    file holding the PID of the current
 #                            ganesha.nfsd (rewritten by every start)
+#   NFS42_RECOVERY_DIR       the server's RecoveryRoot (the sqlite backend's
+#                            database is there)
 #   NFS42_STALL_DIR          where a test arms Test_Stall_Dir markers
 #                            (given to the server as @STALL_DIR@ in
 #                            --fsal-opts)
@@ -294,6 +296,7 @@ export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
+export NFS42_RECOVERY_DIR=$RECOVERY_DIR
 if [ -n "$MNT_PORT" ]; then
 	export NFS42_MNT_PORT=$MNT_PORT
 else

@@ -194,6 +194,12 @@ sparse_e2e_run(e2e_proto_deleg_none e2e_proto_deleg ARGS none
   TIMEOUT 60
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = None$<SEMICOLON>")
+# RemoveExport over DBus while a delegation is held: its lease goes with
+# the deleted state (issue #18).
+sparse_e2e_run(e2e_proto_deleg_unexport e2e_proto_deleg ARGS unexport
+  TIMEOUT 120
+  HARNESS_ARGS --dbus --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 # tshark decodes the delegation, CB_RECALL and DELEGRETURN.
 add_test(NAME e2e/wire_check_deleg
          COMMAND ${SPARSE_HARNESS} --nfsv4-opts "${deleg_nfsv4_opts}"

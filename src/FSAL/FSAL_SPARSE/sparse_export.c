@@ -296,6 +296,7 @@ static void sparse_free_state(struct state_t *state)
 			state);
 		assert(false);
 	}
+	sparse_deleg_state_freed(state);
 	destroy_fsal_fd(&sst->sfd.fsal_fd);
 	gsh_free(sst);
 }

@@ -319,6 +319,7 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 			       struct state_t *state, void *owner,
 			       fsal_deleg_t deleg);
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
+void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
 
 #endif /* SPARSE_INT_H */
