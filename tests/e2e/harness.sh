@@ -30,7 +30,8 @@
 #                            that does not exist (the server runs without
 #                            DBus). The machine's system bus is never used.
 # SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
-# "RecoveryBackend = X" (default: Ganesha's, fs).
+# "RecoveryBackend = X" (default: Ganesha's, fs); SPARSE_MINOR_VERSIONS="0, 1, 2"
+# its NFSv4 Minor_Versions (default "1, 2").
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
