@@ -37,7 +37,8 @@ g_done() {
 	exit 0
 }
 
-# nfs_mount VERS DIR [EXTRA_OPTS]: mount the server's export (NFS_EXPORT)
+# nfs_mount VERS DIR [EXTRA_OPTS]: mount the server's export (EXPORT, else
+# NFS_EXPORT)
 # on DIR with vers=VERS (4.2, 4.1, 4.0; 3 with NFS_MOUNTPORT), hard, with
 # the kernel's own option parser (there is no mount.nfs on this machine:
 # addr= is given). An NFSv4.0 client's callback address is 127.0.0.1, so
@@ -54,7 +55,23 @@ nfs_mount() {
 	esac
 	[ -n "$extra" ] && opts="$opts,$extra"
 	mkdir -p "$dir"
-	mount -i -t "$type" -o "$opts" "$NFS_SERVER:$NFS_EXPORT" "$dir"
+	mount -i -t "$type" -o "$opts" "$NFS_SERVER:${EXPORT:-$NFS_EXPORT}" "$dir"
+}
+
+# remount VERS DIR [EXTRA_OPTS]: unmount and mount again (nothing cached)
+remount() {
+	umount "$2"
+	nfs_mount "$@"
+}
+
+# ops_delta DIR OP CMD...: run CMD, print how many OP calls it made
+# (stderr keeps CMD's output)
+ops_delta() {
+	local dir=$1 op=$2 before
+	shift 2
+	before=$(mstat_ops "$dir" "$op")
+	"$@" >&2
+	echo $(($(mstat_ops "$dir" "$op") - before))
 }
 
 # mstats DIR: the /proc/self/mountstats section of the mount on DIR

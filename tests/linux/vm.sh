@@ -19,7 +19,8 @@
 # In the guest: NFS_SERVER (10.0.2.100), NFS_PORT (NFS42_PORT),
 # NFS_EXPORT (NFS42_EXPORT), REPO (this repository), XCHG (/run/xchg, the
 # run's directory shared read-write with the host: OUT/xchg here), every
-# --env K=V, and the functions of guest-lib.sh (sourced first).
+# --env K=V, every GUEST_* variable of vm.sh's environment, and the
+# functions of guest-lib.sh (sourced first).
 #
 # OUT (--out, else a new directory under TMPDIR) keeps console.log (the
 # serial console), xchg/output (the script's output), xchg/dmesg; it is
@@ -157,6 +158,9 @@ cp "$script" "$xchg/test.sh"
 	for e in ${envs[@]+"${envs[@]}"}; do
 		printf 'export %q\n' "$e"
 	done
+	while IFS= read -r e; do
+		printf 'export %s=%q\n' "$e" "${!e}"
+	done < <(compgen -v GUEST_ || true)
 	echo ". /run/xchg/guest-lib.sh"
 	echo "cd /tmp"
 	printf 'set --'
