@@ -20,7 +20,7 @@ packages=(
 	strace sqlite3
 	clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static cpio xz-utils file
-	stress-ng fio rsync
+	stress-ng fio rsync attr
 )
 
 missing=()
