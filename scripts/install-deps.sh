@@ -19,6 +19,8 @@ packages=(
 	dbus-daemon dbus-bin
 	strace sqlite3
 	clang libclang-rt-14-dev
+	qemu-system-x86 busybox-static cpio xz-utils file
+	stress-ng fio rsync attr
 )
 
 # FSAL_VFS finds its filesystems through /etc/mtab (setmntent), which a

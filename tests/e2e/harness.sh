@@ -40,7 +40,8 @@
 # ($SPARSE_RPCB_STUB, tests/e2e/rpcb_stub.c) listens on rpcbind.sock.
 # That needs root (skipped, 77, otherwise).  NLM and RQUOTA stay off.
 # SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
-# "RecoveryBackend = X" (default: Ganesha's, fs).
+# "RecoveryBackend = X" (default: Ganesha's, fs); SPARSE_MINOR_VERSIONS="0, 1, 2"
+# its NFSv4 Minor_Versions (default "1, 2").
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
