@@ -138,7 +138,26 @@ remove_stale_dirs() {
 	done
 }
 
-tmp=${TMPDIR:-/tmp}
+# disk_dir DIR: DIR unless it is on tmpfs or ramfs.  The export is a
+# directory of the test's own, and an export must be on a disk filesystem:
+# Ganesha's FSAL_VFS refuses tmpfs outright, and on tmpfs FSAL_SPARSE's
+# READDIR cookies (the kernel's d_off) can restart a listing and its change
+# attribute (ctime, one clock tick fine) can miss a change (docs/testing.md).
+disk_dir() {
+	case "$(stat -f -c %T "$1" 2>/dev/null)" in
+	tmpfs | ramfs) return 1 ;;
+	esac
+	echo "$1"
+}
+
+# TMPDIR (default /tmp), or /var/tmp where that is a tmpfs (Debian 13
+# mounts one on /tmp by default, and so do many containers and chroots)
+tmp=$(disk_dir "${TMPDIR:-/tmp}") || tmp=$(disk_dir /var/tmp) || {
+	echo "harness: ${TMPDIR:-/tmp} and /var/tmp are both tmpfs; the export needs a disk filesystem: set TMPDIR to a directory on one" >&2
+	exit 1
+}
+[ "$tmp" = "${TMPDIR:-/tmp}" ] ||
+	echo "harness: ${TMPDIR:-/tmp} is a tmpfs; working in $tmp" >&2
 remove_stale_dirs "$tmp"
 work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
 echo "$$ $(start_time $$)" >"$work/harness.pid"
