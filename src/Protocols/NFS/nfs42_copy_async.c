@@ -202,12 +202,12 @@ static bool p_async(void)
  * unbounded (no cap and no budget configured: the default cap), so that
  * cancel and shutdown are seen between chunks.
  */
-static void copy_chunk_limits(struct fsal_copy_arg *arg)
+static void copy_chunk_limits(struct nfs42_copy_req *req)
 {
-	arg->chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
-	arg->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
-	if (arg->chunk_bytes == 0 && arg->budget_ms == 0)
-		arg->chunk_bytes = NFS4_COPY_CHUNK_DEFAULT;
+	req->cap = nfs_param.nfsv4_param.copy_chunk_size;
+	req->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+	if (req->cap == 0 && req->budget_ms == 0)
+		req->cap = NFS4_COPY_CHUNK_DEFAULT;
 }
 
 /*
@@ -679,7 +679,7 @@ static void cb_offload_send(void *arg)
 /* Run one copy to its end (or cancel); op_ctx set for its export. */
 static nfsstat4 copy_run(struct copy *c)
 {
-	struct fsal_copy_arg arg;
+	struct nfs42_copy_req req;
 	struct gsh_buffdesc verf = { .addr = c->verf, .len = sizeof(c->verf) };
 	fsal_status_t st = { ERR_FSAL_NO_ERROR, 0 };
 	uint64_t done = 0;
@@ -689,19 +689,19 @@ static nfsstat4 copy_run(struct copy *c)
 			c->cancelled = true;
 			break;
 		}
-		memset(&arg, 0, sizeof(arg));
-		arg.src_state = c->src_open;
-		arg.dst_state = c->dst_open;
-		arg.src_offset = c->src_offset + done;
-		arg.dst_offset = c->dst_offset + done;
-		arg.count = c->count - done;
-		copy_chunk_limits(&arg);
-		st = nfs42_copy_chunk(c->src, c->dst, &arg);
-		if (FSAL_IS_ERROR(st) && arg.copied == 0)
+		memset(&req, 0, sizeof(req));
+		req.src_state = c->src_open;
+		req.dst_state = c->dst_open;
+		req.src_offset = c->src_offset + done;
+		req.dst_offset = c->dst_offset + done;
+		req.count = c->count - done;
+		copy_chunk_limits(&req);
+		st = nfs42_copy_chunk(c->src, c->dst, &req);
+		if (FSAL_IS_ERROR(st) && req.copied == 0)
 			break;
-		done += arg.copied;
+		done += req.copied;
 		atomic_store_uint64_t(&c->copied, done);
-		if (FSAL_IS_ERROR(st) || arg.eof || arg.copied == 0 ||
+		if (FSAL_IS_ERROR(st) || req.eof || req.copied == 0 ||
 		    done >= c->count) {
 			st = fsalstat(ERR_FSAL_NO_ERROR, 0);
 			break;
