@@ -911,7 +911,8 @@ static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 
 	/* the map's runs are the slot's runs: one type, copied as they are */
 	n = map.count < arg->max_seg ? map.count : arg->max_seg;
-	memcpy(arg->seg, map.ext, n * sizeof(*arg->seg));
+	if (n > 0) /* (an empty map has no extents at all) */
+		memcpy(arg->seg, map.ext, n * sizeof(*arg->seg));
 	arg->nseg = n;
 	if (n == map.count) {
 		arg->end = map.end;
