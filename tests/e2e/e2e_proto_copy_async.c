@@ -18,7 +18,8 @@
  *     NFS4ERR_BAD_STATEID for both offload ops;
  *   - the per-client limit: a third async COPY in one compound is answered
  *     synchronously (no callback id, a short count); once the two end, an
- *     async COPY is accepted again;
+ *     async COPY is accepted again; of 20 finished copies of a client the
+ *     last 16 still answer OFFLOAD_STATUS, the oldest are forgotten;
  *   - ("slow") a client that destroys its client ID mid-copy, and one
  *     whose process dies mid-copy (lease expiry): the server stops and
  *     forgets their copies (log line), the destination stops growing, the
@@ -671,6 +672,45 @@ START_TEST(t_gone_never_waits)
 }
 END_TEST
 
+/*
+ * A client's finished copies are kept for OFFLOAD_STATUS up to a cap (16,
+ * design.md), the oldest dropped first; a dropped one is an unknown copy
+ * stateid, NFS4ERR_BAD_STATEID as for any stateid the server does not
+ * know (RFC 7862 15.9).  20 copies run one after the other: the first 4
+ * are gone, the last 16 answer complete (issue #17 item 3).
+ */
+START_TEST(t_done_records_capped)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *src = e2e_uniq("src");
+	struct nfs42_stateid sids[20];
+	uint64_t count;
+	bool complete;
+	uint32_t status;
+	struct job j;
+	int i;
+
+	make_file(src, MiB, 14);
+	for (i = 0; i < 20; i++) {
+		start_copy(cl, src, e2e_uniq("dst"), &j);
+		sids[i] = j.sid;
+		wait_complete(cl, &j.sid, 10000, &status);
+		end_job(&j);
+	}
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(nfs42_offload_status(cl, &sids[i], &count,
+						      &complete, &status),
+				 NFS4ERR_BAD_STATEID);
+	for (; i < 20; i++) {
+		ck_nfs_ok(cl, nfs42_offload_status(cl, &sids[i], &count,
+						   &complete, &status));
+		ck_assert(complete);
+		ck_assert_uint_eq(count, MiB);
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* DESTROY_SESSION + DESTROY_CLIENTID while the copy runs. */
 START_TEST(t_client_destroyed)
 {
@@ -842,6 +882,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_per_client_limit);
 		tcase_add_test(tc, t_cli);
 		tcase_add_test(tc, t_count0_same_file);
+		tcase_add_test(tc, t_done_records_capped);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -868,9 +868,9 @@ static struct nfs42_fh cfg_file(struct nfs42_client *cl, const char *sub,
  * [4K,8K), data [8K,12K), hole [12K,20K), data [20K,68K), hole
  * [68K,100K), data [100K,104K), hole to 1 MiB.
  */
-static void cfg_fold_layout(const char *name)
+static void cfg_fold_layout(const char *sub, const char *name)
 {
-	char *local = e2e_fmt("%s/fold/%s", E2E_RPCFG_DIR, name);
+	char *local = e2e_fmt("%s/%s/%s", E2E_RPCFG_DIR, sub, name);
 	static const uint64_t runs[][2] = { { 0, 4 * KiB },
 					    { 8 * KiB, 4 * KiB },
 					    { 20 * KiB, 48 * KiB },
@@ -886,6 +886,34 @@ static void cfg_fold_layout(const char *name)
 				 (ssize_t)runs[i][1]);
 	close(fd);
 	free(local);
+}
+
+/* The fold export sub/pseudo's reply for cfg_fold_layout (see above). */
+static void check_fold(struct nfs42_client *cl, struct rp_reply *r,
+		       const char *sub, const char *pseudo, const char *name)
+{
+	struct nfs42_fh fh = cfg_file(cl, sub, pseudo, name);
+
+	cfg_fold_layout(sub, name);
+	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, 0, 1 * MiB, false, r),
+		      NFS4_OK);
+	if (r->n > 1) {
+		ck_assert_msg(r->n == 4, "%s: %u segments", pseudo, r->n);
+		ck_assert_int_eq(r->seg[0].type, NFS4_CONTENT_DATA);
+		ck_assert_uint_eq(r->seg[0].offset, 0);
+		ck_assert_uint_eq(r->seg[0].length, 64 * KiB + 4 * KiB);
+		ck_assert(e2e_all_zero(r->seg[0].data + 4 * KiB, 4 * KiB));
+		ck_assert(e2e_all_zero(r->seg[0].data + 12 * KiB, 8 * KiB));
+		ck_assert_uint_eq(r->seg[0].data[8 * KiB], 9);
+		ck_assert_int_eq(r->seg[1].type, NFS4_CONTENT_HOLE);
+		ck_assert_uint_eq(r->seg[1].length, 32 * KiB);
+		ck_assert_int_eq(r->seg[2].type, NFS4_CONTENT_DATA);
+		ck_assert_int_eq(r->seg[3].type, NFS4_CONTENT_HOLE);
+		ck_assert(r->eof);
+	} else {
+		e2e_skip("the fold export's filesystem reports no holes");
+	}
+	rp_reply_free(r);
 }
 
 START_TEST(config_off_and_no_holes)
@@ -919,27 +947,16 @@ START_TEST(config_off_and_no_holes)
 	ck_assert(r->eof);
 	rp_reply_free(r);
 
-	/* READ_PLUS_Min_Hole = 16384: the 4 KiB and 8 KiB holes between data
-	 * are sent as zeros, the 32 KiB one and the trailing one stay holes
+	/* READ_PLUS_Min_Hole = 16384 (the one knob, for every FSAL): the
+	 * 4 KiB and 8 KiB holes between data are sent as zeros, the 32 KiB
+	 * one and the trailing one stay holes; on FSAL_VFS (seek2 walk), on
+	 * FSAL_SPARSE (its read_plus slot reports every hole, the protocol
+	 * layer folds), and on FSAL_SPARSE given the knob's old name,
+	 * Min_Hole_Size in its FSAL block
 	 */
-	fh = cfg_file(cl, "fold", "rp_fold", name);
-	cfg_fold_layout(name);
-	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, 0, 1 * MiB, false, r),
-		      NFS4_OK);
-	if (r->n > 1) {
-		ck_assert_uint_eq(r->n, 4);
-		ck_assert_int_eq(r->seg[0].type, NFS4_CONTENT_DATA);
-		ck_assert_uint_eq(r->seg[0].offset, 0);
-		ck_assert_uint_eq(r->seg[0].length, 64 * KiB + 4 * KiB);
-		ck_assert(e2e_all_zero(r->seg[0].data + 4 * KiB, 4 * KiB));
-		ck_assert_int_eq(r->seg[1].type, NFS4_CONTENT_HOLE);
-		ck_assert_uint_eq(r->seg[1].length, 32 * KiB);
-		ck_assert_int_eq(r->seg[2].type, NFS4_CONTENT_DATA);
-		ck_assert_int_eq(r->seg[3].type, NFS4_CONTENT_HOLE);
-		ck_assert(r->eof);
-	} else {
-		e2e_skip("the fold export's filesystem reports no holes");
-	}
+	check_fold(cl, r, "fold", "rp_fold", name);
+	check_fold(cl, r, "fold_sparse", "rp_fold_sparse", name);
+	check_fold(cl, r, "fold_oldname", "rp_fold_oldname", name);
 	rp_reply_free(r);
 	free(r);
 	nfs42_client_free(cl);

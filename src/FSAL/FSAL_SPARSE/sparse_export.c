@@ -59,8 +59,8 @@ static struct config_item sparse_export_items[] = {
 			sparse_export, fsid_type),
 	CONF_ITEM_STR("Filesystem_Identity", 1, 64, NULL, sparse_export,
 		      fs_identity),
-	CONF_ITEM_UI64("Min_Hole_Size", SPARSE_MIN_HOLE_MIN,
-		       SPARSE_MIN_HOLE_MAX, SPARSE_MIN_HOLE_DEFAULT,
+	/* the old name of READ_PLUS_Min_Hole (sparse_map_old_min_hole) */
+	CONF_ITEM_UI64("Min_Hole_Size", 0, SPARSE_MIN_HOLE_MAX, 0,
 		       sparse_export, min_hole_size),
 	CONF_ITEM_UI32("Test_Metadata_Latency_Ms", 0, SPARSE_MD_LATENCY_MAX_MS,
 		       0, sparse_export, md_latency_ms),
@@ -131,9 +131,29 @@ static struct config_block sparse_export_block = {
 	.blk_desc.u.blk.commit = sparse_export_commit,
 };
 
-uint64_t sparse_export_min_hole(struct fsal_export *exp)
+/*
+ * Min_Hole_Size, FSAL_SPARSE's own minimum hole before issue #17, is the
+ * old name of the EXPORT block's READ_PLUS_Min_Hole: one knob, applied by
+ * the protocol layer to every FSAL.  Given, it says so and sets the
+ * export's READ_PLUS_Min_Hole to the larger of the two (what the two
+ * knobs together did), on create and on update.  Called with op_ctx set
+ * for the export.
+ */
+static void sparse_map_old_min_hole(uint64_t min_hole)
 {
-	return atomic_fetch_uint64_t(&sparse_exp(exp)->min_hole_size);
+	struct gsh_export *exp = op_ctx->ctx_export;
+	uint64_t now;
+
+	if (min_hole == 0 || exp == NULL)
+		return;
+	now = atomic_fetch_uint64_t(&exp->read_plus_min_hole);
+	LogWarn(COMPONENT_FSAL,
+		"FSAL_SPARSE: Min_Hole_Size = %" PRIu64
+		" is the old name of the EXPORT block's READ_PLUS_Min_Hole; export %s uses READ_PLUS_Min_Hole = %" PRIu64,
+		min_hole, CTX_FULLPATH(op_ctx),
+		now > min_hole ? now : min_hole);
+	if (min_hole > now)
+		atomic_store_uint64_t(&exp->read_plus_min_hole, min_hole);
 }
 
 /* abstract_atomic.h has no bool variant; bool is one byte here. */
@@ -517,8 +537,8 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	if (load_config_from_node(parse_node, &sparse_export_block, exp, true,
 				  err_type) != 0) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: %u..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
-			CTX_FULLPATH(op_ctx), SPARSE_MIN_HOLE_MIN,
+			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: 0..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
+			CTX_FULLPATH(op_ctx),
 			(unsigned long long)SPARSE_MIN_HOLE_MAX,
 			SPARSE_MD_LATENCY_MAX_MS);
 		rc = EINVAL;
@@ -547,16 +567,16 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	exp->export.fsal = fsal_hdl;
 	exp->export.up_ops = up_ops;
 	op_ctx->fsal_export = &exp->export;
+	sparse_map_old_min_hole(exp->min_hole_size);
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
 		" (Fsid_Type %s), filesystem identity %#" PRIx64
-		"%s, Min_Hole_Size=%" PRIu64
-		" Test_Metadata_Latency_Ms=%" PRIu32,
+		"%s, Test_Metadata_Latency_Ms=%" PRIu32,
 		exp->root_path, exp->fsid.major, exp->fsid.minor,
 		sparse_fsid_type_names[exp->fsid_type], exp->fs_ident,
 		exp->fs_identity ? " (Filesystem_Identity)" : "",
-		exp->min_hole_size, exp->md_latency_ms);
+		exp->md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 err_free:
@@ -609,13 +629,14 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 		return status;
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
+	sparse_map_old_min_hole(cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
 	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
-	LogEvent(COMPONENT_FSAL,
-		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
-		 " Test_Metadata_Latency_Ms=%" PRIu32,
-		 orig->root_path, cfg.min_hole_size, cfg.md_latency_ms);
+	LogEvent(
+		COMPONENT_FSAL,
+		"FSAL_SPARSE export %s updated: Test_Metadata_Latency_Ms=%" PRIu32,
+		orig->root_path, cfg.md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

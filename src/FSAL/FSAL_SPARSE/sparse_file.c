@@ -840,10 +840,10 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 	size_t i;
 
 	for (i = 0; i < map->count; i++) {
-		struct sparse_extent *e = &map->ext[i];
+		struct fsal_segment *e = &map->ext[i];
 		uint64_t done = 0;
 
-		while (!e->is_hole && done < e->length) {
+		while (!e->hole && done < e->length) {
 			ssize_t n = pread(fd,
 					  buf + (e->offset - map->start) + done,
 					  e->length - done, e->offset + done);
@@ -862,8 +862,7 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length,
-				 uint64_t min_hole, void *buf,
+				 uint64_t offset, size_t length, void *buf,
 				 struct sparse_map *map)
 {
 	SPARSE_TMP_FD(tmp);
@@ -876,7 +875,7 @@ fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	rc = sparse_map_build_fd(sfd->fd, offset, length, min_hole, map);
+	rc = sparse_map_build_fd(sfd->fd, offset, length, map);
 	if (rc != 0)
 		status = posix2fsal_status(-rc);
 	else
@@ -887,45 +886,42 @@ fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 }
 
 /*
- * obj_ops->read_plus: the map and the data under one I/O bracket.  Holes
- * below the larger of the caller's min_hole and the export's Min_Hole_Size
- * are data.  A map with more extents than the caller has room for is cut
- * after the last one that fits (its data is read all the same; end and eof
- * say where the answer stops).
+ * obj_ops->read_plus: the map and the data under one I/O bracket, every
+ * hole the filesystem reports (which ones are worth a hole segment is the
+ * protocol layer's policy).  A map with more extents than the caller has
+ * room for is cut after the last one that fits (its data is read all the
+ * same; end and eof say where the answer stops).
  */
 static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 				      bool bypass,
 				      struct fsal_read_plus_arg *arg)
 {
-	uint64_t min_hole = sparse_export_min_hole(op_ctx->fsal_export);
 	struct sparse_map map;
 	fsal_status_t status;
-	size_t i;
+	size_t n;
 
 	if (obj_hdl->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
-	if (arg->min_hole > min_hole)
-		min_hole = arg->min_hole;
 
 	sparse_map_init(&map);
 	status = sparse_read_sparse(obj_hdl, arg->state, bypass, arg->offset,
-				    arg->length, min_hole, arg->buf, &map);
+				    arg->length, arg->buf, &map);
 	arg->nseg = 0;
 	arg->end = arg->offset;
 	arg->eof = false;
 	if (FSAL_IS_ERROR(status))
 		goto out;
 
-	for (i = 0; i < map.count && i < arg->max_seg; i++) {
-		arg->seg[i].offset = map.ext[i].offset;
-		arg->seg[i].length = map.ext[i].length;
-		arg->seg[i].hole = map.ext[i].is_hole;
-		arg->end = map.ext[i].offset + map.ext[i].length;
-	}
-	arg->nseg = i;
-	if (i == map.count) {
+	/* the map's runs are the slot's runs: one type, copied as they are */
+	n = map.count < arg->max_seg ? map.count : arg->max_seg;
+	if (n > 0) /* (an empty map has no extents at all) */
+		memcpy(arg->seg, map.ext, n * sizeof(*arg->seg));
+	arg->nseg = n;
+	if (n == map.count) {
 		arg->end = map.end;
 		arg->eof = map.eof;
+	} else if (n > 0) {
+		arg->end = fsal_segment_end(&arg->seg[n - 1]);
 	}
 out:
 	sparse_map_free(&map);
@@ -1184,7 +1180,7 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 	return status;
 }
 
-/* ---- COPY (one chunk) --------------------------------------------------- */
+/* ---- COPY (one piece) --------------------------------------------------- */
 
 /*
  * The engine's errno as the status of obj_ops->copy.  With Copy_Engine =
@@ -1204,16 +1200,14 @@ static fsal_status_t sparse_copy_status(int err, enum sparse_copy_mode mode)
 	return posix2fsal_status(err);
 }
 
-/* One chunk between two open descriptors, as the caller's credentials. */
+/* One piece between two open descriptors, as the caller's credentials. */
 static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 				     struct fsal_copy_arg *arg)
 {
 	struct sparse_export *exp = sparse_op_export();
 	struct sparse_copy_opts opts = {
 		.mode = sparse_export_copy_engine(&exp->export),
-		.chunk_bytes = arg->chunk_bytes,
-		.budget_ms = arg->budget_ms,
-		.min_hole = sparse_export_min_hole(&exp->export),
+		.piece = arg->piece,
 	};
 	struct sparse_copy_result res;
 	int64_t rc;
@@ -1236,9 +1230,10 @@ static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 }
 
 /*
- * NFSv4.2 COPY, one chunk (struct fsal_copy_arg): the copy engine between
+ * NFSv4.2 COPY, one piece (struct fsal_copy_arg): the copy engine between
  * the two files' descriptors, inside both files' I/O brackets (one
- * read-write bracket when they are one file).  Nothing is synced: the
+ * read-write bracket when they are one file): a clone of the whole rest
+ * of the range, or at most arg->piece bytes.  Nothing is synced: the
  * bytes are as durable as after write2 without stability.
  */
 static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,

@@ -47,9 +47,9 @@
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
-/* Defaults and limits of the export tunables (see docs/fsal_sparse.md). */
-#define SPARSE_MIN_HOLE_DEFAULT 4096
-#define SPARSE_MIN_HOLE_MIN 512
+/* Defaults and limits of the export tunables (see docs/fsal_sparse.md).
+ * Min_Hole_Size is the old name of the EXPORT block's READ_PLUS_Min_Hole
+ * (0: not given). */
 #define SPARSE_MIN_HOLE_MAX (1ULL << 30)
 #define SPARSE_MD_LATENCY_MAX_MS 10000
 
@@ -98,7 +98,7 @@ struct sparse_export {
 	/* What sparse_create_handle checks a new object against. */
 	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */
-	uint64_t min_hole_size;
+	uint64_t min_hole_size; /* the old Min_Hole_Size, 0: not given */
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 	bool durable_md; /* Durable_Metadata */
@@ -214,7 +214,6 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				   struct config_error_type *err_type,
 				   struct fsal_export *original,
 				   struct fsal_module *updated_super);
-uint64_t sparse_export_min_hole(struct fsal_export *exp);
 bool sparse_export_durable_md(struct fsal_export *exp);
 enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp);
 
@@ -276,7 +275,7 @@ fsal_status_t sparse_setattr2_durable(struct fsal_obj_handle *obj_hdl,
 struct sparse_map;
 /*
  * For READ_PLUS: map [offset, offset + length) of a regular file into data
- * and holes (holes below min_hole folded into data) and
+ * and holes (every hole the filesystem reports) and
  * read the data extents into buf, where buf[i] is file byte offset + i
  * (hole bytes are not touched).  Uses the state's, the global or a
  * temporary descriptor like read2.  The caller initialises and frees map;
@@ -284,8 +283,7 @@ struct sparse_map;
  */
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length,
-				 uint64_t min_hole, void *buf,
+				 uint64_t offset, size_t length, void *buf,
 				 struct sparse_map *map);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,

@@ -26,17 +26,29 @@
  * first async COPY), chunk by chunk through nfs42_copy_chunk(), the cancel
  * flag checked between chunks.  At most Copy_Async_Max copies are queued or
  * running server-wide and Copy_Async_Max_Per_Client per client: beyond
- * that COPY answers synchronously.  When a copy ends, CB_OFFLOAD goes to
- * the client over a session back channel (retried Copy_CB_Retries times on
- * NFS4ERR_DELAY or no reply); the record stays a lease period so that
- * OFFLOAD_STATUS still answers, then a worker reaps it.
+ * that COPY answers synchronously (both counted: O(1)).  When a copy ends,
+ * CB_OFFLOAD goes to the client over a session back channel (retried
+ * Copy_CB_Retries times on NFS4ERR_DELAY or no reply); the record stays a
+ * lease period so that OFFLOAD_STATUS still answers, at most
+ * COPY_DONE_PER_CLIENT of them per client (the oldest goes first: its
+ * stateid is then unknown, NFS4ERR_BAD_STATEID), and a client's records
+ * go with the client.
+ *
+ * The table: the records by copy stateid (tab.buckets, for the lookups of
+ * OFFLOAD_STATUS and OFFLOAD_CANCEL), by client (struct copy_client in
+ * tab.clients: its records oldest first and its counts), and the finished
+ * ones in the order they finished (tab.done, whose head is the next to
+ * expire).  A record is in all three from COPY until it is forgotten,
+ * except tab.done while it is queued or running.
  *
  * Locking rules
- * - tab.mtx protects: the bucket lists (insert and delete), the run queue,
- *   tab.active, the pool's threads and flags (started, shutdown).  It is
- *   never held across a chunk, a callback send or synchronize_rcu();
- *   copy_cancel() sleeps on tab.done with it (released while asleep),
- *   idle workers on tab.work.  tab.started is set once, under tab.mtx and
+ * - tab.mtx protects: the bucket lists (insert and delete), the client
+ *   entries and their lists and counts, tab.done, the run queue,
+ *   tab.active, the pool's threads and flags (started, shutdown), and each
+ *   record's links (queue, client_link, done_link, gone_link), cc and
+ *   in_table.  It is never held across a chunk, a callback send or
+ *   synchronize_rcu(); shutdown sleeps on tab.done_cv with it (released
+ *   while asleep), idle workers on tab.work.  tab.started is set once, under tab.mtx and
  *   after the buckets are initialised, and never cleared: lookups read it
  *   without the lock, so it is stored and read with atomics (full
  *   barriers): a lookup that sees it set sees the buckets initialised.
@@ -52,13 +64,16 @@
  *   COPY_DONE (release) and read only after seeing COPY_DONE (acquire).
  *   Everything else in it is immutable after creation, except the job's
  *   references (export, handles, its opens, credentials) and `cancelled`,
- *   which only the thread that ends the job touches: the worker that took it off the
- *   queue, or copy_cancel() for one it took off the queue (both under
- *   tab.mtx, so exactly one of them), and cb_tries, which only the
- *   callback path (one send or completion at a time) touches.
+ *   which only the thread that ends the job touches: the worker that took
+ *   it off the queue, or the cleanup (client gone, shutdown) that took it
+ *   off the queue (both under tab.mtx, so exactly one of them), and
+ *   cb_tries, which only the callback path (one send or completion at a
+ *   time) touches.
  * - c->refs: one for the table, one for the job's end (worker or
- *   copy_cancel), one per lookup in progress and one per CB_OFFLOAD
- *   in flight; the record is freed at zero.
+ *   cleanup), one per lookup in progress and one per CB_OFFLOAD in
+ *   flight; the record is freed at zero.
+ * - A client entry lives while it has records or active copies; its
+ *   records point to it (c->cc) until they end.
  * - Order: tab.mtx, then nothing; a client's cid_mutex is only taken by
  *   the callback code without tab.mtx held.
  */
@@ -82,7 +97,11 @@
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
-#define COPY_BUCKETS 64
+/* Copy stateids hashed for lookups; client IDs for the per-client lists */
+#define COPY_BUCKETS 256
+#define COPY_CLIENT_BUCKETS 64
+/* Finished copies a client keeps for OFFLOAD_STATUS (a lease at most) */
+#define COPY_DONE_PER_CLIENT 16
 
 enum copy_phase {
 	COPY_QUEUED,
@@ -90,9 +109,24 @@ enum copy_phase {
 	COPY_DONE,
 };
 
+/* A client's copies (tab.mtx). */
+struct copy_client {
+	struct glist_head hash; /* tab.clients[] */
+	clientid4 clientid;
+	struct glist_head copies; /* its records in the table, oldest first */
+	uint32_t n_active; /* queued + running, also those forgotten */
+	uint32_t n_done; /* finished, in copies */
+};
+
 struct copy {
 	struct cds_list_head bucket; /* tab.buckets[], RCU */
 	struct glist_head queue; /* tab.queue while COPY_QUEUED (tab.mtx) */
+	struct glist_head client_link; /* cc->copies while in_table */
+	struct glist_head done_link; /* tab.done while finished, in_table */
+	struct glist_head gone_link; /* a list of records leaving the table */
+	/* its client's entry, while in the table or queued or running */
+	struct copy_client *cc; /* tab.mtx */
+	bool in_table; /* tab.mtx */
 	int32_t refs; /* table + worker + lookups + callbacks */
 	stateid4 sid;
 	clientid4 clientid;
@@ -126,8 +160,10 @@ struct copy {
 static struct {
 	pthread_mutex_t mtx; /* see "Locking rules" above */
 	pthread_cond_t work; /* queue not empty, or shutdown */
-	pthread_cond_t done; /* some copy reached COPY_DONE */
+	pthread_cond_t done_cv; /* some copy reached COPY_DONE */
 	struct cds_list_head buckets[COPY_BUCKETS];
+	struct glist_head clients[COPY_CLIENT_BUCKETS];
+	struct glist_head done; /* finished records, in the order they ended */
 	struct glist_head queue;
 	uint32_t active; /* queued + running */
 	pthread_t *threads;
@@ -137,7 +173,7 @@ static struct {
 } tab = {
 	.mtx = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
-	.done = PTHREAD_COND_INITIALIZER,
+	.done_cv = PTHREAD_COND_INITIALIZER,
 };
 
 /* The NFSV4 block's copy parameters (patch 0020). */
@@ -166,12 +202,12 @@ static bool p_async(void)
  * unbounded (no cap and no budget configured: the default cap), so that
  * cancel and shutdown are seen between chunks.
  */
-static void copy_chunk_limits(struct fsal_copy_arg *arg)
+static void copy_chunk_limits(struct nfs42_copy_req *req)
 {
-	arg->chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
-	arg->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
-	if (arg->chunk_bytes == 0 && arg->budget_ms == 0)
-		arg->chunk_bytes = NFS4_COPY_CHUNK_DEFAULT;
+	req->cap = nfs_param.nfsv4_param.copy_chunk_size;
+	req->budget_ms = nfs_param.nfsv4_param.copy_time_budget_ms;
+	if (req->cap == 0 && req->budget_ms == 0)
+		req->cap = NFS4_COPY_CHUNK_DEFAULT;
 }
 
 /*
@@ -212,6 +248,9 @@ static void tab_init_locked(void)
 		return;
 	for (i = 0; i < COPY_BUCKETS; i++)
 		CDS_INIT_LIST_HEAD(&tab.buckets[i]);
+	for (i = 0; i < COPY_CLIENT_BUCKETS; i++)
+		glist_init(&tab.clients[i]);
+	glist_init(&tab.done);
 	glist_init(&tab.queue);
 }
 
@@ -381,16 +420,147 @@ static void copy_release_job(struct copy *c)
 	c->exp = NULL;
 }
 
+/* ------------------------------------------------------ the table */
+
+/* Called with tab.mtx held: clientid's entry, made when make; or NULL. */
+static struct copy_client *cc_find_locked(clientid4 clientid, bool make)
+{
+	struct glist_head *head = &tab.clients[clientid % COPY_CLIENT_BUCKETS];
+	struct glist_head *g;
+	struct copy_client *cc;
+
+	glist_for_each(g, head)
+	{
+		cc = glist_entry(g, struct copy_client, hash);
+		if (cc->clientid == clientid)
+			return cc;
+	}
+	if (!make)
+		return NULL;
+	cc = gsh_calloc(1, sizeof(*cc));
+	cc->clientid = clientid;
+	glist_init(&cc->copies);
+	glist_add_tail(head, &cc->hash);
+	return cc;
+}
+
+/* Called with tab.mtx held: free cc once nothing refers to it. */
+static void cc_put_locked(struct copy_client *cc)
+{
+	if (cc->n_active != 0 || !glist_empty(&cc->copies))
+		return;
+	glist_del(&cc->hash);
+	gsh_free(cc);
+}
+
+/* Called with tab.mtx held: c enters the table, queued, for client cc. */
+static void copy_insert_locked(struct copy *c, struct copy_client *cc)
+{
+	c->cc = cc;
+	c->in_table = true;
+	cds_list_add_rcu(&c->bucket, &tab.buckets[bucket_of(c->sid.other)]);
+	glist_add_tail(&cc->copies, &c->client_link);
+	cc->n_active++;
+	c->phase = COPY_QUEUED;
+	glist_add_tail(&tab.queue, &c->queue);
+	tab.active++;
+}
+
+/*
+ * Called with tab.mtx held: c leaves the table (lookups no longer find
+ * it) onto gone, whose records' table references copy_release_gone()
+ * drops.  A running job goes on with its worker's reference.
+ */
+static void copy_remove_locked(struct copy *c, struct glist_head *gone)
+{
+	if (!c->in_table)
+		return;
+	c->in_table = false;
+	cds_list_del_rcu(&c->bucket);
+	glist_del(&c->client_link);
+	if (atomic_fetch_uint32_t(&c->phase) == COPY_DONE) {
+		glist_del(&c->done_link);
+		c->cc->n_done--;
+		c->cc = NULL; /* (the caller puts the entry) */
+	}
+	glist_add_tail(gone, &c->gone_link);
+}
+
+/* Drop the table's references of gone's records once no reader sees them
+ * (tab.mtx not held).  Returns how many. */
+static uint32_t copy_release_gone(struct glist_head *gone)
+{
+	struct copy *c;
+	uint32_t n = 0;
+
+	if (glist_empty(gone))
+		return 0;
+	synchronize_rcu();
+	while ((c = glist_first_entry(gone, struct copy, gone_link)) != NULL) {
+		glist_del(&c->gone_link);
+		copy_put(c);
+		n++;
+	}
+	return n;
+}
+
+/* Called with tab.mtx held: forget finished copies older than a lease. */
+static void copy_expire_locked(time_t now, struct glist_head *gone)
+{
+	struct copy *c;
+	struct copy_client *cc;
+
+	while ((c = glist_first_entry(&tab.done, struct copy, done_link)) !=
+		       NULL &&
+	       c->done_at + copy_keep_seconds() <= now) {
+		cc = c->cc;
+		copy_remove_locked(c, gone);
+		cc_put_locked(cc);
+	}
+}
+
+/* Called with tab.mtx held: cc keeps at most COPY_DONE_PER_CLIENT finished
+ * records; the oldest go. */
+static void copy_trim_locked(struct copy_client *cc, struct glist_head *gone)
+{
+	struct glist_head *g, *gn;
+	struct copy *c;
+
+	for (g = cc->copies.next, gn = g->next; g != &cc->copies;
+	     g = gn, gn = g->next) {
+		if (cc->n_done <= COPY_DONE_PER_CLIENT)
+			return;
+		c = glist_entry(g, struct copy, client_link);
+		if (atomic_fetch_uint32_t(&c->phase) == COPY_DONE)
+			copy_remove_locked(c, gone);
+	}
+}
+
 /* Mark c finished (the job's references already released). */
 static void copy_finish(struct copy *c, nfsstat4 status)
 {
+	struct copy_client *cc;
+	struct glist_head gone;
+
+	glist_init(&gone);
 	c->status = status;
 	c->done_at = time(NULL);
-	atomic_store_uint32_t(&c->phase, COPY_DONE);
 	PTHREAD_MUTEX_lock(&tab.mtx);
+	atomic_store_uint32_t(&c->phase, COPY_DONE);
 	tab.active--;
-	pthread_cond_broadcast(&tab.done);
+	cc = c->cc;
+	cc->n_active--;
+	if (c->in_table) {
+		glist_add_tail(&tab.done, &c->done_link);
+		cc->n_done++;
+		copy_trim_locked(cc, &gone);
+	} else {
+		c->cc = NULL;
+	}
+	cc_put_locked(cc);
+	pthread_cond_broadcast(&tab.done_cv);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
+	copy_release_gone(&gone);
 }
 
 /* Find a copy of clientid by stateid, referenced; NULL if none. */
@@ -430,111 +600,6 @@ static bool copy_other_taken(const char *other)
 			return true;
 	}
 	return false;
-}
-
-/* Called with tab.mtx held: the next record after pos in the table (pos
- * NULL: the first), NULL at the end. */
-static struct cds_list_head *tab_next(struct cds_list_head *pos,
-				      unsigned int *i)
-{
-	if (pos == NULL) {
-		*i = 0;
-		pos = &tab.buckets[0];
-	}
-	pos = pos->next;
-	while (pos == &tab.buckets[*i]) {
-		if (++*i == COPY_BUCKETS)
-			return NULL;
-		pos = tab.buckets[*i].next;
-	}
-	return pos;
-}
-
-/* Called with tab.mtx held: copies of clientid queued or running. */
-static uint32_t copy_client_active(clientid4 clientid)
-{
-	struct cds_list_head *pos = NULL;
-	struct copy *c;
-	uint32_t n = 0;
-	unsigned int i;
-
-	while ((pos = tab_next(pos, &i)) != NULL) {
-		c = cds_list_entry(pos, struct copy, bucket);
-		if (c->clientid == clientid &&
-		    atomic_fetch_uint32_t(&c->phase) != COPY_DONE)
-			n++;
-	}
-	return n;
-}
-
-typedef bool (*copy_match_fn)(struct copy *c, void *arg);
-
-/*
- * Called with tab.mtx held: unlink c onto gone if matched and finished (or
- * running, with running: its worker holds its own reference and ends it;
- * its queue link is free then).
- */
-static uint32_t copy_unlink_one(struct copy *c, copy_match_fn match, void *arg,
-				bool running, struct glist_head *gone)
-{
-	uint32_t phase = atomic_fetch_uint32_t(&c->phase);
-
-	if (phase == COPY_QUEUED || (phase == COPY_RUNNING && !running) ||
-	    !match(c, arg))
-		return 0;
-	cds_list_del_rcu(&c->bucket);
-	glist_add_tail(gone, &c->queue);
-	return 1;
-}
-
-/*
- * Remove the records selected by `match` that are finished (and, with
- * running, those still running: no lookup finds them any more) (tab.mtx
- * not held) and drop the table's references once no reader can see them.
- */
-static uint32_t copy_unlink_if(copy_match_fn match, void *arg, bool running)
-{
-	struct cds_list_head *pos = NULL, *next;
-	struct glist_head gone;
-	struct copy *c;
-	unsigned int i;
-	uint32_t n_gone = 0;
-
-	glist_init(&gone);
-	PTHREAD_MUTEX_lock(&tab.mtx);
-	if (tab.started)
-		pos = tab_next(NULL, &i);
-	while (pos != NULL) {
-		next = tab_next(pos, &i); /* before pos leaves its list */
-		n_gone += copy_unlink_one(cds_list_entry(pos, struct copy,
-							 bucket),
-					  match, arg, running, &gone);
-		pos = next;
-	}
-	PTHREAD_MUTEX_unlock(&tab.mtx);
-	if (n_gone == 0)
-		return 0;
-	synchronize_rcu();
-	while ((c = glist_first_entry(&gone, struct copy, queue)) != NULL) {
-		glist_del(&c->queue);
-		copy_put(c);
-	}
-	return n_gone;
-}
-
-static bool match_expired(struct copy *c, void *arg)
-{
-	return c->done_at + copy_keep_seconds() <= *(time_t *)arg;
-}
-
-static bool match_client(struct copy *c, void *arg)
-{
-	return c->clientid == *(clientid4 *)arg;
-}
-
-static bool match_all(struct copy *c, void *arg)
-{
-	return true;
 }
 
 /* ------------------------------------------------------- CB_OFFLOAD */
@@ -614,7 +679,7 @@ static void cb_offload_send(void *arg)
 /* Run one copy to its end (or cancel); op_ctx set for its export. */
 static nfsstat4 copy_run(struct copy *c)
 {
-	struct fsal_copy_arg arg;
+	struct nfs42_copy_req req;
 	struct gsh_buffdesc verf = { .addr = c->verf, .len = sizeof(c->verf) };
 	fsal_status_t st = { ERR_FSAL_NO_ERROR, 0 };
 	uint64_t done = 0;
@@ -624,19 +689,19 @@ static nfsstat4 copy_run(struct copy *c)
 			c->cancelled = true;
 			break;
 		}
-		memset(&arg, 0, sizeof(arg));
-		arg.src_state = c->src_open;
-		arg.dst_state = c->dst_open;
-		arg.src_offset = c->src_offset + done;
-		arg.dst_offset = c->dst_offset + done;
-		arg.count = c->count - done;
-		copy_chunk_limits(&arg);
-		st = nfs42_copy_chunk(c->src, c->dst, &arg);
-		if (FSAL_IS_ERROR(st) && arg.copied == 0)
+		memset(&req, 0, sizeof(req));
+		req.src_state = c->src_open;
+		req.dst_state = c->dst_open;
+		req.src_offset = c->src_offset + done;
+		req.dst_offset = c->dst_offset + done;
+		req.count = c->count - done;
+		copy_chunk_limits(&req);
+		st = nfs42_copy_chunk(c->src, c->dst, &req);
+		if (FSAL_IS_ERROR(st) && req.copied == 0)
 			break;
-		done += arg.copied;
+		done += req.copied;
 		atomic_store_uint64_t(&c->copied, done);
-		if (FSAL_IS_ERROR(st) || arg.eof || arg.copied == 0 ||
+		if (FSAL_IS_ERROR(st) || req.eof || req.copied == 0 ||
 		    done >= c->count) {
 			st = fsalstat(ERR_FSAL_NO_ERROR, 0);
 			break;
@@ -690,9 +755,9 @@ static void copy_work(struct copy *c)
 
 static void *copy_worker(void *unused)
 {
+	struct glist_head gone;
 	struct copy *c;
 	struct timespec ts;
-	time_t now;
 
 	SetNameFunction("copy_async");
 	PTHREAD_MUTEX_lock(&tab.mtx);
@@ -704,9 +769,10 @@ static void *copy_worker(void *unused)
 			pthread_cond_timedwait(&tab.work, &tab.mtx, &ts);
 			if (glist_empty(&tab.queue) && !tab.shutdown) {
 				/* idle: forget copies finished long ago */
+				glist_init(&gone);
+				copy_expire_locked(time(NULL), &gone);
 				PTHREAD_MUTEX_unlock(&tab.mtx);
-				now = time(NULL);
-				copy_unlink_if(match_expired, &now, false);
+				copy_release_gone(&gone);
 				PTHREAD_MUTEX_lock(&tab.mtx);
 			}
 			continue;
@@ -749,10 +815,12 @@ static bool pool_start_locked(void)
 static bool copy_admit_locked(clientid4 clientid)
 {
 	uint32_t per_client = p_async_max_per_client();
+	struct copy_client *cc;
 
-	return !tab.shutdown && pool_start_locked() &&
-	       tab.active < tab.nthreads &&
-	       (per_client == 0 || copy_client_active(clientid) < per_client);
+	if (tab.shutdown || !pool_start_locked() || tab.active >= tab.nthreads)
+		return false;
+	cc = cc_find_locked(clientid, false);
+	return per_client == 0 || cc == NULL || cc->n_active < per_client;
 }
 
 /* The NFS4_OK result of a COPY that went asynchronous as c. */
@@ -782,6 +850,7 @@ nfsstat4 nfs42_copy_async_start(compound_data_t *data,
 				uint64_t count, struct sp42_COPY4res *res,
 				bool *queued)
 {
+	struct glist_head gone;
 	clientid4 clientid;
 	struct copy *c;
 	nfsstat4 status;
@@ -800,10 +869,16 @@ nfsstat4 nfs42_copy_async_start(compound_data_t *data,
 	c->dst_offset = dst_offset;
 	c->count = count;
 
-	/* a cheap look first: no open for a COPY that will be refused */
+	/* a cheap look first: no open for a COPY that will be refused;
+	 * and the finished copies a lease old go
+	 */
+	glist_init(&gone);
 	PTHREAD_MUTEX_lock(&tab.mtx);
 	admitted = copy_admit_locked(clientid);
+	if (atomic_fetch_uint32_t(&tab.started))
+		copy_expire_locked(time(NULL), &gone);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
+	copy_release_gone(&gone);
 	status = admitted ? job_hold(c, src, dst) : NFS4_OK;
 	if (!admitted || status != NFS4_OK) {
 		LogDebug(
@@ -842,10 +917,7 @@ nfsstat4 nfs42_copy_async_start(compound_data_t *data,
 	memcpy(c->fh.nfs_fh4_val, data->currentFH.nfs_fh4_val,
 	       c->fh.nfs_fh4_len);
 
-	c->phase = COPY_QUEUED;
-	cds_list_add_rcu(&c->bucket, &tab.buckets[bucket_of(c->sid.other)]);
-	glist_add_tail(&tab.queue, &c->queue);
-	tab.active++;
+	copy_insert_locked(c, cc_find_locked(clientid, true));
 	pthread_cond_signal(&tab.work);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
 
@@ -951,78 +1023,52 @@ void nfs4_op_offload_cancel_Free(nfs_resop4 *resp)
 
 /* ------------------------------------------------------ cleanup */
 
-/* Called with tab.mtx held: move a queued c that matches onto ended. */
-static uint32_t copy_dequeue_one(struct copy *c, copy_match_fn match, void *arg,
-				 struct glist_head *ended)
-{
-	if (!match(c, arg))
-		return 0;
-	glist_del(&c->queue);
-	glist_add_tail(ended, &c->queue);
-	return 1;
-}
-
-/* Called with tab.mtx held: ask a running c that matches to stop; whether
- * it still runs.  *n counts the copies asked the first time. */
-static bool copy_stop_one(struct copy *c, copy_match_fn match, void *arg,
-			  uint32_t *n)
-{
-	if (!match(c, arg) || atomic_fetch_uint32_t(&c->phase) != COPY_RUNNING)
-		return false;
-	if (!atomic_fetch_uint32_t(&c->cancel))
-		(*n)++;
-	atomic_store_uint32_t(&c->cancel, 1);
-	return true;
-}
-
 /*
- * Cancel the copies `match` selects: the queued ones end here, the running
- * ones after their chunk; with wait, return only once none of them runs.
- * Returns how many were stopped.
+ * Called with tab.mtx held: stop client cc's copies (all clients' with cc
+ * NULL, at shutdown): the queued ones leave the run queue onto ended (the
+ * caller ends them, copy_end_dequeued()), the running ones are asked to
+ * stop after their chunk.  With forget, they and the finished ones also
+ * leave the table onto gone.  Returns how many were stopped.
  */
-static uint32_t copy_cancel(copy_match_fn match, void *arg, bool wait)
+static uint32_t copy_stop_client_locked(struct copy_client *cc, bool forget,
+					struct glist_head *ended,
+					struct glist_head *gone)
 {
 	struct glist_head *g, *gn;
-	struct cds_list_head *pos;
-	struct glist_head ended;
 	struct copy *c;
-	bool busy;
-	unsigned int i;
-	uint32_t n_stopped = 0;
+	uint32_t n = 0, phase;
 
-	glist_init(&ended);
-	PTHREAD_MUTEX_lock(&tab.mtx);
-	if (!tab.started) {
-		PTHREAD_MUTEX_unlock(&tab.mtx);
-		return 0;
+	for (g = cc->copies.next, gn = g->next; g != &cc->copies;
+	     g = gn, gn = g->next) {
+		c = glist_entry(g, struct copy, client_link);
+		phase = atomic_fetch_uint32_t(&c->phase);
+		if (phase == COPY_QUEUED) {
+			glist_del(&c->queue);
+			glist_add_tail(ended, &c->queue);
+		}
+		if (phase != COPY_DONE && !atomic_fetch_uint32_t(&c->cancel)) {
+			atomic_store_uint32_t(&c->cancel, 1);
+			n++;
+		}
+		if (forget)
+			copy_remove_locked(c, gone);
 	}
-	for (g = tab.queue.next; g != &tab.queue; g = gn) {
-		gn = g->next;
-		n_stopped += copy_dequeue_one(
-			glist_entry(g, struct copy, queue), match, arg, &ended);
-	}
-	do {
-		busy = false;
-		pos = NULL;
-		while ((pos = tab_next(pos, &i)) != NULL)
-			busy |= copy_stop_one(cds_list_entry(pos, struct copy,
-							     bucket),
-					      match, arg, &n_stopped);
-		if (busy && wait)
-			pthread_cond_wait(&tab.done, &tab.mtx);
-	} while (busy && wait);
-	PTHREAD_MUTEX_unlock(&tab.mtx);
+	return n;
+}
 
-	/* never started: end them here, as their worker would have */
-	while ((c = glist_first_entry(&ended, struct copy, queue)) != NULL) {
+/* End the copies taken off the run queue (tab.mtx not held), as their
+ * worker would have. */
+static void copy_end_dequeued(struct glist_head *ended)
+{
+	struct copy *c;
+
+	while ((c = glist_first_entry(ended, struct copy, queue)) != NULL) {
 		glist_del(&c->queue);
-		atomic_store_uint32_t(&c->cancel, 1);
 		c->cancelled = true;
 		copy_release_job(c);
 		copy_finish(c, NFS4_OK);
 		copy_put(c); /* the worker's reference */
 	}
-	return n_stopped;
 }
 
 /*
@@ -1034,10 +1080,24 @@ static uint32_t copy_cancel(copy_match_fn match, void *arg, bool wait)
  */
 void nfs42_copy_async_client_gone(clientid4 clientid)
 {
-	uint32_t stopped, forgotten;
+	struct glist_head ended, gone;
+	struct copy_client *cc;
+	uint32_t stopped = 0, forgotten;
 
-	stopped = copy_cancel(match_client, &clientid, false);
-	forgotten = copy_unlink_if(match_client, &clientid, true);
+	glist_init(&ended);
+	glist_init(&gone);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	cc = atomic_fetch_uint32_t(&tab.started) ?
+		     cc_find_locked(clientid, false) :
+		     NULL;
+	if (cc != NULL) {
+		stopped = copy_stop_client_locked(cc, true, &ended, &gone);
+		/* (kept by its active copies until they end) */
+		cc_put_locked(cc);
+	}
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	copy_end_dequeued(&ended);
+	forgotten = copy_release_gone(&gone);
 	if (stopped != 0 || forgotten != 0)
 		LogEvent(COMPONENT_NFS_V4,
 			 "async COPY: client %" PRIx64
@@ -1045,10 +1105,32 @@ void nfs42_copy_async_client_gone(clientid4 clientid)
 			 clientid, stopped, forgotten);
 }
 
+/* Called with tab.mtx held: apply copy_stop_client_locked to every client. */
+static uint32_t copy_stop_all_locked(bool forget, struct glist_head *ended,
+				     struct glist_head *gone)
+{
+	struct glist_head *g, *gn;
+	struct copy_client *cc;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < COPY_CLIENT_BUCKETS; i++) {
+		for (g = tab.clients[i].next, gn = g->next;
+		     g != &tab.clients[i]; g = gn, gn = g->next) {
+			cc = glist_entry(g, struct copy_client, hash);
+			n += copy_stop_client_locked(cc, forget, ended, gone);
+			cc_put_locked(cc);
+		}
+	}
+	return n;
+}
+
 void nfs42_copy_async_shutdown(void)
 {
+	struct glist_head ended, gone;
 	uint32_t i, stopped;
 
+	glist_init(&ended);
+	glist_init(&gone);
 	/* no new copy from here on */
 	PTHREAD_MUTEX_lock(&tab.mtx);
 	if (!tab.started || tab.shutdown) {
@@ -1057,16 +1139,25 @@ void nfs42_copy_async_shutdown(void)
 		return;
 	}
 	tab.shutdown = true;
+	/* stop what waits (here) and what runs (after its chunk) */
+	stopped = copy_stop_all_locked(false, &ended, &gone);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
+	copy_end_dequeued(&ended);
 
-	/* stop what runs (after its chunk) and what waits, then the pool */
-	stopped = copy_cancel(match_all, NULL, true);
+	/* wait for the running ones (also those of clients gone), then the
+	 * pool, then forget every record
+	 */
 	PTHREAD_MUTEX_lock(&tab.mtx);
+	while (tab.active > 0)
+		pthread_cond_wait(&tab.done_cv, &tab.mtx);
 	pthread_cond_broadcast(&tab.work);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
 	for (i = 0; i < tab.nthreads; i++)
 		pthread_join(tab.threads[i], NULL);
-	copy_unlink_if(match_all, NULL, false);
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	copy_stop_all_locked(true, &ended, &gone);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	copy_release_gone(&gone);
 	gsh_free(tab.threads);
 	tab.threads = NULL;
 	LogEvent(COMPONENT_NFS_V4,

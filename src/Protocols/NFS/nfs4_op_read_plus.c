@@ -44,7 +44,7 @@
  * whether end is EOF; runs is the FSAL's answer to one read_plus call.
  */
 struct rp_layout {
-	struct rp_extent *ext;
+	struct fsal_segment *ext;
 	size_t n;
 	size_t max;
 	uint64_t end;
@@ -314,14 +314,14 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 	rp_layout_fold(l->ext, &l->n, min_hole, size);
 	l->eof = l->n > 0 && l->end == size;
 	i = rp_layout_fit(l->ext, l->n, budget);
-	if (i < l->n || (i > 0 && rp_extent_end(&l->ext[i - 1]) < l->end)) {
+	if (i < l->n || (i > 0 && fsal_segment_end(&l->ext[i - 1]) < l->end)) {
 		l->n = i;
-		l->end = i ? rp_extent_end(&l->ext[i - 1]) : offset;
+		l->end = i ? fsal_segment_end(&l->ext[i - 1]) : offset;
 		l->eof = false;
 	}
 
 	for (i = 0; i < l->n; i++) {
-		struct rp_extent *s = &l->ext[i];
+		struct fsal_segment *s = &l->ext[i];
 		uint64_t got = 0;
 		bool eof = false;
 
@@ -445,9 +445,9 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 	if (plan->nseg > 0)
 		c = gsh_calloc(plan->nseg, sizeof(*c));
 	for (i = 0; i < plan->nseg; i++) {
-		const struct rp_segment *s = &plan->seg[i];
+		const struct fsal_segment *s = &plan->seg[i];
 
-		if (s->type == RP_SEG_HOLE) {
+		if (s->hole) {
 			c[i].rpc_content = NFS4_CONTENT_HOLE;
 			c[i].rpc_u.rpc_hole.di_offset = s->offset;
 			c[i].rpc_u.rpc_hole.di_length = s->length;
@@ -467,7 +467,8 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 }
 
 /*
- * Layout and data from the FSAL's read_plus slot, window after window:
+ * Layout and data from the FSAL's read_plus slot (every hole it finds,
+ * folded here by READ_PLUS_Min_Hole), window after window:
  * each window is as long as the data the reply can still take, so a file
  * of data is read no further than the reply goes, while holes (which cost
  * their header only) let the reply reach on to count.  NOTSUPP on the
@@ -492,7 +493,6 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 		struct fsal_read_plus_arg arg = {
 			.state = state,
 			.offset = pos,
-			.min_hole = min_hole,
 			.buf = buf + (pos - offset),
 			.seg = l->runs,
 			.max_seg = l->max - l->n,
@@ -532,6 +532,11 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 			break;
 		pos = arg.end;
 	}
+	/* The FSAL reported every hole: READ_PLUS_Min_Hole applies here, as
+	 * on the generic path (one rule); a folded hole reads as zeros.
+	 */
+	rp_layout_zero_short_holes(l->ext, l->n, min_hole, buf, offset);
+	rp_layout_fold(l->ext, &l->n, min_hole, l->eof ? l->end : UINT64_MAX);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
