@@ -108,6 +108,23 @@ static void holder_check(struct holder *h, const struct nfs42_file *f)
 	ck_assert(!memcmp(h->recall.fh.data, f->fh.data, f->fh.len));
 }
 
+/* B's OPEN for write on a thread of its own (waits out a recall). */
+struct opener_arg {
+	struct nfs42_client *cl;
+	const char *name;
+	struct nfs42_file *f;
+	int rc;
+};
+
+static void *open_write(void *arg)
+{
+	struct opener_arg *o = arg;
+
+	o->rc = nfs42_open(o->cl, e2e_path(o->name), OPEN4_SHARE_ACCESS_WRITE,
+			   NFS42_NOCREATE, 0, false, o->f);
+	return NULL;
+}
+
 /* B's conflicting OPEN for write: recalled, returned, then granted. */
 START_TEST(t_open_conflict)
 {
@@ -647,6 +664,61 @@ START_TEST(t_unexport_holding)
 }
 END_TEST
 
+/*
+ * "returned" mode (Test_Stall_Dir, Test_Stall_Ms = 4000): A answers
+ * CB_RECALL and keeps the delegation, then returns it just before the
+ * server would revoke it (one lease period after the answer); that
+ * DELEGRETURN holds the file's state lock for 4 s (a stall in its lease
+ * drop) while the revocation falls due.  The revocation finds the
+ * delegation returned: it must not be reported or counted as a revocation
+ * (counted, three of them stop delegations to the client).
+ */
+START_TEST(t_returned_before_revoke)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("returned");
+	struct nfs42_file fa, fb;
+	struct holder h;
+	struct stat st;
+	pthread_t opener;
+	struct opener_arg oarg = { .cl = b, .name = name, .f = &fb };
+	int64_t answered, wait;
+	char *marker;
+	FILE *m;
+
+	open_delegated(a, name, &fa);
+	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
+	holder_start(&h, a, false);
+	ck_assert_int_eq(pthread_create(&opener, NULL, open_write, &oarg), 0);
+	holder_check(&h, &fa);
+	answered = e2e_now_ms();
+
+	ck_assert_int_gt(asprintf(&marker, "%s/lease_drop.%llu",
+				  e2e_env("NFS42_STALL_DIR"),
+				  (unsigned long long)st.st_ino),
+			 0);
+	m = fopen(e2e_keep(marker), "w");
+	ck_assert_ptr_nonnull(m);
+	fclose(m);
+	wait = answered + 5000 - 700 - e2e_now_ms();
+	if (wait > 0)
+		usleep((useconds_t)wait * 1000);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_assert_int_eq(pthread_join(opener, NULL), 0);
+	ck_nfs_ok(b, oarg.rc);
+	ck_assert(log_has("test stall lease_drop"));
+	ck_assert_msg(log_has("returned just before its revocation"),
+		      "the revocation did not race the DELEGRETURN");
+	ck_assert_msg(
+		!log_has("not returned within a lease period"),
+		"a returned delegation was reported (and counted) revoked");
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_deleg");
@@ -655,6 +727,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	if (argc > 1 && !strcmp(argv[1], "none")) {
 		tcase_add_test(tc, t_export_none);
+	} else if (argc > 1 && !strcmp(argv[1], "returned")) {
+		tcase_add_test(tc, t_returned_before_revoke);
 	} else if (argc > 1 && !strcmp(argv[1], "unexport")) {
 		tcase_add_test(tc, t_unexport_holding);
 	} else if (argc > 1 && !strcmp(argv[1], "wire")) {
