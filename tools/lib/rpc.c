@@ -691,6 +691,7 @@ static struct nfs42_client *client_alloc(const struct nfs42_opts *o)
 		cl->slots_wanted = NFS42_MAX_SLOTS;
 	cl->minorversion = o->minorversion;
 	cl->want_back_channel = !o->no_back_channel;
+	cl->keep_recalls = o->keep_recalls;
 	make_owner_id(cl, o->owner_id);
 	return cl;
 }
