@@ -667,6 +667,48 @@ START_TEST(t_library_returns_recalled)
 }
 END_TEST
 
+/*
+ * RFC 8881 18.50.3: a client that destroys its session, then its client
+ * ID while it still holds a delegation gets NFS4ERR_CLIENTID_BUSY.  (Ganesha
+ * 6.5 destroyed it and left the delegation on the file with an owner in
+ * freed memory; the next conflicting OPEN crashed the server.)  Here that
+ * OPEN succeeds once the holder's lease ran out (patch 0094), and the
+ * server still answers.
+ */
+START_TEST(t_destroy_clientid_busy)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("destroy");
+	struct nfs42_compound *c;
+	struct nfs42_file fa, fb;
+	int rc;
+
+	open_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	c = nfs42_compound_new(a);
+	nfs42_compound_no_sequence(c);
+	nfs42_op_destroy_session(c, nfs42_sessionid(a));
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	c = nfs42_compound_new(a);
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	nfs42_op_destroy_clientid(c, nfs42_clientid(a));
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	ck_assert_msg(rc == NFS4ERR_CLIENTID_BUSY,
+		      "DESTROY_CLIENTID holding a delegation: %s",
+		      nfs42_strerror(rc));
+
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fb));
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(b, nfs42_null(b));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* A client without a back channel could not be recalled: no delegation. */
 START_TEST(t_no_back_channel)
 {
@@ -886,6 +928,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_holder_connection_drops);
 		tcase_add_test(tc, t_exit_returns);
 		tcase_add_test(tc, t_library_returns_recalled);
+		tcase_add_test(tc, t_destroy_clientid_busy);
 		tcase_add_test(tc, t_no_back_channel);
 		tcase_add_test(tc, t_stop_holding);
 	}
