@@ -709,6 +709,35 @@ START_TEST(t_destroy_clientid_busy)
 }
 END_TEST
 
+/*
+ * BACKCHANNEL_CTL: A gives its back channel a new program and AUTH_NONE;
+ * the recall of its delegation comes for that program (the client
+ * refuses any other: PROG_UNAVAIL) with AUTH_NONE credentials.
+ */
+START_TEST(t_backchannel_ctl)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const struct nfs42_cb_sec none = { .flavor = NFS42_CB_AUTH_NONE };
+	const char *name = local_file("bcctl");
+	struct nfs42_file fa, fb;
+	struct holder h;
+	int rc;
+
+	rc = nfs42_backchannel_ctl(a, 0x40000123, &none, 1);
+	ck_assert_msg(rc == 0, "BACKCHANNEL_CTL: %s", nfs42_strerror(rc));
+	open_delegated(a, name, &fa);
+	holder_start(&h, a, true);
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fb));
+	holder_check(&h, &fa);
+	ck_assert_int_eq(nfs42_cb_last_flavor(a), NFS42_CB_AUTH_NONE);
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* A client without a back channel could not be recalled: no delegation. */
 START_TEST(t_no_back_channel)
 {
@@ -929,6 +958,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_exit_returns);
 		tcase_add_test(tc, t_library_returns_recalled);
 		tcase_add_test(tc, t_destroy_clientid_busy);
+		tcase_add_test(tc, t_backchannel_ctl);
 		tcase_add_test(tc, t_no_back_channel);
 		tcase_add_test(tc, t_stop_holding);
 	}

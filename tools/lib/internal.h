@@ -85,6 +85,7 @@ struct nfs42_client {
 	uint32_t cb_nslots;
 	uint32_t cb_seqid[NFS42_CB_SLOTS];
 	uint64_t cb_calls;
+	int cb_last_flavor; /* credential flavour of the last callback */
 
 	/* CB_RECALLs received and not yet taken (under lock); deleg.c */
 	struct nfs42_recall recalls[NFS42_MAX_RECALLS];

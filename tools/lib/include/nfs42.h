@@ -1035,6 +1035,18 @@ int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
 				uint32_t cb_program,
 				const struct nfs42_cb_sec *secs,
 				unsigned int nsecs);
+/* BACKCHANNEL_CTL (RFC 8881 18.33): the back channel's program and the
+ * nsecs flavours of secs for it (in a compound with SEQUENCE). */
+int nfs42_op_backchannel_ctl(struct nfs42_compound *c, uint32_t cb_program,
+			     const struct nfs42_cb_sec *secs,
+			     unsigned int nsecs);
+/* BACKCHANNEL_CTL on the client's session; on success the client takes
+ * callbacks for cb_program from then on. */
+int nfs42_backchannel_ctl(struct nfs42_client *cl, uint32_t cb_program,
+			  const struct nfs42_cb_sec *secs, unsigned int nsecs);
+/* The credential flavour of the last callback served (AUTH_NONE 0,
+ * AUTH_SYS 1), -1 before the first. */
+int nfs42_cb_last_flavor(const struct nfs42_client *cl);
 int nfs42_op_destroy_session(struct nfs42_compound *c,
 			     const uint8_t *sessionid);
 int nfs42_op_destroy_clientid(struct nfs42_compound *c, uint64_t clientid);
