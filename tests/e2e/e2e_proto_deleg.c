@@ -415,8 +415,8 @@ END_TEST
 #define DROP_PAIRS 6
 #define DROP_LEASE_MS 5000
 /* A holder without a connection that let its lease run out loses the
- * delegation at the next failed recall (patch 0094; retried each second):
- * about one lease period after its last renewal.  (Without 0094: more
+ * delegation at the next failed recall (patch 0096; retried each second):
+ * about one lease period after its last renewal.  (Without 0096: more
  * than two lease periods after the first recall, about 11 s.)
  */
 #define DROP_BOUND_MS (DROP_LEASE_MS + 2500)
@@ -672,7 +672,7 @@ END_TEST
  * ID while it still holds a delegation gets NFS4ERR_CLIENTID_BUSY.  (Ganesha
  * 6.5 destroyed it and left the delegation on the file with an owner in
  * freed memory; the next conflicting OPEN crashed the server.)  Here that
- * OPEN succeeds once the holder's lease ran out (patch 0094), and the
+ * OPEN succeeds once the holder's lease ran out (patch 0096), and the
  * server still answers.
  */
 START_TEST(t_destroy_clientid_busy)
