@@ -3,6 +3,7 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # serve.sh [-p PORT] [-d EXPORT_DIR] [-l LOG_LEVEL] [-P PSEUDO] [--no-build]
+#          [--no-delegations]
 #
 # Builds (if needed) and runs ganesha.nfsd in the foreground with one
 # FSAL_SPARSE export on 127.0.0.1. Ctrl-C stops it cleanly.
@@ -13,6 +14,8 @@
 #                  MID_DEBUG FULL_DEBUG (default EVENT)
 #   -P PSEUDO      NFSv4 pseudo path of the export (default /sparse)
 #   --no-build     use the existing build as it is
+#   --no-delegations  grant no delegations (default: read delegations on
+#                  the export, backed by Linux leases; docs/configuration.md)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,9 +28,10 @@ LOG_LEVEL=EVENT
 build=${SPARSE_BUILD_DIR:-$repo/build}
 do_build=1
 export_given=0
+delegations=1
 
 usage() {
-	sed -n '5,15s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,18s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
 	-l) LOG_LEVEL=${2:-}; shift 2 || usage ;;
 	-P) PSEUDO=${2:-}; shift 2 || usage ;;
 	--no-build) do_build=0; shift ;;
+	--no-delegations) delegations=0; shift ;;
 	-h|--help) usage ;;
 	*) echo "serve: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -68,6 +73,15 @@ RECOVERY_DIR=$run/recovery
 PLUGINS_DIR=$stage/lib/ganesha
 conf=$run/ganesha.conf
 log=$run/ganesha.log
+# Read delegations: FSAL_SPARSE backs each with a Linux lease, so a local
+# writer recalls it too; write delegations are not offered (design.md).
+if [ $delegations = 1 ]; then
+	NFSV4_OPTS="Delegations = true;"
+	EXPORT_OPTS="Delegations = Read;"
+else
+	NFSV4_OPTS="Delegations = false;"
+	EXPORT_OPTS="Delegations = None;"
+fi
 sparse_write_conf "$conf"
 : >"$log"
 
@@ -87,6 +101,11 @@ if sparse_config_errors "$log" >"$run/config-errors"; then
 fi
 echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT"
 echo "serve: config $conf, log $log; Ctrl-C stops it"
+if [ $delegations = 1 ]; then
+	echo "serve: read delegations on (--no-delegations turns them off)"
+else
+	echo "serve: delegations off"
+fi
 if grep -q "dbus_bus_get failed\|server bus reg failed" "$log"; then
 	echo "serve: no DBus (no system bus, or org.ganesha.nfsd not allowed on it): serving without statistics; see docs/statistics.md"
 else

@@ -54,3 +54,14 @@ foreach(backend ${SPARSE_COURTESY_BACKENDS})
   set_property(TEST e2e/${name} APPEND PROPERTY
     ENVIRONMENT SPARSE_RECOVERY_BACKEND=${backend} GRACELESS=false)
 endforeach()
+
+# (f) an OPEN upgrade releasing an expired client races a CLOSE of the
+# same open state (issue #18, patch 0055); the test holds the sqlite
+# database to keep the release waiting, so sqlite only.
+if("sqlite" IN_LIST SPARSE_COURTESY_BACKENDS)
+  sparse_e2e_run(e2e_courtesy_race_sqlite e2e_courtesy ARGS race TIMEOUT 120
+    HARNESS_ARGS --nfsv4-opts
+    "Lease_Lifetime = 4$<SEMICOLON> Grace_Period = 60$<SEMICOLON>")
+  set_property(TEST e2e/e2e_courtesy_race_sqlite APPEND PROPERTY
+    ENVIRONMENT SPARSE_RECOVERY_BACKEND=sqlite)
+endif()

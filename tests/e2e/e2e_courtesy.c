@@ -596,6 +596,72 @@ START_TEST(reaper_expiry_then_crash)
 }
 END_TEST
 
+/*
+ * (f) "race" (sqlite only).  A holds DENY_WRITE and expires; B reads the
+ * file and asks for write too with the same open owner (an OPEN upgrade).
+ * The upgrade is refused by A's share, so the server releases A with
+ * B's st_lock dropped; the test holds the recovery database locked, so
+ * A's release waits there (its record goes first, patch 0057) while B
+ * CLOSEs the very open state on another slot.  The upgrade must not
+ * revive the closed state: it answers NFS4ERR_DELAY and its retry opens
+ * anew, with a stateid that works.  (Reopening the deleted state gave
+ * NFS4_OK and a stateid the server no longer knew.)
+ */
+START_TEST(upgrade_races_close)
+{
+	struct nfs42_client *a = client_as(NULL), *b = client_as(NULL);
+	char *f = e2e_uniq("uprace");
+	struct nfs42_open_args oa = {
+		.share_access = OPEN4_SHARE_ACCESS_BOTH |
+				OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+		.owner = "uprace-b",
+		.owner_len = 8,
+		.createmode = NFS42_NOCREATE,
+		.claim = CLAIM_NULL,
+	};
+	struct nfs42_compound *c;
+	struct nfs42_file fb;
+	struct nfs42_fh dir;
+	struct nfs42_stateid sid;
+	unsigned int lease = lease_time(a);
+	uint32_t st = 0;
+	sqlite3 *held;
+	int oi, rc;
+
+	e2e_put_backing(f, PAR_FILEDATA, strlen(PAR_FILEDATA));
+	open_file(a, f, "uprace-a", OPEN4_SHARE_ACCESS_BOTH,
+		  OPEN4_SHARE_DENY_WRITE);
+	fb = open_file(b, f, "uprace-b", OPEN4_SHARE_ACCESS_READ,
+		       OPEN4_SHARE_DENY_NONE);
+	/* A silent past its lease and the reaper's pass: parked */
+	sleep_renewing(&b, 1, 2000 * (int64_t)lease);
+
+	held = recdb_hold();
+	ck_assert_ptr_nonnull(held);
+	dir = e2e_fh(b, "");
+	c = e2e_cpd(b, &dir);
+	oa.name = f;
+	oi = nfs42_op_open(c, &oa);
+	ck_nfs_ok(b, nfs42_compound_start(c));
+	usleep(700 * 1000); /* the upgrade now waits in A's release */
+	ck_nfs_ok(b, e2e_close(&fb));
+	recdb_release(&held);
+	rc = nfs42_compound_finish(c);
+	ck_assert_msg(rc == 0, "OPEN upgrade: %s", nfs42_strerror(rc));
+	sid = nfs42_res(c, oi)->u.open.stateid;
+	nfs42_compound_free(c);
+	/* a new open, not the closed one revived */
+	ck_assert(memcmp(sid.other, fb.stateid.other, sizeof(sid.other)));
+	ck_nfs_ok(b, nfs42_test_stateid(b, &sid, &st));
+	ck_assert_msg(st == NFS4_OK, "the OPEN's stateid: %s",
+		      nfs42_strerror((int)st));
+	ck_nfs_ok(b, e2e_write(b, &fb.fh, &sid, 0, FILE_SYNC4, "B", 1, NULL,
+			       NULL, NULL));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_courtesy");
@@ -612,11 +678,15 @@ int main(int argc, char **argv)
 	} else if (!strcmp(which, "restart")) {
 		tc = tcase_create("restart");
 		tcase_add_test(tc, restart_reclaims_only_durable_clients);
+	} else if (!strcmp(which, "race")) {
+		tc = tcase_create("race");
+		tcase_add_test(tc, upgrade_races_close);
 	} else if (!strcmp(which, "reaper")) {
 		tc = tcase_create("reaper");
 		tcase_add_test(tc, reaper_expiry_then_crash);
 	} else {
-		fprintf(stderr, "usage: %s expiry|restart|reaper\n", argv[0]);
+		fprintf(stderr, "usage: %s expiry|restart|reaper|race\n",
+			argv[0]);
 		return 2;
 	}
 	tcase_set_timeout(tc, 120);

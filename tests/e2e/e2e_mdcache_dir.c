@@ -1106,6 +1106,141 @@ START_TEST(race_refresh_order)
 }
 END_TEST
 
+/*
+ * (5) A's LOOKUP of slow-u misses the dirent cache; the backend finds it
+ * and, while the answer is held back, the name goes away behind MDCACHE
+ * and the FSAL tells MDCACHE so (an upcall invalidating the directory, as
+ * FSALs with upcalls send: the test hook lookup_inval.NAME).  A's late
+ * result must not be cached as trusted (the upcall moved the directory's
+ * generations): LOOKUP slow-u afterwards is NFS4ERR_NOENT.  (Patch 0060
+ * tested the trust flag only after the backend call, undid the upcall's
+ * invalidation and cached the stale name.)
+ */
+START_TEST(race_lookup_vs_upcall)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *rel = e2e_uniq("mdc-race-upcall");
+	struct mdc_bg g = { .fn = mdc_bg_lookup, .cl = a, .a = "slow-u" };
+	int rc;
+
+	e2e_bmkdir(rel, 0755);
+	e2e_put_backing(e2e_fmt("%s/slow-u", rel), "u", 1);
+	e2e_put_backing(e2e_fmt("%s/keep", rel), "k", 1);
+	g.dir = e2e_fh(a, rel);
+	/* the directory's dirents cached and trusted (one of them) */
+	ck_nfs_ok(b, mdc_lookup(b, &g.dir, "keep", NULL));
+
+	mdc_bg_stalled(&g, "lookup_inval", "slow-u");
+	ck_assert_int_eq(unlink(e2e_backing(e2e_fmt("%s/slow-u", rel))), 0);
+	mdc_bg_join(&g, "the removal behind MDCACHE");
+	ck_assert_msg(g.rc == 0, "LOOKUP slow-u: %s", nfs42_strerror(g.rc));
+
+	rc = mdc_lookup(b, &g.dir, "slow-u", NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP slow-u after the upcall: %s (the late lookup cached a name the upcall had invalidated)",
+		nfs42_strerror(rc));
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * (6) Not a race: a client sets a directory's mtime a day ahead (tar,
+ * rsync -t), then makes a subdirectory in it.  The directory's change
+ * attribute, max(ctime, mtime) on FSAL_SPARSE, goes back to now; the
+ * refresh after the MKDIR must not be refused for that: GETATTR then
+ * gives the backing directory's link count and mtime.  (Refused, the
+ * attributes of before the MKDIR stayed trusted.)
+ */
+START_TEST(mtime_ahead_then_mkdir)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *rel, *sub;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-mtime", &rel);
+	struct nfs42_bitmap bm =
+		nfs42_bm_make(FATTR4_NUMLINKS, FATTR4_TIME_MODIFY, -1);
+	struct nfs42_time ahead = { .seconds = time(NULL) + 86400 };
+	struct nfs42_create_args ca = { .type = NF4DIR };
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	struct nfs42_attrs at;
+	struct stat st;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mtime(&sa, &ahead);
+	ck_nfs_ok(a, e2e_setattr_fh(a, &dir, &sa));
+	at = e2e_getattr(a, &dir, &bm);
+	ck_assert_int_eq(at.time_modify.seconds, ahead.seconds);
+
+	sub = e2e_uniq("sub");
+	ca.name = sub;
+	c = e2e_cpd(a, &dir);
+	nfs42_op_create(c, &ca);
+	ck_nfs_ok(a, e2e_cpd_run(c));
+
+	at = e2e_getattr(a, &dir, &bm);
+	ck_assert_int_eq(stat(e2e_backing(rel), &st), 0);
+	ck_assert_msg(at.numlinks == st.st_nlink,
+		      "numlinks %u, the backing directory has %u",
+		      (unsigned int)at.numlinks, (unsigned int)st.st_nlink);
+	ck_assert_int_eq(at.time_modify.seconds, st.st_mtim.tv_sec);
+	nfs42_client_free(a);
+}
+END_TEST
+
+static int mdc_bg_mkdir(struct mdc_bg *g)
+{
+	struct nfs42_create_args ca = { .type = NF4DIR, .name = g->a };
+	struct nfs42_compound *c = e2e_cpd(g->cl, &g->dir);
+
+	nfs42_op_create(c, &ca);
+	return e2e_cpd_run(c);
+}
+
+/*
+ * (7) A's MKDIR of slow-d in D is done in the backend and its answer held
+ * back while B RENAMEs D/slow-d to E/slow-d.  The new directory's parent,
+ * which MDCACHE answers LOOKUPP from, must then be E, not the D A's late
+ * result came from: LOOKUPP of E/slow-d gives E's handle.
+ */
+START_TEST(race_mkdir_vs_rename)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *rd, *re;
+	struct nfs42_fh d = mdc_mkdir(a, "mdc-race-mkdir-d", &rd);
+	struct nfs42_fh e = mdc_mkdir(a, "mdc-race-mkdir-e", &re);
+	struct mdc_bg g = {
+		.fn = mdc_bg_mkdir, .cl = a, .dir = d, .a = "slow-d"
+	};
+	struct nfs42_compound *c;
+	const struct nfs42_fh *up;
+	int gi;
+
+	mdc_bg_stalled(&g, "mkdir", "slow-d");
+	c = e2e_cpd2(b, &d, &e);
+	nfs42_op_rename(c, "slow-d", "slow-d");
+	ck_nfs_ok(b, e2e_cpd_run(c));
+	mdc_bg_join(&g, "RENAME D/slow-d E/slow-d");
+	ck_assert_msg(g.rc == 0, "MKDIR slow-d: %s", nfs42_strerror(g.rc));
+
+	c = e2e_cpd(a, &e);
+	nfs42_op_lookup(c, "slow-d");
+	nfs42_op_lookupp(c);
+	gi = nfs42_op_getfh(c);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	up = &nfs42_res(c, gi)->u.fh;
+	ck_assert_msg(up->len == e.len && !memcmp(up->data, e.data, e.len),
+		      "LOOKUPP of E/slow-d is %s (the MKDIR's late parent)",
+		      up->len == d.len && !memcmp(up->data, d.data, d.len) ?
+			      "D" :
+			      "neither D nor E");
+	nfs42_compound_free(c);
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -1125,6 +1260,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, race_remove_vs_rename_into);
 		tcase_add_test(tc, race_refresh_order);
 		tcase_add_test(tc, remove_link_drops_dirent);
+		tcase_add_test(tc, race_lookup_vs_upcall);
+		tcase_add_test(tc, mtime_ahead_then_mkdir);
+		tcase_add_test(tc, race_mkdir_vs_rename);
 	} else {
 		if (argc > 2)
 			mdc_ops = atoi(argv[2]);

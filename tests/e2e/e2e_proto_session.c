@@ -363,19 +363,26 @@ static int create_session_sec(struct rs *s, uint32_t flags,
 }
 
 /* The session answers SEQUENCE + PUTROOTFH + GETATTR. */
-static void ck_session_works(struct rs *s)
+static void ck_session_serves(struct rs *s)
 {
 	struct nfs42_bitmap bm = nfs42_bm_stat();
+	struct nfs42_compound *c = rs_cpd(s);
+
+	nfs42_op_putrootfh(c);
+	nfs42_op_getattr(c, &bm);
+	ck_assert_int_eq(rs_run(s, c), 0);
+	nfs42_compound_free(c);
+}
+
+/* RECLAIM_COMPLETE, then the session serves. */
+static void ck_session_works(struct rs *s)
+{
 	struct nfs42_compound *c = rs_cpd(s);
 
 	nfs42_op_reclaim_complete(c, false);
 	ck_assert_int_eq(rs_run(s, c), 0);
 	nfs42_compound_free(c);
-	c = rs_cpd(s);
-	nfs42_op_putrootfh(c);
-	nfs42_op_getattr(c, &bm);
-	ck_assert_int_eq(rs_run(s, c), 0);
-	nfs42_compound_free(c);
+	ck_session_serves(s);
 }
 
 /* A connection with an unconfirmed clientid for a fresh owner. */
@@ -608,6 +615,53 @@ START_TEST(create_session_reply_too_big_to_cache)
 }
 END_TEST
 
+/* BACKCHANNEL_CTL on s's session offering n flavours: the status. */
+static int run_backchannel_ctl(struct rs *s, uint32_t prog,
+			       const struct nfs42_cb_sec *secs, unsigned int n)
+{
+	struct nfs42_compound *c = rs_cpd(s);
+	int rc;
+
+	ck_assert_int_ge(nfs42_op_backchannel_ctl(c, prog, secs, n), 0);
+	rc = rs_run(s, c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * BACKCHANNEL_CTL (RFC 8881 18.33; Ganesha 6.5: NFS4ERR_OP_ILLEGAL): a
+ * new program and flavour for a session's back channel are taken, an
+ * offer the back channel cannot use (GSS alone, nothing) is
+ * NFS4ERR_ENCR_ALG_UNSUPP, and the session goes on working.
+ */
+START_TEST(backchannel_ctl_offers)
+{
+	const struct nfs42_cb_sec gss[] = { SEC_GSS };
+	const struct nfs42_cb_sec none[] = { SEC_GSS, SEC_NONE };
+	uint32_t csr_flags = 0;
+	struct rs s;
+	int rc;
+
+	rs_unconfirmed(&s, "e2e-bcctl");
+	ck_assert_int_eq(create_session_sec(&s,
+					    CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+					    none + 1, 1, &csr_flags),
+			 0);
+	ck_session_works(&s);
+	rc = run_backchannel_ctl(&s, 0x40000077, none, 2);
+	ck_assert_msg(rc == 0, "BACKCHANNEL_CTL [GSS, NONE]: %s",
+		      nfs42_strerror(rc));
+	rc = run_backchannel_ctl(&s, 0x40000078, gss, 1);
+	ck_assert_msg(rc == NFS4ERR_ENCR_ALG_UNSUPP,
+		      "BACKCHANNEL_CTL [GSS]: %s", nfs42_strerror(rc));
+	rc = run_backchannel_ctl(&s, 0x40000078, NULL, 0);
+	ck_assert_msg(rc == NFS4ERR_ENCR_ALG_UNSUPP, "BACKCHANNEL_CTL []: %s",
+		      nfs42_strerror(rc));
+	ck_session_serves(&s);
+	rs_done(&s);
+}
+END_TEST
+
 START_TEST(unconfirmed_clientid_expires)
 {
 	const char *owner = e2e_uniq("e2e-lease");
@@ -666,6 +720,7 @@ int main(int argc, char **argv)
 			tc, create_session_empty_sec_back_channel_is_refused);
 		tcase_add_test(tc, create_session_too_small_channels);
 		tcase_add_test(tc, create_session_reply_too_big_to_cache);
+		tcase_add_test(tc, backchannel_ctl_offers);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -362,7 +362,11 @@ START_TEST(owner_keys_distinct)
 	struct nfs42_fh fh = shared_file();
 	struct rsess t = { 0 }, b = { 0 };
 
-	ck_nfs_status(rsess_establish(&t, text, &fh), NFS4_OK);
+	/* established without an open: a client holding state may not
+	 * destroy its client ID (NFS4ERR_CLIENTID_BUSY, patch 0097) */
+	ck_nfs_status(rsess_exchange_id(&t, text), NFS4_OK);
+	ck_nfs_status(rsess_create_session(&t), NFS4_OK);
+	ck_nfs_status(rsess_reclaim_complete(&t), NFS4_OK);
 	ck_nfs_status(rsess_establish(&b, bytes, &fh), NFS4_OK);
 	destroy_client(&t);
 	rsess_free(&t);

@@ -70,6 +70,13 @@ for _ in $(seq 300); do
 done
 check serve-lists 0 "hello" -- "$nfs42" -p "$port" ls /sparse
 check serve-reads 0 "^served$" -- "$nfs42" -p "$port" cat /sparse/hello
+# read delegations on by default; a reader that exited leaves none behind:
+# a write right after it does not wait for a recall (lease: 60 s)
+check serve-delegations-conf 0 "Delegations = Read" -- \
+	grep -E "Delegations = (true|Read)" "$SPARSE_BUILD_DIR/serve/ganesha.conf"
+check serve-says-delegations 0 "read delegations on" -- cat "$SPARSE_BUILD_DIR/serve.out"
+echo rewritten >"$SPARSE_BUILD_DIR/new"
+check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/hello
 ganesha_pid=$(cat "$SPARSE_BUILD_DIR/serve/pid")
 kill -INT "$serve_pid"
 rc=0

@@ -185,6 +185,7 @@ enum script {
 	S_DENIED, /* MSG_DENIED / AUTH_ERROR */
 	S_ACCEPT_ONLY, /* accept and close at once */
 	S_DELAY_ONCE, /* COMPOUND: NFS4ERR_DELAY, then NFS4_OK */
+	S_DELAY_ALWAYS, /* every COMPOUND until the client leaves: DELAY */
 	S_READS, /* READ / READ_PLUS of the file LAYOUT, see serve_reads() */
 };
 
@@ -641,6 +642,17 @@ static void server_script(struct server *s)
 		break;
 	case S_CLOSE:
 	case S_ACCEPT_ONLY:
+		break;
+	case S_DELAY_ALWAYS:
+		for (;;) {
+			bool partial;
+
+			reply_compound(fd, xid_of(buf), NFS4ERR_DELAY);
+			free(buf);
+			if (nfs42_rm_recv(fd, 5000, 1 << 20, &buf, &len,
+					  &partial) != 0)
+				return;
+		}
 		break;
 	case S_DELAY_ONCE:
 		reply_compound(fd, xid_of(buf), NFS4ERR_DELAY);
@@ -1145,6 +1157,33 @@ START_TEST(delay_is_retried)
 }
 END_TEST
 
+/*
+ * NFS4ERR_DELAY is retried for the client's reply timeout, not a fixed
+ * 15 s: with a 700 ms timeout against a server that always answers
+ * DELAY, the compound returns NFS4ERR_DELAY after 0.5 to 2 s, having
+ * retried (with backoff) in between.
+ */
+START_TEST(delay_retried_for_the_timeout)
+{
+	struct server s;
+	struct nfs42_client *cl;
+	int64_t t0, took;
+	int rc;
+
+	cl = serve(&s, S_DELAY_ALWAYS, 700);
+	t0 = nfs42_now_ms();
+	rc = putrootfh_compound(cl, true);
+	took = nfs42_now_ms() - t0;
+	nfs42_client_free(cl);
+	pthread_join(s.thr, NULL);
+	close(s.lfd);
+	ck_assert_int_eq(rc, NFS4ERR_DELAY);
+	ck_assert_msg(took >= 500 && took < 2000,
+		      "gave up after %lld ms (timeout 700 ms)",
+		      (long long)took);
+}
+END_TEST
+
 START_TEST(delay_returned_without_retry)
 {
 	struct server s;
@@ -1410,6 +1449,7 @@ int main(void)
 	tcase_add_test(tc, connect_refused_message);
 	tcase_add_test(tc, delay_is_retried);
 	tcase_add_test(tc, delay_returned_without_retry);
+	tcase_add_test(tc, delay_retried_for_the_timeout);
 	tcase_add_test(tc, read_plus_pipelined_out_of_order);
 	tcase_add_loop_test(tc, read_pipelined_and_short, 0, 2);
 	tcase_add_loop_test(tc, read_plus_notsupp_and_gap, 0, 2);

@@ -176,6 +176,9 @@ int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
 	nfs42_xdr_get_u32(&x, &proc);
 	nfs42_xdr_get_u32(&x, &flavor); /* credential */
 	nfs42_xdr_skip_opaque(&x);
+	if (!x.err)
+		__atomic_store_n(&cl->cb_last_flavor, (int)flavor,
+				 __ATOMIC_RELAXED);
 	nfs42_xdr_get_u32(&x, &flavor); /* verifier */
 	nfs42_xdr_skip_opaque(&x);
 	if (x.err || mtype != RPC_CALL)

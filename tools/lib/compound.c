@@ -9,7 +9,13 @@
 
 #include "internal.h"
 
-#define DELAY_RETRY_MS 15000
+/*
+ * NFS4ERR_DELAY (RFC 8881 15.1.1.3: the server cannot do it now, try
+ * again) is retried with exponential backoff, 10 ms doubling to 1 s,
+ * for as long as the client's reply timeout (nfs42_opts.timeout_ms) from
+ * the first attempt; DELAY_RETRY_MS when that is not set.
+ */
+#define DELAY_RETRY_MS 30000
 
 struct nfs42_compound *nfs42_compound_new(struct nfs42_client *cl)
 {
@@ -310,7 +316,8 @@ int nfs42_compound_run(struct nfs42_compound *c)
 	rc = check_runnable(c);
 	if (rc)
 		return rc;
-	give_up = nfs42_now_ms() + DELAY_RETRY_MS;
+	give_up = nfs42_now_ms() +
+		  (cl->timeout_ms > 0 ? cl->timeout_ms : DELAY_RETRY_MS);
 	c->use_seq = !c->no_seq && cl->have_session;
 	for (;;) {
 		clear_results(c);
@@ -319,8 +326,10 @@ int nfs42_compound_run(struct nfs42_compound *c)
 			rc = finish_once(c);
 		release_slot(c, rc);
 		if (rc != NFS4ERR_DELAY || c->no_retry ||
-		    nfs42_now_ms() + delay > give_up)
+		    nfs42_now_ms() + delay > give_up) {
+			nfs42_return_recalled(cl);
 			return rc;
+		}
 		sleep_ms(delay);
 		delay = delay * 2 > 1000 ? 1000 : delay * 2;
 	}

@@ -64,6 +64,50 @@ uint64_t nfs42_recalls_received(const struct nfs42_client *cl)
 	return n;
 }
 
+/* Called with cl->lock held: the index of sid in the held list, or -1. */
+static int held_find(struct nfs42_client *cl, const struct nfs42_stateid *sid)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->nheld; i++)
+		if (!memcmp(cl->held[i].stateid.other, sid->other,
+			    sizeof(sid->other)))
+			return (int)i;
+	return -1;
+}
+
+static void held_forget(struct nfs42_client *cl,
+			const struct nfs42_stateid *sid)
+{
+	int i;
+
+	pthread_mutex_lock(&cl->lock);
+	i = held_find(cl, sid);
+	if (i >= 0)
+		cl->held[i] = cl->held[--cl->nheld];
+	pthread_mutex_unlock(&cl->lock);
+}
+
+unsigned int nfs42_delegations_held(const struct nfs42_client *cl)
+{
+	struct nfs42_client *c = (struct nfs42_client *)cl;
+	unsigned int n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->nheld;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/* Will the server never know this stateid again, whatever we send? */
+static bool deleg_gone(int rc)
+{
+	return rc == 0 || rc == NFS4ERR_BAD_STATEID ||
+	       rc == NFS4ERR_DELEG_REVOKED || rc == NFS4ERR_EXPIRED ||
+	       rc == NFS4ERR_STALE_STATEID || rc == NFS4ERR_OLD_STATEID ||
+	       rc == NFS4ERR_STALE || rc == NFS4ERR_ADMIN_REVOKED;
+}
+
 int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		      const struct nfs42_stateid *sid)
 {
@@ -76,7 +120,92 @@ int nfs42_delegreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	nfs42_op_delegreturn(c, sid);
 	rc = nfs42_compound_run(c);
 	nfs42_compound_free(c);
+	if (deleg_gone(rc))
+		held_forget(cl, sid);
 	return rc;
+}
+
+/* Return a delegation without nesting into nfs42_return_recalled(). */
+static int return_one(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_stateid *sid)
+{
+	bool was;
+	int rc;
+
+	pthread_mutex_lock(&cl->lock);
+	was = cl->returning;
+	cl->returning = true;
+	pthread_mutex_unlock(&cl->lock);
+	rc = nfs42_delegreturn(cl, fh, sid);
+	pthread_mutex_lock(&cl->lock);
+	cl->returning = was;
+	pthread_mutex_unlock(&cl->lock);
+	return rc;
+}
+
+void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			 const struct nfs42_stateid *sid)
+{
+	bool full;
+
+	pthread_mutex_lock(&cl->lock);
+	full = cl->nheld == NFS42_MAX_HELD_DELEGS;
+	if (!full && held_find(cl, sid) < 0) {
+		cl->held[cl->nheld].stateid = *sid;
+		cl->held[cl->nheld].fh = *fh;
+		cl->nheld++;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	/* one we could not keep track of would never be returned */
+	if (full)
+		(void)return_one(cl, fh, sid);
+}
+
+/*
+ * After a compound: return the delegations recalled meanwhile (the
+ * callback thread only queued them).  Not while another return runs on
+ * this client (DELEGRETURN is a compound too), nor when the application
+ * serves recalls itself (keep_recalls).
+ */
+void nfs42_return_recalled(struct nfs42_client *cl)
+{
+	struct nfs42_recall r[NFS42_MAX_RECALLS];
+	unsigned int n, i;
+
+	pthread_mutex_lock(&cl->lock);
+	if (cl->keep_recalls || cl->returning || cl->nrecalls == 0) {
+		pthread_mutex_unlock(&cl->lock);
+		return;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	n = nfs42_take_recalls(cl, r, NFS42_MAX_RECALLS);
+	for (i = 0; i < n; i++)
+		(void)return_one(cl, &r[i].fh, &r[i].stateid);
+}
+
+int nfs42_return_delegations(struct nfs42_client *cl)
+{
+	struct nfs42_held_deleg d;
+	int rc, first = 0;
+	unsigned int tries = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&cl->lock);
+		if (cl->nheld == 0 || tries++ >= NFS42_MAX_HELD_DELEGS) {
+			pthread_mutex_unlock(&cl->lock);
+			break;
+		}
+		d = cl->held[cl->nheld - 1];
+		pthread_mutex_unlock(&cl->lock);
+		rc = return_one(cl, &d.fh, &d.stateid);
+		if (!deleg_gone(rc)) {
+			/* kept: the server revokes it in time */
+			held_forget(cl, &d.stateid);
+			if (!first)
+				first = rc;
+		}
+	}
+	return first;
 }
 
 static unsigned int queued_recalls(struct nfs42_client *cl)

@@ -312,6 +312,9 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		f->why_no_deleg = nfs42_res(c, oidx)->u.open.why_no_deleg;
 	}
 	nfs42_compound_free(c);
+	if (!rc && (f->deleg_type == OPEN_DELEGATE_READ ||
+		    f->deleg_type == OPEN_DELEGATE_WRITE))
+		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid);
 	return rc;
 }
 

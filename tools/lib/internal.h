@@ -85,11 +85,20 @@ struct nfs42_client {
 	uint32_t cb_nslots;
 	uint32_t cb_seqid[NFS42_CB_SLOTS];
 	uint64_t cb_calls;
+	int cb_last_flavor; /* credential flavour of the last callback */
 
 	/* CB_RECALLs received and not yet taken (under lock); deleg.c */
 	struct nfs42_recall recalls[NFS42_MAX_RECALLS];
 	unsigned int nrecalls;
 	uint64_t recalls_seen;
+
+	/* Delegations granted and not returned yet (under lock), returned
+	 * when recalled (unless keep_recalls) and before the session goes;
+	 * deleg.c.  returning: a thread is returning some (no nesting). */
+	struct nfs42_held_deleg held[NFS42_MAX_HELD_DELEGS];
+	unsigned int nheld;
+	bool keep_recalls;
+	bool returning;
 };
 
 struct nfs42_arena {
@@ -120,6 +129,11 @@ struct nfs42_compound {
 	bool slot_taken, use_seq;
 	int start_err;
 };
+
+/* delegations (deleg.c) */
+void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			 const struct nfs42_stateid *sid);
+void nfs42_return_recalled(struct nfs42_client *cl);
 
 /* errors */
 void nfs42_set_error(struct nfs42_client *cl, const char *fmt, ...)

@@ -588,6 +588,19 @@ static void put_cb_sec(struct nfs42_xdr *x, const struct nfs42_cb_sec *s)
 	}
 }
 
+/* csa_cb_program/bca_cb_program and the callback_sec_parms4 list */
+static void put_cb_program_secs(struct nfs42_xdr *x, uint32_t cb_program,
+				const struct nfs42_cb_sec *secs,
+				unsigned int nsecs)
+{
+	unsigned int i;
+
+	nfs42_xdr_put_u32(x, cb_program);
+	nfs42_xdr_put_u32(x, nsecs);
+	for (i = 0; i < nsecs; i++)
+		put_cb_sec(x, &secs[i]);
+}
+
 int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
 				uint32_t seqid, uint32_t flags,
 				const struct nfs42_chan_attrs *fore,
@@ -598,17 +611,13 @@ int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
 {
 	int idx = op_begin(c, OP_CREATE_SESSION);
 	struct nfs42_xdr *x = &c->ops;
-	unsigned int i;
 
 	nfs42_xdr_put_u64(x, clientid);
 	nfs42_xdr_put_u32(x, seqid);
 	nfs42_xdr_put_u32(x, flags);
 	put_chan_attrs(x, fore);
 	put_chan_attrs(x, back);
-	nfs42_xdr_put_u32(x, cb_program);
-	nfs42_xdr_put_u32(x, nsecs);
-	for (i = 0; i < nsecs; i++)
-		put_cb_sec(x, &secs[i]);
+	put_cb_program_secs(x, cb_program, secs, nsecs);
 	return op_end(c, idx);
 }
 
@@ -626,6 +635,16 @@ int nfs42_op_create_session(struct nfs42_compound *c, uint64_t clientid,
 
 	return nfs42_op_create_session_sec(c, clientid, seqid, flags, fore,
 					   back, cb_program, &sys, 1);
+}
+
+int nfs42_op_backchannel_ctl(struct nfs42_compound *c, uint32_t cb_program,
+			     const struct nfs42_cb_sec *secs,
+			     unsigned int nsecs)
+{
+	int idx = op_begin(c, OP_BACKCHANNEL_CTL);
+
+	put_cb_program_secs(&c->ops, cb_program, secs, nsecs);
+	return op_end(c, idx);
 }
 
 int nfs42_op_destroy_session(struct nfs42_compound *c, const uint8_t *sessionid)
@@ -1061,6 +1080,7 @@ static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 	case OP_RESTOREFH:
 	case OP_DESTROY_SESSION:
 	case OP_DESTROY_CLIENTID:
+	case OP_BACKCHANNEL_CTL:
 	case OP_RECLAIM_COMPLETE:
 	case OP_ALLOCATE:
 	case OP_DEALLOCATE:

@@ -716,6 +716,8 @@ static struct nfs42_client *client_alloc(const struct nfs42_opts *o)
 		cl->slots_wanted = NFS42_MAX_SLOTS;
 	cl->minorversion = o->minorversion;
 	cl->want_back_channel = !o->no_back_channel;
+	cl->keep_recalls = o->keep_recalls;
+	cl->cb_last_flavor = -1;
 	make_owner_id(cl, o->owner_id);
 	return cl;
 }
@@ -769,6 +771,30 @@ void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg)
 uint64_t nfs42_cb_calls(const struct nfs42_client *cl)
 {
 	return cl->cb_calls;
+}
+
+int nfs42_cb_last_flavor(const struct nfs42_client *cl)
+{
+	return __atomic_load_n(&cl->cb_last_flavor, __ATOMIC_RELAXED);
+}
+
+int nfs42_backchannel_ctl(struct nfs42_client *cl, uint32_t cb_program,
+			  const struct nfs42_cb_sec *secs, unsigned int nsecs)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	nfs42_op_backchannel_ctl(c, cb_program, secs, nsecs);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	if (!rc) {
+		pthread_mutex_lock(&cl->lock);
+		cl->cb_program = cb_program;
+		pthread_mutex_unlock(&cl->lock);
+	}
+	return rc;
 }
 
 void nfs42_client_free(struct nfs42_client *cl)

@@ -253,6 +253,8 @@ int nfs42_session_destroy(struct nfs42_client *cl)
 		return cl->dead_err;
 	}
 	if (cl->have_session) {
+		/* what the server would otherwise recall from nobody */
+		(void)nfs42_return_delegations(cl);
 		rc = destroy_one(cl, true);
 		cl->have_session = false;
 		if (rc > 0)

@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -355,11 +356,16 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 static bool sparse_lease_drop(const char *other)
 {
 	struct sparse_lease *l;
+	struct stat st;
+	ino_t ino = 0;
+	bool found;
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	l = sparse_lease_find(other);
 	if (l != NULL) {
 		glist_del(&l->link);
+		if (fstat(l->fd, &st) == 0)
+			ino = st.st_ino;
 		/* Closing drops the lease too; unlock first to be explicit
 		 * and to see a failure.
 		 */
@@ -372,8 +378,12 @@ static bool sparse_lease_drop(const char *other)
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 
+	found = l != NULL;
 	gsh_free(l);
-	return l != NULL;
+	/* tests: DELEGRETURN holding st_lock while a revocation is due */
+	if (ino != 0)
+		sparse_test_stall_ino("lease_drop", ino);
+	return found;
 }
 
 /*

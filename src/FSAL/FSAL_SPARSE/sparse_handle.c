@@ -455,8 +455,13 @@ static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
 	close(dirfd);
 	if (!FSAL_IS_ERROR(status)) {
 		*handle = &hdl->obj_handle;
-		/* Tests only: the name was found, hold the answer back */
+		/* Tests only: the name was found, hold the answer back;
+		 * or do so and then tell MDCACHE the directory changed, as
+		 * an FSAL with upcalls would
+		 */
 		sparse_test_stall("lookup", path);
+		if (sparse_test_stall("lookup_inval", path))
+			sparse_test_invalidate_dir(parent);
 	}
 	return status;
 }
@@ -782,9 +787,14 @@ static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
 		.type = DIRECTORY,
 		.mode = sparse_create_mode(attrib),
 	};
+	fsal_status_t status;
 
-	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
-				  attrs_out);
+	status = sparse_make_object(dir_hdl, name, &obj, attrib, handle,
+				    attrs_out);
+	/* Tests only: the directory is made, hold the answer back */
+	if (!FSAL_IS_ERROR(status))
+		sparse_test_stall("mkdir", name);
+	return status;
 }
 
 static fsal_status_t

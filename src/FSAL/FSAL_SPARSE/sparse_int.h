@@ -189,7 +189,8 @@ enum sparse_latency_scope {
 };
 
 void sparse_md_delay(enum sparse_md_kind kind);
-void sparse_test_stall(const char *op, const char *what);
+bool sparse_test_stall(const char *op, const char *what);
+void sparse_test_invalidate_dir(struct fsal_obj_handle *dir);
 void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);

@@ -14,6 +14,7 @@
 
 #include "fsal.h"
 #include "FSAL/fsal_init.h"
+#include "fsal_up.h"
 #include "sparse_int.h"
 
 struct sparse_module SparseModule = {
@@ -92,7 +93,7 @@ void sparse_md_delay(enum sparse_md_kind kind)
  * not.  The e2e race tests use it to run another client's update between
  * a backend call and MDCACHE's use of its result.
  */
-void sparse_test_stall(const char *op, const char *what)
+bool sparse_test_stall(const char *op, const char *what)
 {
 	struct fsal_export *exp = op_ctx ? op_ctx->fsal_export : NULL;
 	struct sparse_export *sexp;
@@ -101,13 +102,13 @@ void sparse_test_stall(const char *op, const char *what)
 	int n;
 
 	if (exp == NULL || exp->fsal != &SparseModule.fsal)
-		return;
+		return false;
 	sexp = sparse_exp(exp);
 	if (sexp->stall_dir == NULL || sexp->stall_ms == 0)
-		return;
+		return false;
 	n = snprintf(path, sizeof(path), "%s/%s.%s", sexp->stall_dir, op, what);
 	if (n < 0 || (size_t)n >= sizeof(path) || unlink(path) != 0)
-		return;
+		return false;
 
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE: test stall %s %s: %" PRIu32 " ms", op, what,
@@ -116,6 +117,39 @@ void sparse_test_stall(const char *op, const char *what)
 	ts.tv_nsec = (long)(sexp->stall_ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+	return true;
+}
+
+/*
+ * Tests only: tell MDCACHE that directory dir changed behind it, through
+ * the export's upcall vector, as FSALs with upcalls (MEM, GPFS, CEPH) do
+ * when another node changes a directory: an update with its new ctime,
+ * mtime and change attribute (which also makes MDCACHE distrust its
+ * dirents).
+ */
+void sparse_test_invalidate_dir(struct fsal_obj_handle *dir)
+{
+	const struct fsal_up_vector *up = op_ctx->fsal_export->up_ops;
+	struct fsal_attrlist attrs, now;
+	struct gsh_buffdesc key;
+	fsal_status_t status;
+
+	fsal_prepare_attrs(&now, ATTR_CTIME | ATTR_MTIME | ATTR_CHANGE);
+	status = dir->obj_ops->getattrs(dir, &now);
+	if (!FSAL_IS_ERROR(status)) {
+		fsal_prepare_attrs(&attrs, 0);
+		attrs.ctime = now.ctime;
+		attrs.mtime = now.mtime;
+		attrs.change = now.change;
+		attrs.valid_mask = ATTR_CTIME | ATTR_MTIME | ATTR_CHANGE;
+		dir->obj_ops->handle_to_key(dir, &key);
+		status = up->update(up, &key, &attrs, fsal_up_update_null);
+		fsal_release_attrs(&attrs);
+	}
+	fsal_release_attrs(&now);
+	LogEvent(COMPONENT_FSAL,
+		 "FSAL_SPARSE: test upcall: directory updated (%s)",
+		 msg_fsal_err(status.major));
 }
 
 /* sparse_test_stall() for a call on an object named by inode number */

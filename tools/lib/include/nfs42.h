@@ -547,6 +547,10 @@ struct nfs42_opts {
 	uint32_t slots; /* fore channel slots wanted, default 16 */
 	uint32_t minorversion; /* default 2 */
 	bool no_back_channel; /* do not ask for a back channel */
+	/* leave recalled delegations to the application
+	 * (nfs42_take_recalls/nfs42_serve_recalls); by default the library
+	 * returns them after the compound during which the recall came */
+	bool keep_recalls;
 };
 
 /* Fill defaults; then nfs42_opts_from_env() picks NFS42_HOST, NFS42_PORT
@@ -620,6 +624,9 @@ int nfs42_poll(struct nfs42_client *cl, int timeout_ms);
  * DELEGRETURN, or keeps it (then the server revokes it).
  */
 #define NFS42_MAX_RECALLS 16
+/* delegations the library keeps track of; a further one is returned at
+ * once */
+#define NFS42_MAX_HELD_DELEGS 64
 #define OPEN_DELEGATE_NONE 0
 #define OPEN_DELEGATE_READ 1
 #define OPEN_DELEGATE_WRITE 2
@@ -629,6 +636,19 @@ struct nfs42_recall {
 	struct nfs42_fh fh;
 	bool truncate;
 };
+struct nfs42_held_deleg {
+	struct nfs42_stateid stateid;
+	struct nfs42_fh fh;
+};
+/* Delegations granted to this client (by OPEN) and not returned yet. */
+unsigned int nfs42_delegations_held(const struct nfs42_client *cl);
+/*
+ * Return every delegation still held (DELEGRETURN each; a stateid the
+ * server no longer knows is forgotten).  nfs42_session_destroy() (and so
+ * nfs42_client_free()) does it first, as the Linux client does at
+ * unmount.  Returns 0 or the first failure.
+ */
+int nfs42_return_delegations(struct nfs42_client *cl);
 /* Move up to max queued recalls (oldest first) into out; their count. */
 unsigned int nfs42_take_recalls(struct nfs42_client *cl,
 				struct nfs42_recall *out, unsigned int max);
@@ -821,7 +841,8 @@ void nfs42_compound_set_tag(struct nfs42_compound *c, const char *tag);
 void nfs42_compound_set_minorversion(struct nfs42_compound *c, uint32_t mv);
 /* Do not prepend SEQUENCE (EXCHANGE_ID, CREATE_SESSION, raw tests...). */
 void nfs42_compound_no_sequence(struct nfs42_compound *c);
-/* Return NFS4ERR_DELAY instead of retrying (default: retry up to ~15 s). */
+/* Return NFS4ERR_DELAY instead of retrying (default: retried with backoff
+ * for the client's reply timeout, nfs42_opts.timeout_ms, 30 s). */
 void nfs42_compound_no_retry(struct nfs42_compound *c);
 /* Add an extra request to the SEQUENCE: cachethis. */
 void nfs42_compound_cachethis(struct nfs42_compound *c, bool cachethis);
@@ -1025,6 +1046,18 @@ int nfs42_op_create_session_sec(struct nfs42_compound *c, uint64_t clientid,
 				uint32_t cb_program,
 				const struct nfs42_cb_sec *secs,
 				unsigned int nsecs);
+/* BACKCHANNEL_CTL (RFC 8881 18.33): the back channel's program and the
+ * nsecs flavours of secs for it (in a compound with SEQUENCE). */
+int nfs42_op_backchannel_ctl(struct nfs42_compound *c, uint32_t cb_program,
+			     const struct nfs42_cb_sec *secs,
+			     unsigned int nsecs);
+/* BACKCHANNEL_CTL on the client's session; on success the client takes
+ * callbacks for cb_program from then on. */
+int nfs42_backchannel_ctl(struct nfs42_client *cl, uint32_t cb_program,
+			  const struct nfs42_cb_sec *secs, unsigned int nsecs);
+/* The credential flavour of the last callback served (AUTH_NONE 0,
+ * AUTH_SYS 1), -1 before the first. */
+int nfs42_cb_last_flavor(const struct nfs42_client *cl);
 int nfs42_op_destroy_session(struct nfs42_compound *c,
 			     const uint8_t *sessionid);
 int nfs42_op_destroy_clientid(struct nfs42_compound *c, uint64_t clientid);
