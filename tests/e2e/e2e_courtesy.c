@@ -14,8 +14,11 @@
  * The server runs with a short lease (Lease_Lifetime, read back through
  * the lease_time attribute); the recovery backend is whatever the
  * harness configures (SPARSE_RECOVERY_BACKEND).  Argument: "expiry"
- * (the cases on one server instance) or "restart" (GRACELESS=false).
+ * (the cases on one server instance), "restart" (GRACELESS=false) or
+ * "reaper" (GRACELESS=false, Expired_Client_Threshold = 0).
  */
+#include <sqlite3.h>
+
 #include "e2e_reclaim_util.h"
 
 #define SEQ4_STATUS_REVOKED_MASK 0x3c0 /* EXPIRED_ALL/SOME, ADMIN, RECALL */
@@ -493,6 +496,106 @@ START_TEST(restart_reclaims_only_durable_clients)
 }
 END_TEST
 
+/*
+ * With RecoveryBackend = sqlite: hold the recovery database's write lock
+ * (as another process could), so that a removal the reaper merely queued
+ * would still be unwritten when the server is killed.  NULL otherwise.
+ */
+static sqlite3 *recdb_hold(void)
+{
+	const char *backend = getenv("SPARSE_RECOVERY_BACKEND");
+	sqlite3 *db;
+
+	if (!backend || strcmp(backend, "sqlite"))
+		return NULL;
+	ck_assert_int_eq(sqlite3_open(e2e_fmt("%s/sparse_recovery.db",
+					      e2e_env("NFS42_RECOVERY_DIR")),
+				      &db),
+			 SQLITE_OK);
+	sqlite3_busy_timeout(db, 10000);
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	return db;
+}
+
+static void recdb_release(sqlite3 **db)
+{
+	if (!*db)
+		return;
+	sqlite3_exec(*db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(*db);
+	*db = NULL;
+}
+
+/*
+ * (e) "reaper" (Expired_Client_Threshold = 0: no courtesy, the reaper
+ * expires A itself).  A holds a lock and stops renewing; C polls for A's
+ * range and wins it once the reaper released A; the server is killed
+ * right then.  A's recovery record must have been gone (durably) before
+ * its lock was released: after the restart A's reclaim is
+ * NFS4ERR_NO_GRACE while C reclaims the lock.  With sqlite the database
+ * is held locked from A's last renewal to 3 s past its lease: a removal
+ * queued behind the release would be lost at the kill (and A could
+ * reclaim the lock C holds), a durable one keeps A's lock until then.
+ */
+START_TEST(reaper_expiry_then_crash)
+{
+	char own_a[64], own_c[64];
+	struct nfs42_client *a, *c;
+	struct rsess sa = { 0 }, sc = { 0 };
+	struct nfs42_fh root;
+	struct nfs42_file fa, fca;
+	struct nfs42_stateid l, sid;
+	char *na = e2e_uniq("reap-a");
+	unsigned int lease;
+	sqlite3 *held;
+	int64_t t0;
+	int rc;
+
+	snprintf(own_a, sizeof(own_a), "reaper-a-%d", (int)getpid());
+	snprintf(own_c, sizeof(own_c), "reaper-c-%d", (int)getpid());
+	a = client_as(own_a);
+	c = client_as(own_c);
+	lease = lease_time(a);
+	root = e2e_fh(a, "");
+	create_retry(a, &root, na, &fa);
+	ck_nfs_ok(a, lock_new(a, &fa, false, 0, 100, "reap-lock-a", &l));
+	fca = open_file(c, na, "reap-c-on-a", OPEN4_SHARE_ACCESS_BOTH,
+			OPEN4_SHARE_DENY_NONE);
+	t0 = e2e_now_ms();
+	held = recdb_hold();
+	while ((rc = lock_new(c, &fca, false, 0, 100, "reap-lock-c", &l)) ==
+		       NFS4ERR_DENIED &&
+	       e2e_now_ms() - t0 < release_deadline_ms(lease)) {
+		if (held && e2e_now_ms() - t0 > 1000 * (int64_t)lease + 3000) {
+			printf("database released %lld ms after A's last renewal\n",
+			       (long long)(e2e_now_ms() - t0));
+			recdb_release(&held);
+		}
+		usleep(20 * 1000);
+	}
+	ck_assert_msg(rc == 0, "C's LOCK: %s", nfs42_strerror(rc));
+	e2e_server_ctl("kill9");
+	printf("C's LOCK granted %lld ms after A's last renewal%s; server killed\n",
+	       (long long)(e2e_now_ms() - t0),
+	       held ? ", database still locked" : "");
+	recdb_release(&held);
+	e2e_server_ctl("start");
+
+	rs_open(&sc, own_c);
+	ck_nfs_ok(sc.cl, reclaim_open(&sc, &fca.fh, "reap-c-o1", &sid));
+	ck_nfs_ok(sc.cl,
+		  reclaim_lock(&sc, &fca.fh, &sid, 0, 100, "reap-lock-c"));
+	rs_open(&sa, own_a);
+	ck_nfs_status(reclaim_open(&sa, &fa.fh, "reap-a-o1", &sid),
+		      NFS4ERR_NO_GRACE);
+	nfs42_client_free(sa.cl);
+	nfs42_client_free(sc.cl);
+	nfs42_client_free(a);
+	nfs42_client_free(c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_courtesy");
@@ -509,8 +612,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(which, "restart")) {
 		tc = tcase_create("restart");
 		tcase_add_test(tc, restart_reclaims_only_durable_clients);
+	} else if (!strcmp(which, "reaper")) {
+		tc = tcase_create("reaper");
+		tcase_add_test(tc, reaper_expiry_then_crash);
 	} else {
-		fprintf(stderr, "usage: %s expiry|restart\n", argv[0]);
+		fprintf(stderr, "usage: %s expiry|restart|reaper\n", argv[0]);
 		return 2;
 	}
 	tcase_set_timeout(tc, 120);

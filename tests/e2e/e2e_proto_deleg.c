@@ -220,6 +220,27 @@ START_TEST(t_rename)
 }
 END_TEST
 
+/* A process on the server opens the backing file of name O_WRONLY: how
+ * long that took (it waits while a lease is being broken).
+ */
+static int64_t local_write_open_ms(const char *name)
+{
+	int64_t t0 = e2e_now_ms();
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(e2e_backing(name), O_WRONLY);
+
+		_exit(fd < 0 ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return e2e_now_ms() - t0;
+}
+
 /*
  * A process on the server opens the backing file for writing: the kernel
  * holds its open until the lease is dropped and signals Ganesha, which
@@ -232,23 +253,11 @@ START_TEST(t_local_open)
 	const char *name = local_file("local");
 	struct nfs42_file fa;
 	struct holder h;
-	int64_t t0, took;
-	pid_t pid;
-	int st;
+	int64_t took;
 
 	open_delegated(a, name, &fa);
 	holder_start(&h, a, true);
-	t0 = e2e_now_ms();
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(e2e_backing(name), O_WRONLY);
-
-		_exit(fd < 0 ? 1 : 0);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	took = e2e_now_ms() - t0;
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	took = local_write_open_ms(name);
 	holder_check(&h, &fa);
 	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
 	ck_assert(log_has("broken by a local open"));
@@ -375,6 +384,140 @@ START_TEST(t_revoke)
 }
 END_TEST
 
+/*
+ * Holders whose TCP connection drops (the process exits without a word)
+ * while another client's conflicting OPEN makes the server recall their
+ * delegations: the recall fails, the server retries and then revokes,
+ * and every OPEN goes through within two lease periods of its start (a
+ * CB_RECALL that raced the close used to be "sent" on the closing
+ * connection and never completed: the OPEN got NFS4ERR_DELAY for ever).
+ * DROP_PAIRS pairs at once, each holder dropping a little later after
+ * its OPEN was sent, to land the close at different points of the
+ * recall.
+ */
+#define DROP_PAIRS 6
+#define DROP_LEASE_MS 5000
+/* Ganesha revokes a delegation it could not recall once more than two
+ * lease periods have passed since the first attempt, retrying each second.
+ */
+#define DROP_BOUND_MS (2 * DROP_LEASE_MS + 2500)
+
+struct drop_pair {
+	const char *name;
+	pid_t holder;
+	int go; /* write end: the holder exits when it reads */
+	int delay_ms; /* from this OPEN's start to the holder's exit */
+	pthread_t thread;
+	int rc;
+	int64_t took;
+};
+
+/* The holder: a process with a read delegation on name, gone on "go". */
+static pid_t holder_fork(const char *name, int *go)
+{
+	int ready[2], gop[2];
+	char c = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(gop), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct nfs42_client *a = e2e_client();
+		struct nfs42_file fa;
+		int rc = nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				    NFS42_NOCREATE, 0, false, &fa);
+
+		c = rc == 0 && fa.deleg_type == OPEN_DELEGATE_READ ? 'd' : 'x';
+		if (write(ready[1], &c, 1) != 1 || read(gop[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0); /* no DELEGRETURN, no CLOSE: the connection drops */
+	}
+	close(ready[1]);
+	close(gop[0]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	ck_assert_msg(c == 'd', "holder of %s got no read delegation", name);
+	*go = gop[1];
+	return pid;
+}
+
+static void *drop_pair_open(void *arg)
+{
+	struct drop_pair *p = arg;
+	struct timespec d = { .tv_nsec = (long)p->delay_ms * 1000000L };
+	struct nfs42_client *b = e2e_client();
+	struct nfs42_compound *c = nfs42_compound_new(b);
+	struct nfs42_open_args oa = { 0 };
+	struct nfs42_fh dir;
+	int64_t t0, give_up;
+	int rc;
+
+	ck_assert_int_eq(nfs42_lookup_path(b, e2e_path(""), &dir, NULL), 0);
+	oa.share_access = OPEN4_SHARE_ACCESS_WRITE;
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = CLAIM_NULL;
+	oa.name = p->name;
+	oa.owner = p->name;
+	oa.owner_len = strlen(p->name);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, &dir);
+	nfs42_op_open(c, &oa);
+
+	/* the first OPEN is sent, then the holder goes */
+	t0 = e2e_now_ms();
+	give_up = t0 + 4 * DROP_LEASE_MS;
+	rc = nfs42_compound_start(c);
+	nanosleep(&d, NULL);
+	if (write(p->go, "g", 1) != 1)
+		rc = -errno;
+	if (!rc)
+		rc = nfs42_compound_finish(c);
+	while (rc == NFS4ERR_DELAY && e2e_now_ms() < give_up) {
+		usleep(100 * 1000);
+		rc = nfs42_compound_run(c);
+	}
+	p->took = e2e_now_ms() - t0;
+	p->rc = rc;
+	nfs42_compound_free(c);
+	nfs42_client_free(b);
+	return NULL;
+}
+
+START_TEST(t_holder_connection_drops)
+{
+	struct drop_pair pairs[DROP_PAIRS];
+	int i, st;
+
+	for (i = 0; i < DROP_PAIRS; i++) {
+		pairs[i] = (struct drop_pair){ .name = local_file("drop"),
+					       .delay_ms = i * 5 };
+		pairs[i].holder = holder_fork(pairs[i].name, &pairs[i].go);
+	}
+	for (i = 0; i < DROP_PAIRS; i++)
+		ck_assert_int_eq(pthread_create(&pairs[i].thread, NULL,
+						drop_pair_open, &pairs[i]),
+				 0);
+	for (i = 0; i < DROP_PAIRS; i++) {
+		ck_assert_int_eq(pthread_join(pairs[i].thread, NULL), 0);
+		ck_assert_int_eq(waitpid(pairs[i].holder, &st, 0),
+				 pairs[i].holder);
+		close(pairs[i].go);
+	}
+	for (i = 0; i < DROP_PAIRS; i++) {
+		printf("holder gone %d ms after the OPEN: OPEN %s after %lld ms\n",
+		       pairs[i].delay_ms, nfs42_strerror(pairs[i].rc),
+		       (long long)pairs[i].took);
+		ck_assert_msg(
+			pairs[i].rc == 0 && pairs[i].took <= DROP_BOUND_MS,
+			"OPEN against a vanished holder (gone %d ms after it): %s after %lld ms",
+			pairs[i].delay_ms, nfs42_strerror(pairs[i].rc),
+			(long long)pairs[i].took);
+	}
+}
+END_TEST
+
 /* A client without a back channel could not be recalled: no delegation. */
 START_TEST(t_no_back_channel)
 {
@@ -440,9 +583,10 @@ START_TEST(t_export_none)
 END_TEST
 
 /*
- * The server stops while a delegation is held: the module unload drops
- * the lease and stops the signal thread (a lease outliving it would
- * signal a thread ID some other process may get), and logs its totals.
+ * The server stops while a delegation is held: the lease is dropped when
+ * Ganesha frees the delegation state at shutdown, or else by the module
+ * unload, before the signal thread stops (a lease outliving it would
+ * signal a thread ID some other process may get), which logs its totals.
  */
 START_TEST(t_stop_holding)
 {
@@ -459,11 +603,47 @@ START_TEST(t_stop_holding)
 	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
 	ck_assert_msg(e2e_now_ms() - t0 < 15000, "stop took %lld ms",
 		      (long long)(e2e_now_ms() - t0));
-	ck_assert(log_has("1 leases dropped at shutdown"));
+	ck_assert(log_has("lease of a delegation deleted without return") ||
+		  log_has("1 leases dropped at shutdown"));
 	nfs42_client_free(a);
 	ck_assert_int_gt(
 		asprintf(&cmd, "'%s' start", e2e_env("NFS42_SERVER_CTL")), 0);
 	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
+}
+END_TEST
+
+/*
+ * "unexport" mode (harness --dbus): the export is removed over DBus while
+ * a delegation on one of its files is held.  Ganesha deletes the
+ * delegation state without returning it (state_del, no lease_op2(NONE));
+ * the lease must go with it: a local open for writing then proceeds at
+ * once (the kernel would otherwise hold it for lease-break-time, 45 s),
+ * and nothing recalls through the removed export's freed up-call vector
+ * (ASan: heap-use-after-free).  The server keeps answering.
+ */
+START_TEST(t_unexport_holding)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("unexport");
+	struct nfs42_file fa;
+	int64_t took;
+
+	open_delegated(a, name, &fa);
+	ck_assert_int_eq(
+		system("dbus-send --system --print-reply --dest=org.ganesha.nfsd "
+		       "/org/ganesha/nfsd/ExportMgr "
+		       "org.ganesha.nfsd.exportmgr.RemoveExport uint16:1 "
+		       ">/dev/null"),
+		0);
+	took = local_write_open_ms(name);
+	ck_assert_msg(
+		took < 5000,
+		"local open after RemoveExport waited %lld ms for a lease",
+		(long long)took);
+	/* the server is alive and still answers this client */
+	ck_nfs_ok(a, nfs42_null(a));
+	ck_assert(log_has("lease of a delegation deleted without return"));
+	nfs42_client_free(a);
 }
 END_TEST
 
@@ -475,6 +655,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	if (argc > 1 && !strcmp(argv[1], "none")) {
 		tcase_add_test(tc, t_export_none);
+	} else if (argc > 1 && !strcmp(argv[1], "unexport")) {
+		tcase_add_test(tc, t_unexport_holding);
 	} else if (argc > 1 && !strcmp(argv[1], "wire")) {
 		/* wire_check_deleg.sh: one recall, returned */
 		tcase_add_test(tc, t_open_conflict);
@@ -486,6 +668,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_rename);
 		tcase_add_test(tc, t_local_open);
 		tcase_add_test(tc, t_revoke);
+		tcase_add_test(tc, t_holder_connection_drops);
 		tcase_add_test(tc, t_no_back_channel);
 		tcase_add_test(tc, t_stop_holding);
 	}

@@ -324,22 +324,22 @@ static struct nfs42_cb_sec sec_sys(void)
 }
 
 /*
- * CREATE_SESSION (flags as given) offering the n flavours in secs;
- * returns the NFS status (< 0 for an RPC-level refusal) and the result's
- * csr_flags.
+ * CREATE_SESSION (flags and channel attributes as given) offering the n
+ * flavours in secs; returns the NFS status (< 0 for an RPC-level
+ * refusal) and the result's csr_flags.
  */
-static int create_session_sec(struct rs *s, uint32_t flags,
-			      const struct nfs42_cb_sec *secs, unsigned int n,
-			      uint32_t *csr_flags)
+static int create_session_attrs(struct rs *s, uint32_t flags,
+				const struct nfs42_chan_attrs *fore,
+				const struct nfs42_chan_attrs *back,
+				const struct nfs42_cb_sec *secs, unsigned int n,
+				uint32_t *csr_flags)
 {
-	struct nfs42_chan_attrs fore, back;
 	struct nfs42_compound *c = nfs42_compound_new(s->cl);
 	int rc;
 
-	rs_attrs(&fore, &back, 1u << 20, 16);
 	nfs42_compound_no_sequence(c);
 	ck_assert_int_eq(nfs42_op_create_session_sec(
-				 c, s->clientid, s->cs_seq, flags, &fore, &back,
+				 c, s->clientid, s->cs_seq, flags, fore, back,
 				 NFS42_CB_PROGRAM_DEFAULT, secs, n),
 			 0);
 	rc = nfs42_compound_run(c);
@@ -349,6 +349,17 @@ static int create_session_sec(struct rs *s, uint32_t flags,
 	}
 	nfs42_compound_free(c);
 	return rc;
+}
+
+/* The same with the channel attributes of rs_attrs(1 MiB, 16 ops). */
+static int create_session_sec(struct rs *s, uint32_t flags,
+			      const struct nfs42_cb_sec *secs, unsigned int n,
+			      uint32_t *csr_flags)
+{
+	struct nfs42_chan_attrs fore, back;
+
+	rs_attrs(&fore, &back, 1u << 20, 16);
+	return create_session_attrs(s, flags, &fore, &back, secs, n, csr_flags);
 }
 
 /* The session answers SEQUENCE + PUTROOTFH + GETATTR. */
@@ -415,25 +426,184 @@ START_TEST(create_session_none_after_gss)
 }
 END_TEST
 
-START_TEST(create_session_gss_only_is_refused)
+/*
+ * CREATE_SESSION with a back channel and the n flavours of secs is
+ * NFS4ERR_ENCR_ALG_UNSUPP; the clientid stays unconfirmed and usable:
+ * the same offer without a back channel succeeds, or that of retry.
+ */
+static void ck_back_channel_refused(const char *what,
+				    const struct nfs42_cb_sec *secs,
+				    unsigned int n,
+				    const struct nfs42_cb_sec *retry,
+				    unsigned int retry_n)
 {
-	const struct nfs42_cb_sec secs[] = { SEC_GSS };
-	const struct nfs42_cb_sec sys = sec_sys();
 	uint32_t csr_flags = 0;
 	struct rs s;
 	int rc;
 
-	rs_unconfirmed(&s, "e2e-gss");
+	rs_unconfirmed(&s, "e2e-refused");
 	rc = create_session_sec(&s, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs,
-				1, &csr_flags);
+				n, &csr_flags);
 	ck_assert_msg(rc == NFS4ERR_ENCR_ALG_UNSUPP,
-		      "CREATE_SESSION [GSS]: %s (%s)", nfs42_strerror(rc),
-		      nfs42_client_error(s.cl));
-
-	/* the clientid is still unconfirmed and usable */
-	rc = create_session_sec(&s, 0, &sys, 1, &csr_flags);
-	ck_assert_msg(rc == 0, "CREATE_SESSION [SYS]: %s", nfs42_strerror(rc));
+		      "CREATE_SESSION %s back channel: %s (%s)", what,
+		      nfs42_strerror(rc), nfs42_client_error(s.cl));
+	rc = create_session_sec(&s, 0, retry, retry_n, &csr_flags);
+	ck_assert_msg(rc == 0, "CREATE_SESSION after %s: %s", what,
+		      nfs42_strerror(rc));
 	ck_session_works(&s);
+	rs_done(&s);
+}
+
+START_TEST(create_session_gss_only_is_refused)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_GSS };
+	const struct nfs42_cb_sec sys = sec_sys();
+
+	ck_back_channel_refused("[GSS]", secs, 1, &sys, 1);
+}
+END_TEST
+
+/*
+ * Patch 0081's refusal applies only when a back channel is wanted: a
+ * session without one never sends a callback, whatever csa_sec_parms
+ * holds (pynfs's CREATE_SESSION cases send an empty list, flags 0).
+ */
+START_TEST(create_session_empty_sec_no_back_channel)
+{
+	uint32_t csr_flags;
+
+	csr_flags = ck_offer_accepted("[] flags 0", 0, NULL, 0);
+	ck_assert_uint_eq(csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN, 0);
+}
+END_TEST
+
+START_TEST(create_session_gss_only_no_back_channel)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_GSS };
+
+	ck_offer_accepted("[GSS] flags 0", 0, secs, 1);
+}
+END_TEST
+
+START_TEST(create_session_auth_none_only)
+{
+	const struct nfs42_cb_sec secs[] = { SEC_NONE };
+	uint32_t csr_flags;
+
+	ck_offer_accepted("[NONE] flags 0", 0, secs, 1);
+	csr_flags = ck_offer_accepted("[NONE] back channel",
+				      CREATE_SESSION4_FLAG_CONN_BACK_CHAN, secs,
+				      1);
+	ck_assert_uint_eq(csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			  CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+}
+END_TEST
+
+/* A back channel wanted with nothing to authenticate its calls by. */
+START_TEST(create_session_empty_sec_back_channel_is_refused)
+{
+	ck_back_channel_refused("[]", NULL, 0, NULL, 0);
+}
+END_TEST
+
+/* pynfs's channel_attrs4(0, req, resp, cached, 128, 8) */
+static struct nfs42_chan_attrs chan(uint32_t req, uint32_t resp,
+				    uint32_t cached)
+{
+	return (struct nfs42_chan_attrs){ .maxreq = req,
+					  .maxresp = resp,
+					  .maxresp_cached = cached,
+					  .maxops = 128,
+					  .maxreqs = 8 };
+}
+
+/*
+ * Channel attributes no request or reply could fit are NFS4ERR_TOOSMALL
+ * (RFC 8881 18.36.3), also with an empty csa_sec_parms and flags 0, and
+ * a refused CREATE_SESSION leaves the clientid usable.
+ */
+START_TEST(create_session_too_small_channels)
+{
+	const struct nfs42_chan_attrs good = chan(8192, 8192, 8192);
+	const struct {
+		const char *what;
+		struct nfs42_chan_attrs fore, back;
+	} cases[] = {
+		{ "fore maxresponsesize 0", chan(8192, 0, 8192), good },
+		{ "fore maxrequestsize 20", chan(20, 8192, 8192), good },
+		{ "back maxrequestsize 10",
+		  good,
+		  { .maxreq = 10,
+		    .maxresp = 8192,
+		    .maxresp_cached = 8192,
+		    .maxops = 128,
+		    .maxreqs = 1 } },
+	};
+	uint32_t csr_flags = 0;
+	struct rs s;
+	unsigned int i, round;
+	int rc;
+
+	rs_unconfirmed(&s, "e2e-toosmall");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (round = 0; round < 3; round++) {
+			rc = create_session_attrs(&s, 0, &cases[i].fore,
+						  &cases[i].back, NULL, 0,
+						  &csr_flags);
+			ck_assert_msg(rc == NFS4ERR_TOOSMALL,
+				      "CREATE_SESSION %s: %s", cases[i].what,
+				      nfs42_strerror(rc));
+		}
+	rc = create_session_attrs(&s, 0, &good, &good, NULL, 0, &csr_flags);
+	ck_assert_msg(rc == 0, "CREATE_SESSION after TOOSMALL: %s",
+		      nfs42_strerror(rc));
+	ck_session_works(&s);
+	rs_done(&s);
+}
+END_TEST
+
+/*
+ * A fore channel of 8192-byte requests whose replies may be cached up to
+ * 10 bytes: SEQUENCE with sa_cachethis gets NFS4ERR_REP_TOO_BIG_TO_CACHE
+ * (RFC 8881 2.10.6.1.3, 18.46.3), one without it is answered.
+ */
+START_TEST(create_session_reply_too_big_to_cache)
+{
+	const struct nfs42_chan_attrs fore = chan(8192, 8192, 10);
+	const struct nfs42_chan_attrs back = chan(8192, 8192, 8192);
+	struct nfs42_compound *c;
+	uint32_t csr_flags = 0;
+	struct rs s;
+	int rc;
+
+	rs_unconfirmed(&s, "e2e-cache");
+	rc = create_session_attrs(&s, 0, &fore, &back, NULL, 0, &csr_flags);
+	ck_assert_msg(rc == 0, "CREATE_SESSION cached 10: %s",
+		      nfs42_strerror(rc));
+
+	c = nfs42_compound_new(s.cl);
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	ck_assert_int_eq(nfs42_op_sequence(c, s.sid, s.seqid, 0, 0, true), 0);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == NFS4ERR_REP_TOO_BIG_TO_CACHE,
+		      "SEQUENCE cachethis: %s", nfs42_strerror(rc));
+	nfs42_compound_free(c);
+
+	/*
+	 * The session serves uncached requests.  On another slot: Ganesha
+	 * 6.5 moves slot 0 on despite the error (RFC 8881 18.46.3 says a
+	 * failed SEQUENCE leaves the slot alone), not what this tests.
+	 */
+	c = nfs42_compound_new(s.cl);
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	ck_assert_int_eq(nfs42_op_sequence(c, s.sid, 1, 1, 1, false), 0);
+	nfs42_op_putrootfh(c);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(rc == 0, "SEQUENCE slot 1, PUTROOTFH: %s",
+		      nfs42_strerror(rc));
+	nfs42_compound_free(c);
 	rs_done(&s);
 }
 END_TEST
@@ -489,6 +659,13 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, create_session_gss_then_sys);
 		tcase_add_test(tc, create_session_none_after_gss);
 		tcase_add_test(tc, create_session_gss_only_is_refused);
+		tcase_add_test(tc, create_session_empty_sec_no_back_channel);
+		tcase_add_test(tc, create_session_gss_only_no_back_channel);
+		tcase_add_test(tc, create_session_auth_none_only);
+		tcase_add_test(
+			tc, create_session_empty_sec_back_channel_is_refused);
+		tcase_add_test(tc, create_session_too_small_channels);
+		tcase_add_test(tc, create_session_reply_too_big_to_cache);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

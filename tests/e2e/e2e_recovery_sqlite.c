@@ -15,8 +15,14 @@
  *   whose CREATE_SESSION (where Ganesha adds the record) was answered may
  *   reclaim; every client that never sent it gets NFS4ERR_NO_GRACE; those
  *   in flight at the kill may go either way (counted).
+ * locked (Busy_Timeout_Ms = 1000): another process holds the database's
+ *   write lock: a CREATE_SESSION waits for a short hold, gets
+ *   NFS4ERR_DELAY for a long one (the client is not confirmed without
+ *   its record) and succeeds once the lock is gone.
+ * keys: the owners "0x01fefdfc" and 01 fe fd fc have records of their own.
  */
 #include <pthread.h>
+#include <sqlite3.h>
 #include "e2e_parity_util.h"
 #include "rsess.h"
 
@@ -214,12 +220,172 @@ START_TEST(crash_while_establishing)
 }
 END_TEST
 
+/* ---- locked: another process holds the database's write lock ---- */
+
+struct holder {
+	sqlite3 *db;
+	pthread_t thread;
+	int release_ms; /* < 0: released by hand */
+};
+
+static void *holder_release(void *arg)
+{
+	struct holder *h = arg;
+
+	usleep(h->release_ms * 1000);
+	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(h->db);
+	return NULL;
+}
+
+/* Take the recovery database's write lock; released after release_ms,
+ * or by holder_end() when release_ms < 0. */
+static void holder_start(struct holder *h, int release_ms)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/sparse_recovery.db",
+		 e2e_env("NFS42_RECOVERY_DIR"));
+	ck_assert_int_eq(sqlite3_open(path, &h->db), SQLITE_OK);
+	sqlite3_busy_timeout(h->db, 10000);
+	ck_assert_int_eq(sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	h->release_ms = release_ms;
+	if (release_ms >= 0)
+		ck_assert_int_eq(
+			pthread_create(&h->thread, NULL, holder_release, h), 0);
+}
+
+static void holder_end(struct holder *h)
+{
+	if (h->release_ms >= 0) {
+		pthread_join(h->thread, NULL);
+		return;
+	}
+	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(h->db);
+}
+
+/* One CREATE_SESSION, NFS4ERR_DELAY not retried. */
+static int create_session_once(struct rsess *s)
+{
+	return rsess_create_session_opt(s, NULL, NULL, "sqlrecov", false);
+}
+
+/*
+ * (Busy_Timeout_Ms = 1000.)  A write lock held for 400 ms by another
+ * process: CREATE_SESSION waits for it and succeeds.  Held past the busy
+ * timeout: the record cannot be stored, so the client is not confirmed:
+ * NFS4ERR_DELAY; the same CREATE_SESSION once the lock is gone succeeds.
+ * After a restart both clients may reclaim: their records were stored.
+ */
+START_TEST(locked_database)
+{
+	struct nfs42_fh fh = shared_file();
+	struct rsess x = { 0 }, y = { 0 };
+	struct holder h;
+	char ox[64], oy[64];
+	int64_t t0, took;
+	int rc;
+
+	owner_name(ox, sizeof(ox), "locked", 0);
+	owner_name(oy, sizeof(oy), "locked", 1);
+
+	ck_nfs_status(rsess_exchange_id(&x, ox), NFS4_OK);
+	holder_start(&h, 400);
+	t0 = e2e_now_ms();
+	rc = create_session_once(&x);
+	took = e2e_now_ms() - t0;
+	holder_end(&h);
+	ck_assert_msg(rc == NFS4_OK,
+		      "CREATE_SESSION, database locked 400 ms: %s",
+		      nfs42_strerror(rc));
+	ck_assert_int_ge(took, 300);
+	ck_nfs_status(rsess_open(&x, &fh, "oo"), NFS4_OK);
+	ck_nfs_status(rsess_reclaim_complete(&x), NFS4_OK);
+
+	ck_nfs_status(rsess_exchange_id(&y, oy), NFS4_OK);
+	holder_start(&h, -1);
+	rc = create_session_once(&y);
+	holder_end(&h);
+	ck_assert_msg(
+		rc == NFS4ERR_DELAY,
+		"CREATE_SESSION, database locked past the busy timeout: %s",
+		nfs42_strerror(rc));
+	ck_nfs_status(create_session_once(&y), NFS4_OK);
+	ck_nfs_status(rsess_open(&y, &fh, "oo"), NFS4_OK);
+	ck_nfs_status(rsess_reclaim_complete(&y), NFS4_OK);
+	rsess_free(&x);
+	rsess_free(&y);
+
+	e2e_server_ctl("restart");
+	rsess_after_restart(&x, ox);
+	ck_nfs_status(rsess_reclaim(&x, &fh, "oo"), NFS4_OK);
+	rsess_after_restart(&y, oy);
+	ck_nfs_status(rsess_reclaim(&y, &fh, "oo"), NFS4_OK);
+	rsess_free(&x);
+	rsess_free(&y);
+}
+END_TEST
+
+/* ---- keys: two owners whose records used to share a name ---- */
+
+/* DESTROY_SESSION, then DESTROY_CLIENTID: the record goes. */
+static void destroy_client(struct rsess *s)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_destroy_session(c, s->sid);
+	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
+	nfs42_compound_free(c);
+	c = nfs42_compound_new(s->cl);
+	nfs42_compound_no_sequence(c);
+	nfs42_op_destroy_clientid(c, s->clientid);
+	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
+	nfs42_compound_free(c);
+}
+
+/*
+ * The printable owner "0x01fefdfc" and the owner of the four bytes
+ * 01 fe fd fc, from one address: two records.  The first client goes
+ * (DESTROY_CLIENTID removes its record); after a restart the second may
+ * still reclaim.  (Both were named "...-(10:0x01fefdfc)": the removal
+ * took the other's record.)
+ */
+START_TEST(owner_keys_distinct)
+{
+	static const char text[] = "0x01fefdfc";
+	static const char bytes[] = { 0x01, (char)0xfe, (char)0xfd, (char)0xfc,
+				      0 };
+	struct nfs42_fh fh = shared_file();
+	struct rsess t = { 0 }, b = { 0 };
+
+	ck_nfs_status(rsess_establish(&t, text, &fh), NFS4_OK);
+	ck_nfs_status(rsess_establish(&b, bytes, &fh), NFS4_OK);
+	destroy_client(&t);
+	rsess_free(&t);
+	rsess_free(&b);
+
+	e2e_server_ctl("restart");
+	rsess_after_restart(&b, bytes);
+	ck_nfs_status(rsess_reclaim(&b, &fh, "oo"), NFS4_OK);
+	rsess_free(&b);
+	rsess_after_restart(&t, text);
+	ck_nfs_status(rsess_reclaim(&t, &fh, "oo"), NFS4ERR_NO_GRACE);
+	rsess_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_recovery_sqlite");
 	TCase *tc = tcase_create("restart");
 	TCase *tc2 = tcase_create("crash");
 	TCase *tc3 = tcase_create("regrace");
+	TCase *tc4 = tcase_create("locked");
+	TCase *tc5 = tcase_create("keys");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, reclaim_after_restart);
@@ -230,5 +396,11 @@ int main(void)
 	tcase_set_timeout(tc3, 120);
 	tcase_add_test(tc3, restart_during_grace);
 	suite_add_tcase(s, tc3);
+	tcase_set_timeout(tc4, 120);
+	tcase_add_test(tc4, locked_database);
+	suite_add_tcase(s, tc4);
+	tcase_set_timeout(tc5, 120);
+	tcase_add_test(tc5, owner_keys_distinct);
+	suite_add_tcase(s, tc5);
 	return e2e_run(s);
 }

@@ -4,7 +4,7 @@
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
 #            [--export-opts "K = V; ..."]
-#            [--conf-extra TEXT] [--keep]
+#            [--conf-extra TEXT] [--keep] [--protocols "3, 4"]
 #            [--needs-root] [--dbus] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
@@ -17,6 +17,8 @@
 #   NFS42_SERVER_CTL         "$NFS42_SERVER_CTL start|stop|restart|kill9"
 #   NFS42_SERVER_PID_FILE    file holding the PID of the current
 #                            ganesha.nfsd (rewritten by every start)
+#   NFS42_RECOVERY_DIR       the server's RecoveryRoot (the sqlite backend's
+#                            database is there)
 #   NFS42_STALL_DIR          where a test arms Test_Stall_Dir markers
 #                            (given to the server as @STALL_DIR@ in
 #                            --fsal-opts)
@@ -29,6 +31,14 @@
 #                            where dbus-daemon is missing), else a socket
 #                            that does not exist (the server runs without
 #                            DBus). The machine's system bus is never used.
+#   NFS42_MNT_PORT           with --protocols naming 3: the MOUNT port
+#
+# --protocols LIST is NFS_CORE_PARAM's and EXPORT's Protocols (default 4).
+# With NFSv3 Ganesha must register with rpcbind or it stops; tests never
+# touch the machine's rpcbind: the harness then runs in a private mount
+# namespace whose /run is a directory of this test, where our rpcbind stub
+# ($SPARSE_RPCB_STUB, tests/e2e/rpcb_stub.c) listens on rpcbind.sock.
+# That needs root (skipped, 77, otherwise).  NLM and RQUOTA stay off.
 # SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
 # "RecoveryBackend = X" (default: Ganesha's, fs); SPARSE_MINOR_VERSIONS="0, 1, 2"
 # its NFSv4 Minor_Versions (default "1, 2").
@@ -59,8 +69,11 @@ EXTRA_CONF=""
 keep=0
 needs_root=0
 with_dbus=0
+PROTOCOLS=${SPARSE_E2E_PROTOCOLS:-4}
+harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--protocols) PROTOCOLS=$2; shift 2 ;;
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
@@ -79,6 +92,20 @@ prog=$(basename "$1")
 if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
 	echo "harness: $prog needs root; skipped"
 	exit 77
+fi
+with_v3=0
+case ",${PROTOCOLS// /}," in *,3,*) with_v3=1 ;; esac
+if [ $with_v3 = 1 ] && [ -z "${SPARSE_HARNESS_MNTNS:-}" ]; then
+	# A private mount namespace (same PID: unshare execs) for our /run
+	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null ||
+	   ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "harness: $prog needs NFSv3, which needs a private mount namespace (root, unshare); skipped"
+		exit 77
+	fi
+	[ -x "${SPARSE_RPCB_STUB:-}" ] ||
+		{ echo "harness: SPARSE_RPCB_STUB must name tests/e2e's rpcb_stub" >&2; exit 2; }
+	exec env SPARSE_HARNESS_MNTNS=1 unshare --mount --propagation private -- \
+		"$0" "${harness_args[@]}"
 fi
 
 # start_time PID: the kernel's start time of process PID (with the PID, it
@@ -116,6 +143,12 @@ remove_stale_dirs "$tmp"
 work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
 echo "$$ $(start_time $$)" >"$work/harness.pid"
 mkdir -p "$work/export" "$work/recovery" "$work/stall"
+if [ $with_v3 = 1 ]; then
+	# only in this process's mount namespace: the rpcbind socket of
+	# this test's server lives in $work/run
+	mkdir -p "$work/run"
+	mount --bind "$work/run" /run
+fi
 # --fsal-opts may name the directory of Test_Stall_Dir markers as
 # @STALL_DIR@ (the race tests arm one-shot backend stalls there)
 FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
@@ -178,15 +211,29 @@ esac
 CTL
 chmod +x "$work/ctl"
 
+# umount_below DIR: what a test mounted under DIR (a bind mount, a tmpfs),
+# deepest first, so that removing DIR never reaches through a mount
+umount_below() {
+	local m
+	awk -v d="$1/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+		sort -r | while read -r m; do
+			umount -l "$m" 2>/dev/null || true
+		done
+}
+
 cleanup() {
 	local rc=$?
 	if [ -f "$work/server.pid" ]; then
 		sparse_stop_server "$(cat "$work/server.pid")" 20 || true
 	fi
+	umount_below "$work"
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
 	if [ -s "$work/dbus.pid" ]; then
 		sparse_stop_server "$(cat "$work/dbus.pid")" 5 || true
+	fi
+	if [ -s "$work/rpcb.pid" ]; then
+		sparse_stop_server "$(cat "$work/rpcb.pid")" 5 || true
 	fi
 	rm -f "$work/harness.pid"
 	local failed=0
@@ -218,11 +265,21 @@ if [ $with_dbus = 1 ]; then
 	sparse_start_dbus "$work" $$ >/dev/null
 fi
 
+if [ $with_v3 = 1 ]; then
+	sparse_start_rpcb "$SPARSE_RPCB_STUB" "$work" $$ ||
+		{ echo "harness: the rpcbind stub did not start" >&2; exit 1; }
+fi
+
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.
 for attempt in 1 2 3 4 5; do
 	rm -f "$work/server.pid"
 	PORT=$(sparse_free_port)
+	MNT_PORT=
+	if [ $with_v3 = 1 ]; then
+		MNT_PORT=$(sparse_free_port)
+		[ "$MNT_PORT" != "$PORT" ] || MNT_PORT=$(sparse_free_port)
+	fi
 	echo "$PORT" >"$work/port"
 	sparse_write_conf "$work/ganesha.conf"
 	: >"$work/ganesha.log"
@@ -240,6 +297,12 @@ export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
+export NFS42_RECOVERY_DIR=$RECOVERY_DIR
+if [ -n "$MNT_PORT" ]; then
+	export NFS42_MNT_PORT=$MNT_PORT
+else
+	unset NFS42_MNT_PORT
+fi
 set +e
 "$@"
 rc=$?

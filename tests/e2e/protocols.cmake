@@ -90,6 +90,13 @@ sparse_e2e_test(e2e_proto_copy_async
 sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")
+# The job bound to its caller (issue #17): with read delegations granted,
+# so that one of a copy's destination could be, were the copy not counted
+# as a writer.
+sparse_e2e_run(e2e_proto_copy_async_deleg e2e_proto_copy_async ARGS deleg
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON> Delegations = true$<SEMICOLON>"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 
 # READ_PLUS (issue #7) on FSAL_SPARSE (its read_plus slot) and on FSAL_VFS
 # (the protocol layer's seek2/read2 fallback), with two more exports of
@@ -187,6 +194,12 @@ sparse_e2e_run(e2e_proto_deleg_none e2e_proto_deleg ARGS none
   TIMEOUT 60
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = None$<SEMICOLON>")
+# RemoveExport over DBus while a delegation is held: its lease goes with
+# the deleted state (issue #18).
+sparse_e2e_run(e2e_proto_deleg_unexport e2e_proto_deleg ARGS unexport
+  TIMEOUT 120
+  HARNESS_ARGS --dbus --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 # tshark decodes the delegation, CB_RECALL and DELEGRETURN.
 add_test(NAME e2e/wire_check_deleg
          COMMAND ${SPARSE_HARNESS} --nfsv4-opts "${deleg_nfsv4_opts}"

@@ -5,10 +5,12 @@
 find_package(Threads REQUIRED)
 add_executable(e2e_recovery_sqlite
   ${CMAKE_CURRENT_SOURCE_DIR}/e2e_recovery_sqlite.c)
+pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 target_link_libraries(e2e_recovery_sqlite PRIVATE nfs42c PkgConfig::CHECK
-  Threads::Threads)
-foreach(case restart regrace crash)
-  sparse_e2e_run(e2e_recovery_sqlite_${case} e2e_recovery_sqlite TIMEOUT 240)
+  Threads::Threads PkgConfig::SQLITE3)
+foreach(case restart regrace crash locked keys)
+  sparse_e2e_run(e2e_recovery_sqlite_${case} e2e_recovery_sqlite TIMEOUT 240
+    HARNESS_ARGS --conf-extra "SQLITE_RECOVERY { Busy_Timeout_Ms = 1000$<SEMICOLON> }")
   set_property(TEST e2e/e2e_recovery_sqlite_${case} APPEND PROPERTY
     ENVIRONMENT SPARSE_RECOVERY_BACKEND=sqlite GRACELESS=false
                 CK_RUN_CASE=${case})

@@ -72,11 +72,12 @@ static inline int rsess_exchange_id(struct rsess *s, const char *owner)
 }
 
 /* CREATE_SESSION for s->clientid and s->csseq; a NULL fore or back
- * channel gets the default attributes below. */
-static inline int rsess_create_session_chan(struct rsess *s,
-					    const struct nfs42_chan_attrs *fore,
-					    const struct nfs42_chan_attrs *back,
-					    const char *machine)
+ * channel gets the default attributes below; NFS4ERR_DELAY is retried
+ * (for a while) when retry is set. */
+static inline int rsess_create_session_opt(struct rsess *s,
+					   const struct nfs42_chan_attrs *fore,
+					   const struct nfs42_chan_attrs *back,
+					   const char *machine, bool retry)
 {
 	static const struct nfs42_chan_attrs dfore = { .maxreq = 65536,
 						       .maxresp = 65536,
@@ -90,6 +91,8 @@ static inline int rsess_create_session_chan(struct rsess *s,
 	int rc, idx;
 
 	nfs42_compound_no_sequence(c);
+	if (!retry)
+		nfs42_compound_no_retry(c);
 	idx = nfs42_op_create_session(c, s->clientid, s->csseq, 0,
 				      fore ? fore : &dfore,
 				      back ? back : &dback,
@@ -101,6 +104,14 @@ static inline int rsess_create_session_chan(struct rsess *s,
 	nfs42_compound_free(c);
 	s->seq = 1;
 	return rc;
+}
+
+static inline int rsess_create_session_chan(struct rsess *s,
+					    const struct nfs42_chan_attrs *fore,
+					    const struct nfs42_chan_attrs *back,
+					    const char *machine)
+{
+	return rsess_create_session_opt(s, fore, back, machine, true);
 }
 
 static inline int rsess_create_session(struct rsess *s)

@@ -15,11 +15,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
@@ -539,6 +541,84 @@ START_TEST(t_group_commit)
 }
 END_TEST
 
+/* Another process's connection holding the write lock for hold_ms. */
+struct writer {
+	pthread_t thread;
+	sqlite3 *s;
+	int hold_ms;
+};
+
+static void *writer_release(void *arg)
+{
+	struct writer *w = arg;
+
+	usleep(w->hold_ms * 1000);
+	sqlite3_exec(w->s, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(w->s);
+	return NULL;
+}
+
+static void writer_start(struct writer *w, int hold_ms)
+{
+	w->hold_ms = hold_ms;
+	ck_assert_int_eq(sqlite3_open(dbfile(), &w->s), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(w->s, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(pthread_create(&w->thread, NULL, writer_release, w),
+			 0);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The write lock held by another connection: an add waits for it (the
+ * busy timeout, SPARSE_RECDB_BUSY_MS by default) instead of failing at
+ * once; with the timeout set to 0 it fails with -EBUSY, and with one
+ * shorter than the hold after about that long.
+ */
+START_TEST(t_busy_timeout)
+{
+	struct sparse_recdb *db = open_ok();
+	struct writer w;
+	int64_t t0, took;
+	int rc;
+
+	writer_start(&w, 300);
+	t0 = mono_ms();
+	rc = sparse_recdb_add(db, "waited", 6, "v", 1);
+	took = mono_ms() - t0;
+	pthread_join(w.thread, NULL);
+	ck_assert_msg(rc == 0, "add under another writer: %d %s", rc,
+		      sparse_recdb_errmsg(db));
+	ck_assert_int_ge(took, 250);
+
+	ck_assert_int_eq(sparse_recdb_set_busy_timeout(db, 0), 0);
+	writer_start(&w, 300);
+	rc = sparse_recdb_add(db, "refused", 7, "v", 1);
+	ck_assert_int_eq(rc, -EBUSY);
+	pthread_join(w.thread, NULL);
+
+	ck_assert_int_eq(sparse_recdb_set_busy_timeout(db, 100), 0);
+	writer_start(&w, 600);
+	t0 = mono_ms();
+	rc = sparse_recdb_add(db, "late", 4, "v", 1);
+	took = mono_ms() - t0;
+	ck_assert_int_eq(rc, -EBUSY);
+	ck_assert_int_ge(took, 90);
+	ck_assert_int_lt(took, 550);
+	pthread_join(w.thread, NULL);
+	ck_assert_int_eq(count_records(db), 1);
+	sparse_recdb_close(db);
+}
+END_TEST
+
 static int collect_fh(const void *fh, size_t len, void *arg)
 {
 	struct rec *r = arg;
@@ -672,6 +752,7 @@ int main(void)
 	tcase_add_test(tc, t_readonly_dir_existing);
 	tcase_add_test(tc, t_readonly_file);
 	tcase_add_test(tc, t_group_commit);
+	tcase_add_test(tc, t_busy_timeout);
 	tcase_add_test(tc, t_remove_and_revoked);
 	tcase_add_test(tc, t_migrate_v1_grace);
 	suite_add_tcase(s, tc);

@@ -29,3 +29,11 @@ sparse_unit_test(check_sparse_copy
 add_test(NAME unit/check_sparse_copy_xfs COMMAND check_sparse_copy xfs)
 set_tests_properties(unit/check_sparse_copy_xfs PROPERTIES
   LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# Names and resolution (issue #16): components, UUID text, openat2
+# beneath a directory without links or mount crossings.
+sparse_unit_test(check_sparse_fs
+  SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fs.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_fs.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE
+  LIBS blkid)

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "nfs42.h"
 
 #define EXPECT_U32(x, v)                                \
@@ -66,23 +67,6 @@ static inline void res_head(struct nfs42_xdr *x, uint32_t op, uint32_t status)
 {
 	nfs42_xdr_put_u32(x, op);
 	nfs42_xdr_put_u32(x, status);
-}
-
-/* Run the tests of tc as suite name, with the given fork mode
- * (CK_FORK_GETENV: the default); the exit status for main(). */
-static inline int run_tcase(const char *name, TCase *tc, enum fork_status fork)
-{
-	Suite *s = suite_create(name);
-	SRunner *sr;
-	int failed;
-
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, fork);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
 }
 
 #endif

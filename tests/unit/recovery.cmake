@@ -11,7 +11,7 @@ sparse_unit_test(check_sparse_recdb
   SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_recdb.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/SAL/recovery
-  LIBS PkgConfig::SQLITE3)
+  LIBS PkgConfig::SQLITE3 Threads::Threads)
 
 sparse_unit_test(check_sparse_gcommit
   SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c

@@ -29,9 +29,10 @@
  * just opened its own state descriptor, so the lease could never be had.
  *
  * Locking: sparse_leases.mtx guards the list of leases and the counters'
- * consistency with it; it is taken by lease_op2 (under Ganesha's st_lock)
- * and by the signal thread, which calls only up_async_delegrecall (a
- * queueing call that takes no state lock) while holding it.
+ * consistency with it; it is taken by lease_op2 (under Ganesha's st_lock),
+ * by free_state and by the signal thread, which calls only get_gsh_export
+ * and up_async_delegrecall (a queueing call that takes no state lock)
+ * while holding it.
  */
 
 #include "config.h"
@@ -46,16 +47,25 @@
 #include "fsal.h"
 #include "fsal_convert.h"
 #include "fsal_up.h"
+#include "export_mgr.h"
 #include "fridgethr.h"
+#include "sal_data.h"
 #include "sparse_int.h"
 
 #define SPARSE_LEASE_SIG (SIGRTMIN + 6)
 
+/*
+ * One lease per delegation, found by the delegation's stateid `other`:
+ * a state_t's address says nothing once it is freed (a new state may get
+ * it).  The export is remembered by its id and looked up, with a
+ * reference, when a break is to be recalled: the lease may outlive the
+ * export that granted it until the delegation state is freed.
+ */
 struct sparse_lease {
 	struct glist_head link;
-	struct state_t *state; /* the delegation state (identity only) */
+	char other[OTHERSIZE]; /* the delegation's stateid other */
 	int fd; /* O_RDONLY descriptor holding the read lease */
-	const struct fsal_up_vector *up_ops;
+	uint16_t export_id; /* the export the delegation came through */
 	uint8_t key_len;
 	uint8_t key[SPARSE_FH_MAX_LEN];
 };
@@ -103,10 +113,21 @@ static void sparse_lease_log(const char *what)
 		what, c->granted, c->released, c->broken, c->refused);
 }
 
-/* Called with mtx held: ask Ganesha to recall the delegation of l. */
+/* The queued recall is done: its export may go. */
+static void sparse_lease_recall_done(void *arg, state_status_t status)
+{
+	put_gsh_export(arg);
+}
+
+/* Called with mtx held: ask Ganesha to recall the delegation of l,
+ * through the up-call vector of FSAL_SPARSE's export under the one the
+ * delegation was granted through, held until the recall ran.
+ */
 static void sparse_lease_broken(struct sparse_lease *l)
 {
 	struct gsh_buffdesc key = { .addr = l->key, .len = l->key_len };
+	struct gsh_export *exp = get_gsh_export(l->export_id);
+	struct fsal_export *fexp;
 	fsal_status_t status;
 
 	sparse_leases.counters.broken++;
@@ -115,12 +136,24 @@ static void sparse_lease_broken(struct sparse_lease *l)
 		"FSAL_SPARSE: lease on fd %d broken by a local open, recalling the delegation (broken=%" PRIu64
 		")",
 		l->fd, sparse_leases.counters.broken);
-	status = up_async_delegrecall(general_fridge, l->up_ops, &key, NULL,
-				      NULL);
-	if (FSAL_IS_ERROR(status))
+	if (exp == NULL) {
+		LogEvent(COMPONENT_FSAL,
+			 "FSAL_SPARSE: export %" PRIu16
+			 " of the delegation is gone, no recall",
+			 l->export_id);
+		return;
+	}
+	for (fexp = exp->fsal_export; fexp->sub_export != NULL;
+	     fexp = fexp->sub_export)
+		;
+	status = up_async_delegrecall(general_fridge, fexp->up_ops, &key,
+				      sparse_lease_recall_done, exp);
+	if (FSAL_IS_ERROR(status)) {
 		LogCrit(COMPONENT_FSAL,
 			"FSAL_SPARSE: could not queue a delegation recall: %s",
 			msg_fsal_err(status.major));
+		put_gsh_export(exp);
+	}
 }
 
 /*
@@ -241,7 +274,8 @@ void sparse_deleg_shutdown(void)
 	sparse_leases.started = false;
 }
 
-static struct sparse_lease *sparse_lease_find(struct state_t *state)
+/* Called with mtx held. */
+static struct sparse_lease *sparse_lease_find(const char *other)
 {
 	struct glist_head *g;
 	struct sparse_lease *l;
@@ -249,7 +283,7 @@ static struct sparse_lease *sparse_lease_find(struct state_t *state)
 	glist_for_each(g, &sparse_leases.list)
 	{
 		l = glist_entry(g, struct sparse_lease, link);
-		if (l->state == state)
+		if (memcmp(l->other, other, OTHERSIZE) == 0)
 			return l;
 	}
 	return NULL;
@@ -282,9 +316,9 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 	}
 
 	l = gsh_calloc(1, sizeof(*l));
-	l->state = state;
+	memcpy(l->other, state->stateid_other, OTHERSIZE);
 	l->fd = fd;
-	l->up_ops = op_ctx->fsal_export->up_ops;
+	l->export_id = op_ctx->ctx_export->export_id;
 	l->key_len = hdl->fh.len;
 	memcpy(l->key, hdl->fh.bytes, hdl->fh.len);
 
@@ -315,12 +349,15 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-static fsal_status_t sparse_lease_drop(struct state_t *state)
+/* Drop the lease of the delegation whose stateid other is other, if any;
+ * whether there was one.
+ */
+static bool sparse_lease_drop(const char *other)
 {
 	struct sparse_lease *l;
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	l = sparse_lease_find(state);
+	l = sparse_lease_find(other);
 	if (l != NULL) {
 		glist_del(&l->link);
 		/* Closing drops the lease too; unlock first to be explicit
@@ -335,10 +372,25 @@ static fsal_status_t sparse_lease_drop(struct state_t *state)
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 
-	if (l == NULL)
-		LogDebug(COMPONENT_FSAL, "no lease for state %p", state);
 	gsh_free(l);
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return l != NULL;
+}
+
+/*
+ * A delegation state is being freed.  Returned and revoked delegations
+ * dropped their lease through lease_op2(NONE) already; Ganesha deletes
+ * others with state_del alone (RemoveExport, shutdown, a wiped client),
+ * and their lease would stay: its descriptor leaked and the next local
+ * open for writing held up for nothing.
+ */
+void sparse_deleg_state_freed(struct state_t *state)
+{
+	if (state->state_type != STATE_TYPE_DELEG)
+		return;
+	if (sparse_lease_drop(state->stateid_other))
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: lease of a delegation deleted without return dropped");
 }
 
 fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
@@ -352,7 +404,10 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 	case FSAL_DELEG_RD:
 		return sparse_lease_take(obj_hdl, state);
 	case FSAL_DELEG_NONE:
-		return sparse_lease_drop(state);
+		if (!sparse_lease_drop(state->stateid_other))
+			LogDebug(COMPONENT_FSAL, "no lease for state %p",
+				 state);
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	case FSAL_DELEG_WR:
 	default:
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);

@@ -220,6 +220,20 @@ static void sparse_end_io(struct fsal_obj_handle *obj_hdl,
 					     openflags, FSAL_O_CLOSED);
 }
 
+/*
+ * Durable_Metadata for a change of a file's blocks or size that the reply
+ * carries no write verifier for (ALLOCATE, DEALLOCATE, CLONE, an OPEN that
+ * truncates): the client cannot know to COMMIT, so fsync fd before the
+ * reply (knfsd commits the metadata after fallocate and syncs after a
+ * clone).  ERR_FSAL_IO when that fails; the change stays made.
+ */
+static fsal_status_t sparse_sync_changed_fd(int fd, const char *what)
+{
+	if (!sparse_durable_md())
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return sparse_fsync_fd(fd, what);
+}
+
 /* ---- open2 and friends ------------------------------------------------- */
 
 static void sparse_fill_attrs_from_fd(int fd, struct fsal_attrlist *attrs,
@@ -313,6 +327,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 
 	if (createmode >= FSAL_EXCLUSIVE && createmode != FSAL_EXCLUSIVE_9P)
 		status = sparse_check_verifier_fd(sfd->fd, verifier);
+	if (!FSAL_IS_ERROR(status) && truncate)
+		status = sparse_sync_changed_fd(sfd->fd, "a truncated file");
 	if (!FSAL_IS_ERROR(status) && attrs_out != NULL &&
 	    (truncate || createmode >= FSAL_EXCLUSIVE))
 		sparse_fill_attrs_from_fd(sfd->fd, attrs_out, &status);
@@ -366,7 +382,7 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	struct stat st;
 	int pfd, fd = -1;
 
-	pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = sparse_open_beneath(dirfd, name, 0);
 	if (pfd < 0) {
 		*status = posix2fsal_status(errno);
 		return -1;
@@ -492,6 +508,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		*caller_perm_check = !FSAL_IS_ERROR(status);
 		return status;
 	}
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	if (createmode != FSAL_NO_CREATE) {
 		mode = fsal2unix_mode(attrib_set->mode) &
@@ -499,9 +518,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		FSAL_UNSET_MASK(attrib_set->valid_mask, ATTR_MODE);
 	}
 
-	dirfd = sparse_open_fh(exp, &sparse_hdl(obj_hdl)->fh, O_PATH);
-	if (dirfd < 0)
-		return posix2fsal_status(-dirfd);
+	status = sparse_open_dir(obj_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	sparse_md_delay(createmode != FSAL_NO_CREATE ? SPARSE_MD_UPDATE :
 						       SPARSE_MD_READ);
@@ -546,6 +565,12 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	sfd = sparse_adopt_fd(hdl, state, fd, openflags);
 	fd = -1;
 
+	/* Durable_Metadata: an existing file this OPEN truncated */
+	if (!created && (flags & O_TRUNC) != 0) {
+		status = sparse_sync_changed_fd(sfd->fd, "a truncated file");
+		if (FSAL_IS_ERROR(status))
+			goto out;
+	}
 	if (created)
 		status = sparse_apply_create_attrs(hdl, state, attrib_set,
 						   attrs_out);
@@ -1004,9 +1029,13 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 		LogDebug(COMPONENT_FSAL,
 			 "fallocate(%d, %" PRIu64 ", %" PRIu64 "): %s", mode,
 			 offset, length, strerror(rc));
+	status = posix2fsal_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(
+			sfd->fd, allocate ? "an ALLOCATE" : "a DEALLOCATE");
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
-	return posix2fsal_status(rc);
+	return status;
 }
 
 /* ---- CLONE ------------------------------------------------------------- */
@@ -1068,8 +1097,11 @@ static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 	rc = sparse_clone_fds(sfd->fd, src_offset, sfd->fd, dst_offset, count);
+	status = sparse_clone_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(sfd->fd, "a CLONE destination");
 	sparse_end_io(obj_hdl, state, FSAL_O_RDWR, sfd);
-	return sparse_clone_status(rc);
+	return status;
 }
 
 /* One file of a two-file operation (CLONE, COPY) and its I/O bracket. */
@@ -1126,9 +1158,9 @@ static fsal_status_t sparse_begin_two(struct sparse_io_side *a,
 
 /*
  * NFSv4.2 CLONE: share [src_offset, + count) of src_hdl (count 0: to its
- * EOF) at dst_offset of dst_hdl.  A data operation: under Durable_Metadata
- * nothing more is needed (the shared blocks are as durable as written
- * data until COMMIT, and no name or attribute of the namespace changes).
+ * EOF) at dst_offset of dst_hdl.  CLONE's reply has no write verifier, so
+ * nothing tells the client to COMMIT: under Durable_Metadata the
+ * destination is fsync'ed before the reply.
  */
 static fsal_status_t
 sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
@@ -1151,9 +1183,13 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 		return status;
 	rc = sparse_clone_fds(src.sfd->fd, src_offset, dst.sfd->fd, dst_offset,
 			      count);
+	status = sparse_clone_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(dst.sfd->fd,
+						"a CLONE destination");
 	sparse_end_side(&dst);
 	sparse_end_side(&src);
-	return sparse_clone_status(rc);
+	return status;
 }
 
 /* ---- COPY (one chunk) --------------------------------------------------- */
@@ -1378,9 +1414,15 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	/* Growing leaves a hole; shrinking frees the tail. */
+	/* Growing leaves a hole; shrinking frees the tail.  As the caller,
+	 * like a WRITE: the kernel then clears setuid (and setgid with group
+	 * execute) for anyone but root, as for a local truncate.  The
+	 * descriptor is open for writing, which is all ftruncate checks.
+	 */
+	fsal_set_credentials(&op_ctx->creds);
 	if (ftruncate(sfd->fd, (off_t)size) != 0)
 		status = posix2fsal_status(errno);
+	fsal_restore_ganesha_credentials();
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
 	return status;

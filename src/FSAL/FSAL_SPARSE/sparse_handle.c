@@ -347,61 +347,167 @@ static void sparse_handle_to_key(struct fsal_obj_handle *obj_hdl,
 	fh_desc->len = hdl->fh.len;
 }
 
+/* ---- names ------------------------------------------------------------- */
+
+fsal_status_t sparse_check_name(const char *name)
+{
+	if (sparse_name_is_component(name))
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	/* Ganesha filters NFSv4 names, and NFSv3 names since patch 0100:
+	 * whatever comes here by another way stops here.
+	 */
+	LogInfo(COMPONENT_FSAL, "FSAL_SPARSE refused the name \"%s\"",
+		name ? name : "(null)");
+	if (name != NULL && strchr(name, '/') == NULL && name[0] != '\0' &&
+	    strlen(name) > NAME_MAX)
+		return fsalstat(ERR_FSAL_NAMETOOLONG, ENAMETOOLONG);
+	if (name != NULL && (!strcmp(name, ".") || !strcmp(name, "..")))
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	return fsalstat(ERR_FSAL_ACCESS, EACCES);
+}
+
 /* ---- lookup ------------------------------------------------------------ */
+
+/*
+ * Build a handle for the object open (O_PATH) on fd, which must lie on
+ * the export's filesystem.  name is for messages.
+ */
+static fsal_status_t sparse_handle_of_fd(struct sparse_export *exp, int fd,
+					 const char *name,
+					 struct sparse_handle **out,
+					 struct fsal_attrlist *attrs_out)
+{
+	struct sparse_fh fh;
+	struct stat st;
+	int rc;
+
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (st.st_dev != exp->root_dev) {
+		LogDebug(COMPONENT_FSAL,
+			 "%s is on another filesystem, not served", name);
+		return fsalstat(ERR_FSAL_XDEV, EXDEV);
+	}
+	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+
+	*out = sparse_alloc_handle(exp, &fh, &st);
+	if (attrs_out != NULL)
+		sparse_stat_to_attrs(exp, &st, attrs_out);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
 
 /*
  * Build a handle for dirfd/name.  The object is opened O_PATH first so the
  * handle and the attributes describe the same inode even if the name is
- * being replaced concurrently.
+ * being replaced concurrently; the open never follows a symbolic link,
+ * never leaves dirfd and never crosses a mount point (sparse_open_beneath:
+ * a name that is a mount point, bind mounts of the export's own
+ * filesystem included, is ERR_FSAL_XDEV).
  */
 static fsal_status_t sparse_lookup_at(struct sparse_export *exp, int dirfd,
 				      const char *name,
 				      struct sparse_handle **out,
 				      struct fsal_attrlist *attrs_out)
 {
-	struct sparse_fh fh;
-	struct stat st;
-	int fd, rc = 0;
+	fsal_status_t status;
+	int fd;
 
 	sparse_md_delay(SPARSE_MD_READ);
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	fd = sparse_open_beneath(dirfd, name, 0);
+	if (fd < 0) {
+		if (errno == EXDEV)
+			LogDebug(COMPONENT_FSAL,
+				 "%s is a mount point, not crossed", name);
 		return posix2fsal_status(errno);
-
-	if (fstat(fd, &st) != 0) {
-		rc = errno;
-		goto out;
 	}
-	if (st.st_dev != exp->root_dev) {
-		LogDebug(COMPONENT_FSAL,
-			 "%s is on another filesystem, not served", name);
-		rc = EXDEV;
-		goto out;
-	}
-	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
-	if (rc != 0)
-		goto out;
-
-	*out = sparse_alloc_handle(exp, &fh, &st);
-	if (attrs_out != NULL)
-		sparse_stat_to_attrs(exp, &st, attrs_out);
-out:
+	status = sparse_handle_of_fd(exp, fd, name, out, attrs_out);
 	close(fd);
-	return posix2fsal_status(rc);
+	return status;
 }
 
-/* Open the O_PATH descriptor of a directory handle. */
-static fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
-				     int *fd)
+/*
+ * Is the directory open on fd still inside the export?  A directory moved
+ * out (by a local process) after its handle was cached would otherwise
+ * go on serving names below it: lookups, readdir and namespace changes in
+ * it are refused (ERR_FSAL_STALE).  The kernel knows a directory's path,
+ * so this costs two readlinks of /proc/self/fd.
+ */
+static fsal_status_t sparse_dir_confined(struct sparse_export *exp, int fd)
 {
+	struct stat st;
+	int inside;
+
+	if (exp->skip_confinement)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	inside = sparse_confine_check(&exp->confine, fd, &st);
+	if (inside == 1)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	LogInfo(COMPONENT_FSAL,
+		"export %s: directory %llu is no longer inside it: %s",
+		exp->root_path, (unsigned long long)st.st_ino,
+		inside == 0 ? "refused" : strerror(-inside));
+	return fsalstat(ERR_FSAL_STALE, ESTALE);
+}
+
+/* Open the descriptor of a directory handle (flags: O_PATH, or O_RDONLY
+ * for reading it), checked to be still inside the export.
+ */
+fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
+			      int *fd)
+{
+	struct sparse_export *exp = sparse_op_export();
+	fsal_status_t status;
+
 	if (dir_hdl->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, 0);
 
-	*fd = sparse_open_fh(sparse_op_export(), &sparse_hdl(dir_hdl)->fh,
-			     flags);
+	*fd = sparse_open_fh(exp, &sparse_hdl(dir_hdl)->fh, flags);
 	if (*fd < 0)
 		return posix2fsal_status(-*fd);
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	status = sparse_dir_confined(exp, *fd);
+	if (FSAL_IS_ERROR(status)) {
+		close(*fd);
+		*fd = -1;
+	}
+	return status;
+}
+
+/*
+ * ".." of dirfd, which MDCACHE asks for to learn a directory's parent.
+ * The protocol layers never ask for the parent of an export root (NFSv3
+ * answers the root itself, NFSv4 goes to the pseudo filesystem), so for
+ * the root of this export there is no answer (ERR_FSAL_NOENT) rather than
+ * a handle of a directory outside it.  Not the root itself either: MDCACHE
+ * keeps the parent in the directory's cache entry, which every export of
+ * the filesystem shares, and a directory that is this export's root can
+ * lie inside another export, whose LOOKUPP must reach its real parent.
+ */
+static fsal_status_t sparse_lookup_parent(struct sparse_export *exp, int dirfd,
+					  struct sparse_handle **out,
+					  struct fsal_attrlist *attrs_out)
+{
+	fsal_status_t status;
+	struct stat st;
+	int fd;
+
+	sparse_md_delay(SPARSE_MD_READ);
+	if (fstat(dirfd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (sparse_confine_is_root(&exp->confine, &st))
+		return fsalstat(ERR_FSAL_NOENT, ENOENT);
+
+	fd = sparse_open_parent(dirfd);
+	if (fd < 0)
+		return posix2fsal_status(errno);
+	status = sparse_dir_confined(exp, fd);
+	if (!FSAL_IS_ERROR(status))
+		status = sparse_handle_of_fd(exp, fd, "..", out, attrs_out);
+	close(fd);
+	return status;
 }
 
 static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
@@ -409,17 +515,26 @@ static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
 				   struct fsal_obj_handle **handle,
 				   struct fsal_attrlist *attrs_out)
 {
+	struct sparse_export *exp = sparse_op_export();
 	struct sparse_handle *hdl = NULL;
+	bool up = path != NULL && strcmp(path, "..") == 0;
 	fsal_status_t status;
 	int dirfd;
 
 	*handle = NULL;
+	if (!up) {
+		status = sparse_check_name(path);
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
 	status = sparse_open_dir(parent, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	status = sparse_lookup_at(sparse_op_export(), dirfd, path, &hdl,
-				  attrs_out);
+	if (up)
+		status = sparse_lookup_parent(exp, dirfd, &hdl, attrs_out);
+	else
+		status = sparse_lookup_at(exp, dirfd, path, &hdl, attrs_out);
 	close(dirfd);
 	if (!FSAL_IS_ERROR(status)) {
 		*handle = &hdl->obj_handle;
@@ -716,6 +831,9 @@ static fsal_status_t sparse_make_object(
 	int dirfd, rc;
 
 	*handle = NULL;
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
@@ -875,6 +993,9 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 
 	if (obj_hdl->type == DIRECTORY)
 		return fsalstat(ERR_FSAL_ISDIR, 0);
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	objfd = sparse_open_fh(sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
 			       O_PATH | O_NOFOLLOW);
@@ -920,6 +1041,9 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 	fsal_status_t status;
 	int dirfd, rc;
 
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
@@ -1003,6 +1127,11 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status;
 	int oldfd, newfd, rc;
 
+	status = sparse_check_name(old_name);
+	if (!FSAL_IS_ERROR(status))
+		status = sparse_check_name(new_name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(olddir_hdl, O_PATH, &oldfd);
 	if (FSAL_IS_ERROR(status))
 		return status;

@@ -85,6 +85,16 @@ struct sparse_export {
 	 */
 	uint64_t fs_ident;
 	uint8_t handle_key[SPARSE_FH_KEY_BYTES];
+	/* Filesystem_Identity: a UUID given by the admin in place of the
+	 * filesystem's own (NULL: none).  Set at create.
+	 */
+	char *fs_identity;
+	/* On the list of live exports' identities (sparse_export.c),
+	 * under its mutex.
+	 */
+	struct glist_head ident_link;
+	/* statfs() f_type of the export's filesystem.  Set at create. */
+	long fs_type;
 	/* What sparse_create_handle checks a new object against. */
 	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */
@@ -183,6 +193,16 @@ void sparse_test_stall(const char *op, const char *what);
 void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);
+
+/* sparse_handle.c: ERR_FSAL_NO_ERROR when name is one component a client
+ * may name (sparse_name_is_component), else the status to answer.
+ */
+fsal_status_t sparse_check_name(const char *name);
+/* The descriptor (O_PATH, or O_RDONLY to read it) of a directory handle
+ * still inside the export (ERR_FSAL_STALE for one moved out of it).
+ */
+fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
+			      int *fd);
 
 /* sparse_export.c */
 fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
@@ -318,6 +338,7 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 			       struct state_t *state, void *owner,
 			       fsal_deleg_t deleg);
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
+void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
 
 #endif /* SPARSE_INT_H */

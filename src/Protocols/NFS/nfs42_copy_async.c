@@ -11,6 +11,17 @@
  * WRITE), and in the state table nfs4_Check_Stateid would accept it for
  * I/O ops and every switch over state types would need a new arm.
  *
+ * The job is bound to its caller (as knfsd's copy pins its nfsd_files):
+ * it keeps the caller's credentials as COPY saw them (after squashing) and
+ * runs every chunk with them, and it opens both files for itself, through
+ * fsal_open2() with FSAL states of its own and those credentials, for its
+ * whole life, so it never depends on the client's stateids (the client may
+ * CLOSE, or have used a special stateid) nor on a descriptor shared with
+ * others.  Its open counts as an open of the destination for writing:
+ * share reservations see it, and Ganesha grants no delegation on the
+ * destination while it runs (fds_num_write_opens); a delegation in the way
+ * at COPY time is recalled and COPY answers NFS4ERR_DELAY.
+ *
  * The copy runs on a pool of Copy_Async_Max worker threads (started on the
  * first async COPY), chunk by chunk through nfs42_copy_chunk(), the cancel
  * flag checked between chunks.  At most Copy_Async_Max copies are queued or
@@ -24,10 +35,11 @@
  * - tab.mtx protects: the bucket lists (insert and delete), the run queue,
  *   tab.active, the pool's threads and flags (started, shutdown).  It is
  *   never held across a chunk, a callback send or synchronize_rcu();
- *   copy_cancel_wait() sleeps on tab.done with it (released while asleep),
+ *   copy_cancel() sleeps on tab.done with it (released while asleep),
  *   idle workers on tab.work.  tab.started is set once, under tab.mtx and
  *   after the buckets are initialised, and never cleared: lookups read it
- *   without the lock.
+ *   without the lock, so it is stored and read with atomics (full
+ *   barriers): a lookup that sees it set sees the buckets initialised.
  * - Lookups (OFFLOAD_STATUS, OFFLOAD_CANCEL) walk a bucket under
  *   rcu_read_lock() (urcu-bp, as linked by Ganesha: no thread
  *   registration needed) and take a reference (c->refs) before leaving the
@@ -39,13 +51,13 @@
  *   final status and stability are written before phase becomes
  *   COPY_DONE (release) and read only after seeing COPY_DONE (acquire).
  *   Everything else in it is immutable after creation, except the job's
- *   references (export, handles, states) and `cancelled`, which only the
- *   thread that ends the job touches: the worker that took it off the
- *   queue, or copy_cancel_wait() for one it took off the queue (both under
+ *   references (export, handles, its opens, credentials) and `cancelled`,
+ *   which only the thread that ends the job touches: the worker that took it off the
+ *   queue, or copy_cancel() for one it took off the queue (both under
  *   tab.mtx, so exactly one of them), and cb_tries, which only the
  *   callback path (one send or completion at a time) touches.
  * - c->refs: one for the table, one for the job's end (worker or
- *   copy_cancel_wait), one per lookup in progress and one per CB_OFFLOAD
+ *   copy_cancel), one per lookup in progress and one per CB_OFFLOAD
  *   in flight; the record is freed at zero.
  * - Order: tab.mtx, then nothing; a client's cid_mutex is only taken by
  *   the callback code without tab.mtx held.
@@ -66,6 +78,7 @@
 #include "export_mgr.h"
 #include "delayed_exec.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
@@ -87,8 +100,15 @@ struct copy {
 	 * holder for a queued one) when it ends */
 	struct gsh_export *exp;
 	struct fsal_obj_handle *src, *dst;
-	state_t *src_state, *dst_state;
-	uint64_t src_offset, dst_offset, count; /* count 0: to EOF */
+	/* the job's own opens (one, read-write, when src == dst) */
+	struct state_t *src_open, *dst_open;
+	bool writer_counted; /* in dst's fds_num_write_opens */
+	/* the caller's credentials as COPY saw them (squashed); the group
+	 * list is the job's copy */
+	struct user_cred creds;
+	struct export_perms perms;
+	uint64_t src_offset, dst_offset;
+	uint64_t count; /* > 0: COPY resolved the range once */
 	nfs_fh4 fh; /* destination, for CB_OFFLOAD */
 	/* progress */
 	uint64_t copied; /* atomic */
@@ -112,7 +132,8 @@ static struct {
 	uint32_t active; /* queued + running */
 	pthread_t *threads;
 	uint32_t nthreads;
-	bool started, shutdown;
+	uint32_t started; /* atomic, see above */
+	bool shutdown;
 } tab = {
 	.mtx = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
@@ -207,7 +228,144 @@ static void copy_put(struct copy *c)
 	gsh_free(c);
 }
 
-/* Drop the job's references (export, handles, states): needs no lock, only
+/* ------------------------------------------------ the job's hold */
+
+/*
+ * Called in COPY's op context (the caller's squashed credentials): open
+ * obj for the job with a state of its own, as an OPEN by this caller
+ * would (fsal_open2: permission checked with these credentials, share
+ * reservations counted), taking a reference on obj.
+ */
+static fsal_status_t job_open(struct fsal_obj_handle *obj,
+			      fsal_openflags_t flags, struct state_t **open)
+{
+	struct fsal_export *exp = op_ctx->fsal_export;
+	struct fsal_obj_handle *got = NULL;
+	fsal_status_t st;
+
+	*open = exp->exp_ops.alloc_state(exp, STATE_TYPE_SHARE, NULL);
+	st = fsal_open2(obj, *open, flags, FSAL_NO_CREATE, NULL, NULL, NULL,
+			&got, NULL, NULL, NULL);
+	if (FSAL_IS_ERROR(st)) {
+		free_state(*open);
+		*open = NULL;
+	}
+	return st;
+}
+
+/* Close one of the job's opens (op_ctx set for its export). */
+static void job_close(struct fsal_obj_handle *obj, struct state_t *open)
+{
+	fsal_status_t st = obj->obj_ops->close2(obj, open);
+
+	if (FSAL_IS_ERROR(st))
+		LogDebug(COMPONENT_NFS_V4, "async COPY: close2 %s",
+			 msg_fsal_err(st.major));
+	free_state(open);
+	obj->obj_ops->put_ref(obj);
+}
+
+/*
+ * Count the job as a writer of dst, unless a delegation conflicts (then
+ * Ganesha recalls it, and COPY answers NFS4ERR_DELAY).  Under dst's
+ * st_lock, as OPEN counts its writers and grants delegations, so no
+ * delegation is granted between the check and the count.
+ */
+static bool job_count_writer(struct fsal_obj_handle *dst)
+{
+	bool conflict;
+
+	STATELOCK_lock(dst);
+	conflict = state_deleg_conflict_impl(dst, true);
+	if (!conflict)
+		dst->state_hdl->file.fdeleg_stats.fds_num_write_opens++;
+	STATELOCK_unlock(dst);
+	return !conflict;
+}
+
+static void job_uncount_writer(struct fsal_obj_handle *dst)
+{
+	STATELOCK_lock(dst);
+	dst->state_hdl->file.fdeleg_stats.fds_num_write_opens--;
+	STATELOCK_unlock(dst);
+}
+
+/* Keep the caller's credentials (op_ctx's, squashed) for the job. */
+static void job_keep_creds(struct copy *c)
+{
+	const struct user_cred *from = &op_ctx->creds;
+
+	c->creds = *from;
+	c->creds.caller_garray = NULL;
+	if (from->caller_glen > 0) {
+		c->creds.caller_garray =
+			gsh_malloc(from->caller_glen * sizeof(gid_t));
+		memcpy(c->creds.caller_garray, from->caller_garray,
+		       from->caller_glen * sizeof(gid_t));
+	}
+	c->perms = op_ctx->export_perms;
+}
+
+/* Drop the job's hold (op_ctx set for its export). */
+static void job_drop(struct copy *c)
+{
+	if (c->src_open != NULL && c->src_open != c->dst_open)
+		job_close(c->src, c->src_open);
+	else if (c->src_open != NULL)
+		c->src->obj_ops->put_ref(c->src);
+	if (c->dst_open != NULL)
+		job_close(c->dst, c->dst_open);
+	if (c->writer_counted)
+		job_uncount_writer(c->dst);
+	c->src_open = c->dst_open = NULL;
+	c->writer_counted = false;
+	gsh_free(c->creds.caller_garray);
+	c->creds.caller_garray = NULL;
+}
+
+/*
+ * Called in COPY's op context: the job's hold on src and dst (see the top
+ * of this file).  NFS4_OK; NFS4ERR_DELAY when a delegation is in the way
+ * (being recalled); else the status of the failed open (COPY then answers
+ * synchronously).  On error nothing is held.
+ */
+static nfsstat4 job_hold(struct copy *c, struct fsal_obj_handle *src,
+			 struct fsal_obj_handle *dst)
+{
+	fsal_status_t st;
+
+	/* another client's write delegation on the source would hide data
+	 * the copy must read
+	 */
+	if (state_deleg_conflict(src, false))
+		return NFS4ERR_DELAY;
+	if (!job_count_writer(dst))
+		return NFS4ERR_DELAY;
+	c->writer_counted = true;
+	c->dst = dst;
+	st = job_open(dst, src == dst ? FSAL_O_RDWR : FSAL_O_WRITE,
+		      &c->dst_open);
+	if (!FSAL_IS_ERROR(st)) {
+		c->src = src;
+		if (src == dst) {
+			c->src_open = c->dst_open;
+			src->obj_ops->get_ref(src);
+		} else {
+			st = job_open(src, FSAL_O_READ, &c->src_open);
+		}
+	}
+	job_keep_creds(c);
+	if (FSAL_IS_ERROR(st)) {
+		LogDebug(COMPONENT_NFS_V4,
+			 "async COPY: the job cannot open its files (%s)",
+			 msg_fsal_err(st.major));
+		job_drop(c);
+		return nfs42_io_status(st);
+	}
+	return NFS4_OK;
+}
+
+/* Drop the job's references (export, handles, opens): needs no lock, only
  * the one thread that ends the job calls it. */
 static void copy_release_job(struct copy *c)
 {
@@ -217,12 +375,7 @@ static void copy_release_job(struct copy *c)
 		return;
 	get_gsh_export_ref(c->exp);
 	init_op_context_simple(&ctx, c->exp, c->exp->fsal_export);
-	if (c->src_state != NULL)
-		dec_state_t_ref(c->src_state);
-	if (c->dst_state != NULL)
-		dec_state_t_ref(c->dst_state);
-	c->src->obj_ops->put_ref(c->src);
-	c->dst->obj_ops->put_ref(c->dst);
+	job_drop(c);
 	release_op_context();
 	put_gsh_export(c->exp);
 	c->exp = NULL;
@@ -247,7 +400,7 @@ static struct copy *copy_lookup(const stateid4 *sid, clientid4 clientid)
 	struct cds_list_head *pos;
 	struct copy *c, *found = NULL;
 
-	if (!tab.started)
+	if (!atomic_fetch_uint32_t(&tab.started))
 		return NULL;
 	rcu_read_lock();
 	for (pos = rcu_dereference(head->next); pos != head;
@@ -316,11 +469,18 @@ static uint32_t copy_client_active(clientid4 clientid)
 
 typedef bool (*copy_match_fn)(struct copy *c, void *arg);
 
-/* Called with tab.mtx held: unlink c onto gone if finished and matched. */
+/*
+ * Called with tab.mtx held: unlink c onto gone if matched and finished (or
+ * running, with running: its worker holds its own reference and ends it;
+ * its queue link is free then).
+ */
 static uint32_t copy_unlink_one(struct copy *c, copy_match_fn match, void *arg,
-				struct glist_head *gone)
+				bool running, struct glist_head *gone)
 {
-	if (atomic_fetch_uint32_t(&c->phase) != COPY_DONE || !match(c, arg))
+	uint32_t phase = atomic_fetch_uint32_t(&c->phase);
+
+	if (phase == COPY_QUEUED || (phase == COPY_RUNNING && !running) ||
+	    !match(c, arg))
 		return 0;
 	cds_list_del_rcu(&c->bucket);
 	glist_add_tail(gone, &c->queue);
@@ -328,10 +488,11 @@ static uint32_t copy_unlink_one(struct copy *c, copy_match_fn match, void *arg,
 }
 
 /*
- * Remove the finished records selected by `match` (tab.mtx not held) and
- * drop the table's references once no reader can see them any more.
+ * Remove the records selected by `match` that are finished (and, with
+ * running, those still running: no lookup finds them any more) (tab.mtx
+ * not held) and drop the table's references once no reader can see them.
  */
-static uint32_t copy_unlink_if(copy_match_fn match, void *arg)
+static uint32_t copy_unlink_if(copy_match_fn match, void *arg, bool running)
 {
 	struct cds_list_head *pos = NULL, *next;
 	struct glist_head gone;
@@ -347,7 +508,7 @@ static uint32_t copy_unlink_if(copy_match_fn match, void *arg)
 		next = tab_next(pos, &i); /* before pos leaves its list */
 		n_gone += copy_unlink_one(cds_list_entry(pos, struct copy,
 							 bucket),
-					  match, arg, &gone);
+					  match, arg, running, &gone);
 		pos = next;
 	}
 	PTHREAD_MUTEX_unlock(&tab.mtx);
@@ -464,11 +625,11 @@ static nfsstat4 copy_run(struct copy *c)
 			break;
 		}
 		memset(&arg, 0, sizeof(arg));
-		arg.src_state = c->src_state;
-		arg.dst_state = c->dst_state;
+		arg.src_state = c->src_open;
+		arg.dst_state = c->dst_open;
 		arg.src_offset = c->src_offset + done;
 		arg.dst_offset = c->dst_offset + done;
-		arg.count = c->count ? c->count - done : 0;
+		arg.count = c->count - done;
 		copy_chunk_limits(&arg);
 		st = nfs42_copy_chunk(c->src, c->dst, &arg);
 		if (FSAL_IS_ERROR(st) && arg.copied == 0)
@@ -476,14 +637,14 @@ static nfsstat4 copy_run(struct copy *c)
 		done += arg.copied;
 		atomic_store_uint64_t(&c->copied, done);
 		if (FSAL_IS_ERROR(st) || arg.eof || arg.copied == 0 ||
-		    (c->count && done >= c->count)) {
+		    done >= c->count) {
 			st = fsalstat(ERR_FSAL_NO_ERROR, 0);
 			break;
 		}
 		copy_test_delay(c);
 	}
 	if (FSAL_IS_ERROR(st) && done == 0)
-		return nfs4_Errno_status(st);
+		return nfs42_io_status(st);
 
 	/* Durable before we say FILE_SYNC4 (once any byte was copied, the
 	 * count stands: an unstable result rather than an error) */
@@ -502,10 +663,11 @@ static void copy_work(struct copy *c)
 	nfsstat4 status;
 
 	get_gsh_export_ref(c->exp);
-	/* zeroed credentials (root): the client's access was checked by
-	 * COPY; the job works under the states it was given */
+	/* the caller's credentials, as COPY saw them, for every chunk */
 	init_op_context(&ctx, c->exp, c->exp->fsal_export, NULL, NULL, NFS_V4,
 			2, NFS_REQUEST);
+	ctx.creds = c->creds;
+	ctx.export_perms = c->perms;
 	status = copy_run(c);
 	/* one finished (or cancelled) copy, with the bytes it moved */
 	nfs42_stats_copy(c->exp, NFS42_COPY_ASYNC,
@@ -544,7 +706,7 @@ static void *copy_worker(void *unused)
 				/* idle: forget copies finished long ago */
 				PTHREAD_MUTEX_unlock(&tab.mtx);
 				now = time(NULL);
-				copy_unlink_if(match_expired, &now);
+				copy_unlink_if(match_expired, &now, false);
 				PTHREAD_MUTEX_lock(&tab.mtx);
 			}
 			continue;
@@ -576,84 +738,27 @@ static bool pool_start_locked(void)
 			break;
 	}
 	tab.nthreads = i;
-	tab.started = true;
+	atomic_store_uint32_t(&tab.started, 1);
 	LogEvent(COMPONENT_NFS_V4, "async COPY: %u workers", tab.nthreads);
 	return tab.nthreads != 0;
 }
 
 /* ------------------------------------------------------------- start */
 
-bool nfs42_copy_async_start(compound_data_t *data, struct fsal_obj_handle *src,
-			    struct state_t *src_state,
-			    struct fsal_obj_handle *dst,
-			    struct state_t *dst_state, uint64_t src_offset,
-			    uint64_t dst_offset, uint64_t count,
-			    struct sp42_COPY4res *res)
+/* Called with tab.mtx held: may clientid queue one more copy? */
+static bool copy_admit_locked(clientid4 clientid)
 {
-	struct sp42_write_response4 *w = &res->cr_u.cr_resok4.cr_response;
-	clientid4 clientid;
-	struct copy *c;
 	uint32_t per_client = p_async_max_per_client();
 
-	if (!p_async() || data->session == NULL)
-		return false;
-	clientid = data->session->clientid;
+	return !tab.shutdown && pool_start_locked() &&
+	       tab.active < tab.nthreads &&
+	       (per_client == 0 || copy_client_active(clientid) < per_client);
+}
 
-	c = gsh_calloc(1, sizeof(*c));
-	c->refs = 2; /* the table's and the worker's */
-	c->clientid = clientid;
-	c->sid.seqid = 1;
-	c->src_offset = src_offset;
-	c->dst_offset = dst_offset;
-	c->count = count;
-	c->fh.nfs_fh4_len = data->currentFH.nfs_fh4_len;
-	c->fh.nfs_fh4_val = gsh_malloc(c->fh.nfs_fh4_len);
-	memcpy(c->fh.nfs_fh4_val, data->currentFH.nfs_fh4_val,
-	       c->fh.nfs_fh4_len);
-
-	PTHREAD_MUTEX_lock(&tab.mtx);
-	if (tab.shutdown || !pool_start_locked() ||
-	    tab.active >= tab.nthreads ||
-	    (per_client != 0 && copy_client_active(clientid) >= per_client)) {
-		PTHREAD_MUTEX_unlock(&tab.mtx);
-		LogDebug(COMPONENT_NFS_V4,
-			 "async COPY: pool or client %" PRIx64
-			 " quota full, answering synchronously",
-			 clientid);
-		gsh_free(c->fh.nfs_fh4_val);
-		gsh_free(c);
-		return false;
-	}
-	do {
-		if (getrandom(c->sid.other, sizeof(c->sid.other), 0) !=
-		    sizeof(c->sid.other)) {
-			/* never in practice; still unique, less secret */
-			LogCrit(COMPONENT_NFS_V4, "getrandom failed: %d",
-				errno);
-			memcpy(c->sid.other, &c, sizeof(c));
-		}
-	} while (copy_other_taken(c->sid.other));
-
-	/* the job's references */
-	get_gsh_export_ref(op_ctx->ctx_export);
-	c->exp = op_ctx->ctx_export;
-	src->obj_ops->get_ref(src);
-	c->src = src;
-	dst->obj_ops->get_ref(dst);
-	c->dst = dst;
-	if (src_state != NULL)
-		inc_state_t_ref(src_state);
-	c->src_state = src_state;
-	if (dst_state != NULL)
-		inc_state_t_ref(dst_state);
-	c->dst_state = dst_state;
-
-	c->phase = COPY_QUEUED;
-	cds_list_add_rcu(&c->bucket, &tab.buckets[bucket_of(c->sid.other)]);
-	glist_add_tail(&tab.queue, &c->queue);
-	tab.active++;
-	pthread_cond_signal(&tab.work);
-	PTHREAD_MUTEX_unlock(&tab.mtx);
+/* The NFS4_OK result of a COPY that went asynchronous as c. */
+static void copy_async_reply(const struct copy *c, struct sp42_COPY4res *res)
+{
+	struct sp42_write_response4 *w = &res->cr_u.cr_resok4.cr_response;
 
 	memset(res, 0, sizeof(*res));
 	res->cr_status = NFS4_OK;
@@ -668,11 +773,89 @@ bool nfs42_copy_async_start(compound_data_t *data, struct fsal_obj_handle *src,
 					.len = sizeof(verifier4) });
 	res->cr_u.cr_resok4.cr_requirements.cr_consecutive = true;
 	res->cr_u.cr_resok4.cr_requirements.cr_synchronous = false;
+}
+
+nfsstat4 nfs42_copy_async_start(compound_data_t *data,
+				struct fsal_obj_handle *src,
+				struct fsal_obj_handle *dst,
+				uint64_t src_offset, uint64_t dst_offset,
+				uint64_t count, struct sp42_COPY4res *res,
+				bool *queued)
+{
+	clientid4 clientid;
+	struct copy *c;
+	nfsstat4 status;
+	bool admitted;
+
+	*queued = false;
+	if (!p_async() || data->session == NULL)
+		return NFS4_OK;
+	clientid = data->session->clientid;
+
+	c = gsh_calloc(1, sizeof(*c));
+	c->refs = 2; /* the table's and the worker's */
+	c->clientid = clientid;
+	c->sid.seqid = 1;
+	c->src_offset = src_offset;
+	c->dst_offset = dst_offset;
+	c->count = count;
+
+	/* a cheap look first: no open for a COPY that will be refused */
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	admitted = copy_admit_locked(clientid);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+	status = admitted ? job_hold(c, src, dst) : NFS4_OK;
+	if (!admitted || status != NFS4_OK) {
+		LogDebug(
+			COMPONENT_NFS_V4,
+			"async COPY of client %" PRIx64 ": %s", clientid,
+			admitted ?
+				nfsstat4_to_str(status) :
+				"pool or client quota full, answering synchronously");
+		gsh_free(c);
+		/* DELAY stands; anything else: a synchronous answer */
+		return status == NFS4ERR_DELAY ? status : NFS4_OK;
+	}
+
+	PTHREAD_MUTEX_lock(&tab.mtx);
+	if (!copy_admit_locked(clientid)) {
+		/* taken meanwhile by another COPY */
+		PTHREAD_MUTEX_unlock(&tab.mtx);
+		job_drop(c);
+		gsh_free(c);
+		return NFS4_OK;
+	}
+	do {
+		if (getrandom(c->sid.other, sizeof(c->sid.other), 0) !=
+		    sizeof(c->sid.other)) {
+			/* never in practice; still unique, less secret */
+			LogCrit(COMPONENT_NFS_V4, "getrandom failed: %d",
+				errno);
+			memcpy(c->sid.other, &c, sizeof(c));
+		}
+	} while (copy_other_taken(c->sid.other));
+
+	get_gsh_export_ref(op_ctx->ctx_export);
+	c->exp = op_ctx->ctx_export;
+	c->fh.nfs_fh4_len = data->currentFH.nfs_fh4_len;
+	c->fh.nfs_fh4_val = gsh_malloc(c->fh.nfs_fh4_len);
+	memcpy(c->fh.nfs_fh4_val, data->currentFH.nfs_fh4_val,
+	       c->fh.nfs_fh4_len);
+
+	c->phase = COPY_QUEUED;
+	cds_list_add_rcu(&c->bucket, &tab.buckets[bucket_of(c->sid.other)]);
+	glist_add_tail(&tab.queue, &c->queue);
+	tab.active++;
+	pthread_cond_signal(&tab.work);
+	PTHREAD_MUTEX_unlock(&tab.mtx);
+
+	copy_async_reply(c, res);
+	*queued = true;
 	LogDebug(COMPONENT_NFS_V4,
 		 "async COPY for client %" PRIx64 ": %" PRIu64 "+%" PRIu64
 		 " to %" PRIu64 " queued",
 		 clientid, src_offset, count, dst_offset);
-	return true;
+	return NFS4_OK;
 }
 
 /* ------------------------------------------------ offload operations */
@@ -793,11 +976,11 @@ static bool copy_stop_one(struct copy *c, copy_match_fn match, void *arg,
 }
 
 /*
- * Cancel the copies `match` selects and wait until none of them runs: the
- * queued ones end here, the running ones after their chunk.  Returns how
- * many were stopped.
+ * Cancel the copies `match` selects: the queued ones end here, the running
+ * ones after their chunk; with wait, return only once none of them runs.
+ * Returns how many were stopped.
  */
-static uint32_t copy_cancel_wait(copy_match_fn match, void *arg)
+static uint32_t copy_cancel(copy_match_fn match, void *arg, bool wait)
 {
 	struct glist_head *g, *gn;
 	struct cds_list_head *pos;
@@ -825,9 +1008,9 @@ static uint32_t copy_cancel_wait(copy_match_fn match, void *arg)
 			busy |= copy_stop_one(cds_list_entry(pos, struct copy,
 							     bucket),
 					      match, arg, &n_stopped);
-		if (busy)
+		if (busy && wait)
 			pthread_cond_wait(&tab.done, &tab.mtx);
-	} while (busy);
+	} while (busy && wait);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
 
 	/* never started: end them here, as their worker would have */
@@ -842,12 +1025,19 @@ static uint32_t copy_cancel_wait(copy_match_fn match, void *arg)
 	return n_stopped;
 }
 
+/*
+ * Never waits for a running chunk: this runs in the lease reaper under the
+ * client record's cr_mutex (and in DESTROY_CLIENTID), and a chunk has no
+ * bound in time (a clone covers a whole range).  A running job needs
+ * nothing of the client (its opens and credentials are its own): it ends
+ * after its chunk, unseen, and releases everything then.
+ */
 void nfs42_copy_async_client_gone(clientid4 clientid)
 {
 	uint32_t stopped, forgotten;
 
-	stopped = copy_cancel_wait(match_client, &clientid);
-	forgotten = copy_unlink_if(match_client, &clientid);
+	stopped = copy_cancel(match_client, &clientid, false);
+	forgotten = copy_unlink_if(match_client, &clientid, true);
 	if (stopped != 0 || forgotten != 0)
 		LogEvent(COMPONENT_NFS_V4,
 			 "async COPY: client %" PRIx64
@@ -870,13 +1060,13 @@ void nfs42_copy_async_shutdown(void)
 	PTHREAD_MUTEX_unlock(&tab.mtx);
 
 	/* stop what runs (after its chunk) and what waits, then the pool */
-	stopped = copy_cancel_wait(match_all, NULL);
+	stopped = copy_cancel(match_all, NULL, true);
 	PTHREAD_MUTEX_lock(&tab.mtx);
 	pthread_cond_broadcast(&tab.work);
 	PTHREAD_MUTEX_unlock(&tab.mtx);
 	for (i = 0; i < tab.nthreads; i++)
 		pthread_join(tab.threads[i], NULL);
-	copy_unlink_if(match_all, NULL);
+	copy_unlink_if(match_all, NULL, false);
 	gsh_free(tab.threads);
 	tab.threads = NULL;
 	LogEvent(COMPONENT_NFS_V4,

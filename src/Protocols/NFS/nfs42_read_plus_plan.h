@@ -30,6 +30,8 @@ enum rp_seg_type {
 #define RP_XDR_RESOK_FIXED 8 /* rpr_eof + length of rpr_contents<> */
 #define RP_XDR_DATA_HEAD 16 /* content + d_offset + length of d_data */
 #define RP_XDR_HOLE 20 /* content + di_offset + di_length */
+/* The smallest segment: a hole, or one byte of data padded to 4. */
+#define RP_XDR_MIN_SEGMENT 20
 
 /* The file's layout: one run that is all data or all hole. */
 struct rp_extent {

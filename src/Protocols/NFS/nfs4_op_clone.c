@@ -22,6 +22,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 
 static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
@@ -52,7 +53,7 @@ static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 		fsal_status = dst->obj_ops->clone(
 			src, src_state, args->cl_src_offset, dst, dst_state,
 			args->cl_dst_offset, args->cl_count);
-		status = nfs4_Errno_status(fsal_status);
+		status = nfs42_io_status(fsal_status);
 		if (status == NFS4_OK)
 			nfs42_stats_copy(op_ctx->ctx_export, NFS42_CLONE, len);
 		LogDebug(COMPONENT_NFS_V4,

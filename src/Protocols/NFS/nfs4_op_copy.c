@@ -23,6 +23,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
@@ -59,14 +60,19 @@ static void copy_sync_reply(struct sp42_COPY4resok *ok, uint64_t copied)
 	ok->cr_requirements.cr_synchronous = true;
 }
 
-/* Stateids, open modes, permission and the range of a COPY. */
+/*
+ * Stateids, open modes, permission and the range of a COPY.  *len: the
+ * bytes the range resolves to now (ca_count 0: to the source's EOF as it
+ * is at this moment), what the copy moves at most, whatever the source
+ * does afterwards.
+ */
 static nfsstat4 copy_check(compound_data_t *data, struct sp42_COPY4args *args,
-			   state_t **src_state, state_t **dst_state)
+			   state_t **src_state, state_t **dst_state,
+			   uint64_t *len)
 {
 	struct fsal_obj_handle *src = data->saved_obj;
 	struct fsal_obj_handle *dst = data->current_obj;
 	nfsstat4 status;
-	uint64_t len;
 
 	status = nfs42_copy_check_fhs(data);
 	if (status != NFS4_OK)
@@ -93,7 +99,7 @@ static nfsstat4 copy_check(compound_data_t *data, struct sp42_COPY4args *args,
 	if (status != NFS4_OK)
 		return status;
 	return nfs42_copy_check_range(src, dst, args->ca_src_offset,
-				      args->ca_dst_offset, args->ca_count, &len,
+				      args->ca_dst_offset, args->ca_count, len,
 				      "COPY");
 }
 
@@ -107,16 +113,27 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	state_t *dst_state = NULL;
 	fsal_status_t fsal_status;
 	nfsstat4 status;
+	bool queued;
+	uint64_t len;
 
-	status = copy_check(data, args, &src_state, &dst_state);
+	status = copy_check(data, args, &src_state, &dst_state, &len);
 	if (status != NFS4_OK)
 		goto out;
+	if (len == 0) {
+		/* at the source's EOF: nothing to copy, done at once */
+		copy_sync_reply(&res->cr_u.cr_resok4, 0);
+		goto out;
+	}
 
+	/* The range is resolved once, here: a chunk never measures "to EOF"
+	 * again (a copy of a file onto itself past its end would chase its
+	 * own writes).
+	 */
 	arg.src_state = src_state;
 	arg.src_offset = args->ca_src_offset;
 	arg.dst_state = dst_state;
 	arg.dst_offset = args->ca_dst_offset;
-	arg.count = args->ca_count;
+	arg.count = len;
 	arg.chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
 	arg.budget_ms = copy_engine_budget_ms(
 		nfs_param.nfsv4_param.copy_time_budget_ms);
@@ -126,11 +143,14 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	 * the pool or this client's quota is full, one chunk now
 	 * (cr_synchronous true), which the RFC allows whatever was asked.
 	 */
-	if (!args->ca_synchronous &&
-	    nfs42_copy_async_start(data, src, src_state, dst, dst_state,
-				   args->ca_src_offset, args->ca_dst_offset,
-				   args->ca_count, res))
-		goto out;
+	if (!args->ca_synchronous) {
+		status = nfs42_copy_async_start(data, src, dst,
+						args->ca_src_offset,
+						args->ca_dst_offset, len, res,
+						&queued);
+		if (status != NFS4_OK || queued)
+			goto out;
+	}
 
 	fsal_status = nfs42_copy_chunk(src, dst, &arg);
 	LogDebug(COMPONENT_NFS_V4,
@@ -141,7 +161,7 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 		 msg_fsal_err(fsal_status.major));
 	/* Once any byte was copied, the count is the answer. */
 	if (FSAL_IS_ERROR(fsal_status) && arg.copied == 0) {
-		status = nfs4_Errno_status(fsal_status);
+		status = nfs42_io_status(fsal_status);
 		goto out;
 	}
 	copy_sync_reply(&res->cr_u.cr_resok4, arg.copied);

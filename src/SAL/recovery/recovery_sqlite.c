@@ -12,9 +12,10 @@
  * confirmed and removed when it expires or is destroyed; at grace start
  * the records of the previous instance become the reclaim list ("old"
  * records) and clients re-add themselves; grace end forgets the old
- * records. Unlike fs, a record is durable when add_clid returns, and a
- * removal made for a client's request when rm_clid returns (the reaper's
- * removals are queued: see sqlite_rm_clid).
+ * records. Unlike fs, a record is durable when add_clid returns (a client
+ * whose record cannot be stored is not confirmed: patch 0051), and a
+ * removal when rm_clid returns if another client could be granted what
+ * the removed one held (see sqlite_rm_clid).
  */
 
 #include "bsd-base64.h"
@@ -37,6 +38,7 @@
 struct sqlite_recov_param {
 	char *database_dir;
 	uint32_t window_ms;
+	uint32_t busy_timeout_ms;
 };
 
 static struct sqlite_recov_param sqlite_param;
@@ -46,6 +48,8 @@ static struct config_item sqlite_recov_items[] = {
 		       database_dir),
 	CONF_ITEM_UI32("Group_Commit_Window_Ms", 0, 1000, 2, sqlite_recov_param,
 		       window_ms),
+	CONF_ITEM_UI32("Busy_Timeout_Ms", 0, 60000, SPARSE_RECDB_BUSY_MS,
+		       sqlite_recov_param, busy_timeout_ms),
 	CONFIG_EOL
 };
 
@@ -106,7 +110,9 @@ static int sqlite_recov_init(void)
 		recdb = NULL;
 		return rc;
 	}
-	rc = sparse_gc_start(recdb, sqlite_param.window_ms, &gc);
+	rc = sparse_recdb_set_busy_timeout(recdb, sqlite_param.busy_timeout_ms);
+	if (!rc)
+		rc = sparse_gc_start(recdb, sqlite_param.window_ms, &gc);
 	if (rc) {
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: committer thread: %s", strerror(-rc));
@@ -116,9 +122,9 @@ static int sqlite_recov_init(void)
 	}
 	LogEvent(
 		COMPONENT_CLIENTID,
-		"SQLite recovery database %s/%s (schema %d, group commit window %u ms)",
+		"SQLite recovery database %s/%s (schema %d, group commit window %u ms, busy timeout %u ms)",
 		dir, SPARSE_RECDB_FILE, sparse_recdb_version(recdb),
-		sqlite_param.window_ms);
+		sqlite_param.window_ms, sqlite_param.busy_timeout_ms);
 	return 0;
 }
 
@@ -143,7 +149,9 @@ static void sqlite_recov_shutdown(void)
  * The record name of a client (cid_recov_tag, compared by
  * nfs4_chk_clid with the names read at grace start):
  * "<client address>-(<length>:<owner>)", the owner as text when it is all
- * printable, else in hex.
+ * printable and does not start with "0x", else "0x" and its bytes in hex:
+ * the owner "0x01" (hex 0x30783031) and the byte 0x01 (0x01) get two
+ * names.
  */
 static char *make_tag(nfs_client_id_t *clientid)
 {
@@ -162,6 +170,8 @@ static char *make_tag(nfs_client_id_t *clientid)
 		len = 0;
 	for (i = 0; i < len && text; i++)
 		text = v[i] >= 0x20 && v[i] < 0x7f;
+	if (len >= 2 && v[0] == '0' && v[1] == 'x')
+		text = false; /* would read as hex */
 	if (text) {
 		memcpy(owner, v, len);
 		owner[len] = '\0';
@@ -179,7 +189,14 @@ static char *make_tag(nfs_client_id_t *clientid)
 	return tag;
 }
 
-static void sqlite_add_clid(nfs_client_id_t *clientid)
+/*
+ * Durable when it returns true. On failure (a database locked by another
+ * process beyond Busy_Timeout_Ms, a read-only or full filesystem, an I/O
+ * error) the client has no tag and Ganesha does not confirm it: its
+ * CREATE_SESSION (SETCLIENTID_CONFIRM) gets NFS4ERR_DELAY and is retried
+ * (patch 0051).
+ */
+static bool sqlite_add_clid_checked(nfs_client_id_t *clientid)
 {
 	char *tag = make_tag(clientid);
 	const char *addr =
@@ -188,16 +205,24 @@ static void sqlite_add_clid(nfs_client_id_t *clientid)
 	int rc;
 
 	gsh_free(clientid->cid_recov_tag);
-	clientid->cid_recov_tag = tag;
+	clientid->cid_recov_tag = NULL;
 	rc = sparse_gc_add(gc, tag, strlen(tag), addr, strlen(addr));
 	if (rc) {
 		sparse_gc_last_error(gc, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
-			"SQLite recovery: record of client %s NOT stored (%s): %s",
+			"SQLite recovery: record of client %s NOT stored (%s): %s; the client is not confirmed (NFS4ERR_DELAY)",
 			tag, strerror(-rc), err);
-		return;
+		gsh_free(tag);
+		return false;
 	}
+	clientid->cid_recov_tag = tag;
 	LogDebug(COMPONENT_CLIENTID, "SQLite recovery: added %s", tag);
+	return true;
+}
+
+static void sqlite_add_clid(nfs_client_id_t *clientid)
+{
+	(void)sqlite_add_clid_checked(clientid);
 }
 
 /*
@@ -217,25 +242,48 @@ static bool in_client_request(void)
 }
 
 /*
- * A removal made for a request returns once durable: the request may go
- * on to grant what the removed client held. The reaper's removals (no
- * request behind them) are queued and share transactions; each is durable
- * within the window plus one fsync and before anything queued after it.
+ * Does the expiring client still hold state that another client could be
+ * granted once it is released (opens, locks, delegations, layouts)?
+ * Called under cid_mutex from nfs_client_id_expire, before any of it is
+ * released (patch 0057); the client is unhashed, so nothing is added.
+ */
+static bool holds_state(nfs_client_id_t *clientid)
+{
+	return !glist_empty(&clientid->cid_openowners) ||
+	       !glist_empty(&clientid->cid_lockowners) ||
+	       !glist_empty(&clientid->cid_owner.so_owner.so_nfs4_owner
+				     .so_state_list);
+}
+
+/*
+ * A removal returns once durable when another client may be granted what
+ * the removed one held: when made for a request (the request goes on), or
+ * when the client holds state (the reaper releases it right after: patch
+ * 0057). Otherwise (the reaper expiring a client without state) it is
+ * queued and shares transactions; each is durable within the window plus
+ * one fsync and before anything queued after it.
  */
 static void sqlite_rm_clid(nfs_client_id_t *clientid)
 {
 	char *tag = clientid->cid_recov_tag;
-	bool wait = in_client_request();
+	bool wait = in_client_request() || holds_state(clientid);
 	char err[512];
 	int rc;
 
 	if (tag == NULL)
 		return;
 	clientid->cid_recov_tag = NULL;
-	if (wait)
-		rc = sparse_gc_remove(gc, tag, strlen(tag));
-	else
+	if (!wait) {
 		rc = sparse_gc_remove_nowait(gc, tag, strlen(tag));
+	} else {
+		/* Another process holding the database past the busy timeout
+		 * must not let the state go before the record: wait for it.
+		 */
+		while ((rc = sparse_gc_remove(gc, tag, strlen(tag))) == -EBUSY)
+			LogCrit(COMPONENT_CLIENTID,
+				"SQLite recovery: database locked, still removing the record of %s before releasing its state",
+				tag);
+	}
 	if (rc) {
 		sparse_gc_last_error(gc, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
@@ -352,6 +400,7 @@ static struct nfs4_recovery_backend sqlite_backend = {
 	.recovery_shutdown = sqlite_recov_shutdown,
 	.recovery_read_clids = sqlite_read_clids,
 	.add_clid = sqlite_add_clid,
+	.add_clid_checked = sqlite_add_clid_checked,
 	.rm_clid = sqlite_rm_clid,
 	.add_revoke_fh = sqlite_add_revoke_fh,
 	.end_grace = sqlite_end_grace,

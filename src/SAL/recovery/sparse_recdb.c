@@ -242,6 +242,12 @@ int sparse_recdb_open(const char *dir, struct sparse_recdb **out)
 	if (src != SQLITE_OK)
 		return sql_err(db, src, "open");
 	sqlite3_extended_result_codes(db->sql, 1);
+	/* Another process holding the write lock for a moment (an admin's
+	 * sqlite3, a backup) makes writes wait, not fail at once.
+	 */
+	rc = sparse_recdb_set_busy_timeout(db, SPARSE_RECDB_BUSY_MS);
+	if (rc)
+		return rc;
 	/* SQLite falls back to read-only without telling: refuse that here. */
 	if (sqlite3_db_readonly(db->sql, "main") == 1)
 		return set_err(db, -EROFS, "open: file is not writable");
@@ -292,6 +298,13 @@ int sparse_recdb_version(struct sparse_recdb *db)
 	int rc = query_int(db, "PRAGMA user_version", &version);
 
 	return rc ? rc : version;
+}
+
+int sparse_recdb_set_busy_timeout(struct sparse_recdb *db, int ms)
+{
+	int src = sqlite3_busy_timeout(db->sql, ms);
+
+	return src == SQLITE_OK ? 0 : sql_err(db, src, "busy timeout");
 }
 
 int sparse_recdb_begin(struct sparse_recdb *db)

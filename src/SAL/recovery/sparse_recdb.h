@@ -42,6 +42,14 @@ const char *sparse_recdb_errmsg(const struct sparse_recdb *db);
 int sparse_recdb_version(struct sparse_recdb *db);
 
 /*
+ * How long a write waits for another connection's write lock (another
+ * process on the same file) before failing with -EBUSY: ms milliseconds,
+ * 0 not at all. SPARSE_RECDB_BUSY_MS from open on.
+ */
+#define SPARSE_RECDB_BUSY_MS 5000
+int sparse_recdb_set_busy_timeout(struct sparse_recdb *db, int ms);
+
+/*
  * Group commit: between begin and commit every add/remove shares one
  * transaction (one fsync at commit). rollback drops them all.
  * Outside a batch each add/remove is its own transaction.
