@@ -55,7 +55,10 @@ nfs_mount() {
 	esac
 	[ -n "$extra" ] && opts="$opts,$extra"
 	mkdir -p "$dir"
-	mount -i -t "$type" -o "$opts" "$NFS_SERVER:${EXPORT:-$NFS_EXPORT}" "$dir"
+	# NFSv3's MOUNT takes the export's path, NFSv4 its pseudo path
+	local path=${EXPORT:-$NFS_EXPORT}
+	[ "$type" = nfs ] && path=${EXPORT:-$NFS_BACKING}
+	mount -i -t "$type" -o "$opts" "$NFS_SERVER:$path" "$dir"
 }
 
 # remount VERS DIR [EXTRA_OPTS]: unmount and mount again (nothing cached)

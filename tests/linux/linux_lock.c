@@ -80,8 +80,8 @@ static int renew(struct nfs42_client *cl)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: linux_lock [-r RETRY_S] [-l LEASE_S] PATH "
-			"OFFSET LENGTH RELEASE_FILE\n");
+	fprintf(stderr, "usage: %s [-r RETRY_S] [-l LEASE_S] PATH "
+			"OFFSET LENGTH RELEASE_FILE\n", "linux_lock");
 	return 2;
 }
 
@@ -117,8 +117,9 @@ int main(int argc, char **argv)
 			nfs42_strerror(rc));
 		return 1;
 	}
-	rc = nfs42_open(cl, argv[optind], OPEN4_SHARE_ACCESS_BOTH |
-				 OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+	rc = nfs42_open(cl, argv[optind],
+			OPEN4_SHARE_ACCESS_BOTH |
+				OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
 			NFS42_NOCREATE, 0, false, &f);
 	if (rc) {
 		fprintf(stderr, "linux_lock: open %s: %s\n", argv[optind],
@@ -131,8 +132,8 @@ int main(int argc, char **argv)
 	       now_s() - t0 < retry)
 		usleep(250 * 1000);
 	if (rc) {
-		printf("%s\n", rc == NFS4ERR_DENIED ? "denied" :
-						      nfs42_strerror(rc));
+		printf("%s\n",
+		       rc == NFS4ERR_DENIED ? "denied" : nfs42_strerror(rc));
 		fflush(stdout);
 		nfs42_close(&f);
 		nfs42_client_free(cl);
@@ -150,8 +151,7 @@ int main(int argc, char **argv)
 	}
 	rc = unlock(cl, &f, &lsid, off, len);
 	if (rc)
-		fprintf(stderr, "linux_lock: unlock: %s\n",
-			nfs42_strerror(rc));
+		fprintf(stderr, "linux_lock: unlock: %s\n", nfs42_strerror(rc));
 	nfs42_close(&f);
 	nfs42_client_free(cl);
 	printf("released\n");
