@@ -1,0 +1,6 @@
+# knfsd (the guest kernel's own server) side by side with ours
+# (run-all.sh only): the same guest scripts against it.
+sparse_linux_test(knfsd_features t_knfsd.sh
+  ARGS guest/features.sh read_plus,seek,allocate,copy,xattr TIMEOUT 1800)
+sparse_linux_test(knfsd_workloads t_knfsd.sh
+  ARGS guest/workloads.sh stress,fio,rsync,git,sqlite TIMEOUT 3600)
