@@ -23,7 +23,11 @@ for r in hole ninety data; do
 	case $r in hole) l="1 GiB all hole" ;; ninety) l="1 GiB, 90 % hole" ;; data) l="1 GiB all data" ;; esac
 	echo "| read $l: bytes received (READ_PLUS + READ), calls | $(mb "$(rxread "$o" read_$r)"), $(ops "$o" read_$r) | $(mb "$(rxread "$k" read_$r)"), $(ops "$k" read_$r) |"
 done
-echo "| cp of the 1 GiB all-data file: COPY calls; bytes sent as WRITE; received as READ | $(val "$o" cp op COPY || echo 0); $(mb "$(val "$o" cp tx WRITE)"); $(mb "$(rxread "$o" cp)") | $(val "$k" cp op COPY || echo 0); $(mb "$(val "$k" cp tx WRITE)"); $(mb "$(rxread "$k" cp)") |"
+cpline() { # FILE
+	local copy_bytes=$(($(val "$1" cp tx COPY) + $(val "$1" cp rx COPY)))
+	echo "$(val "$1" cp op COPY || echo 0); $(awk -v v=$copy_bytes 'BEGIN { printf "%.1f KB", v / 1e3 }'); $(mb "$(val "$1" cp tx WRITE)"); $(mb "$(rxread "$1" cp)")"
+}
+echo "| cp of the 1 GiB all-data file (copy_file_range): COPY calls; COPY bytes on the wire; sent as WRITE; received as READ/READ_PLUS | $(cpline "$o") | $(cpline "$k") |"
 for w in tar lslR gitstatus rmr; do
 	case $w in tar) l="tar -x" ;; lslR) l="ls -lR" ;; gitstatus) l="git status" ;; rmr) l="rm -r" ;; esac
 	echo "| $l of /usr/include/linux ($ne entries): calls per entry (total: most frequent ops) | $(per "$(val "$o" $w total)" "$ne") ($(ops "$o" $w)) | $(per "$(val "$k" $w total)" "$ne") ($(ops "$k" $w)) |"
