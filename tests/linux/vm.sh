@@ -76,10 +76,11 @@ skip() {
 qemu=$(command -v qemu-system-x86_64 || true)
 [ -n "$qemu" ] || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86; scripts/install-deps.sh)"
 busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && "$busybox" --list 2>/dev/null | grep -qx insmod ||
+# (no "cmd | grep -q" under pipefail: grep's early exit can fail cmd)
+[ -n "$busybox" ] && grep -qx insmod <<<"$("$busybox" --list 2>/dev/null)" ||
 	skip "busybox missing (Debian package busybox-static)"
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
+grep -q 'statically linked' <<<"$(file -L "$busybox" 2>/dev/null)" ||
+	grep -q 'not a dynamic' <<<"$(ldd "$busybox" 2>&1)" ||
 	skip "$busybox is not statically linked (Debian package busybox-static)"
 cache=${SPARSE_LINUX_CACHE:-$HOME/.cache/nfs-sparse/linux}
 kdir=$("$here/fetch-kernel.sh" "$cache" 2>"${TMPDIR:-/tmp}/fetch-kernel.$$.log") || {
