@@ -154,7 +154,7 @@ mkdir -p "$out/xchg"
 xchg=$out/xchg
 rm -f "$xchg/rc" "$xchg/output" "$xchg/dmesg" "$xchg/booted" "$xchg/pre.sh"
 [ -z "$pre" ] || cp "$pre" "$xchg/pre.sh"
-cp "$here/guest-lib.sh" "$xchg/guest-lib.sh"
+cp "$here/guest-lib.sh" "$here/checks.sh" "$xchg/"
 cp "$script" "$xchg/test.sh"
 [ -n "${NFS42_PORT:-}" ] && fwd+=("$NFS42_PORT")
 [ -n "${NFS42_MNT_PORT:-}" ] && fwd+=("$NFS42_MNT_PORT")
