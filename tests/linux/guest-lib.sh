@@ -5,32 +5,13 @@
 # guest, with NFS_SERVER, NFS_PORT, NFS_EXPORT, XCHG set).
 set -euo pipefail
 
-G_FAILS=0
+# ok, bad, check, check_eq, check_ge (vm.sh copies checks.sh along)
+. /run/xchg/checks.sh
 
-# ok/bad MESSAGE: one check's result, counted
-ok() { echo "ok: $*"; }
-bad() {
-	echo "FAIL: $*"
-	G_FAILS=$((G_FAILS + 1))
-}
-# check MESSAGE CMD...: ok when CMD succeeds
-check() {
-	local msg=$1
-	shift
-	if "$@"; then ok "$msg"; else bad "$msg"; fi
-}
-# check_eq MESSAGE GOT WANT
-check_eq() {
-	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi
-}
-# check_ge MESSAGE GOT MIN
-check_ge() {
-	if [ "$2" -ge "$3" ]; then ok "$1 ($2 >= $3)"; else bad "$1: got $2, want >= $3"; fi
-}
 # g_done: the script's end; exit status 1 when any check failed
 g_done() {
-	if [ $G_FAILS -ne 0 ]; then
-		echo "guest: $G_FAILS check(s) failed"
+	if [ $CHECK_FAILS -ne 0 ]; then
+		echo "guest: $CHECK_FAILS check(s) failed"
 		exit 1
 	fi
 	echo "guest: all checks passed"
@@ -55,7 +36,10 @@ nfs_mount() {
 	esac
 	[ -n "$extra" ] && opts="$opts,$extra"
 	mkdir -p "$dir"
-	mount -i -t "$type" -o "$opts" "$NFS_SERVER:${EXPORT:-$NFS_EXPORT}" "$dir"
+	# NFSv3's MOUNT takes the export's path, NFSv4 its pseudo path
+	local path=${EXPORT:-$NFS_EXPORT}
+	[ "$type" = nfs ] && path=${EXPORT:-$NFS_BACKING}
+	mount -i -t "$type" -o "$opts" "$NFS_SERVER:$path" "$dir"
 }
 
 # remount VERS DIR [EXTRA_OPTS]: unmount and mount again (nothing cached)

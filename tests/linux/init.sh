@@ -9,7 +9,8 @@
 # (10.0.2.15/24; QEMU's user network, restricted to the forwarded server
 # ports), and runs /xchg/main.sh with bash chrooted into /host, where
 # /tmp, /run, /mnt, /var/tmp and /root are fresh tmpfs and the exchange
-# directory is /run/xchg. Its exit status goes to /xchg/rc, the guest's
+# directory is /run/xchg (after /xchg/pre.sh, when there is one, has run
+# with busybox sh outside the chroot). Its exit status goes to /xchg/rc, the guest's
 # kernel log to /xchg/dmesg; then the VM powers off (QEMU runs with
 # -no-reboot, so a reboot ends it).
 export PATH=/bin
@@ -50,6 +51,12 @@ for d in tmp run mnt var/tmp root; do
 done
 mkdir -p /host/run/xchg
 mount -o bind /xchg /host/run/xchg
+# a setup step outside the chroot (knfsd's exports live in this root,
+# where nfsd's kernel threads resolve paths)
+if [ -f /xchg/pre.sh ]; then
+	say "running pre.sh"
+	sh /xchg/pre.sh >/xchg/pre.log 2>&1 || say "pre.sh exited $?"
+fi
 echo "$(date +%s)" >/xchg/booted
 say "running main.sh"
 chroot /host /bin/bash /run/xchg/main.sh >/xchg/output 2>&1

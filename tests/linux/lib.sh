@@ -6,22 +6,13 @@
 set -euo pipefail
 
 LINUX_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-H_FAILS=0
 LINUX_OUT=""
-
-h_ok() { echo "ok (host): $*"; }
-h_bad() {
-	echo "FAIL (host): $*"
-	H_FAILS=$((H_FAILS + 1))
-}
-h_check() {
-	local msg=$1
-	shift
-	if "$@"; then h_ok "$msg"; else h_bad "$msg"; fi
-}
-h_check_eq() {
-	if [ "$2" = "$3" ]; then h_ok "$1 ($2)"; else h_bad "$1: got '$2', want '$3'"; fi
-}
+CHECK_TAG=" (host)"
+. "$LINUX_DIR/checks.sh"
+h_ok() { ok "$@"; }
+h_bad() { bad "$@"; }
+h_check() { check "$@"; }
+h_check_eq() { check_eq "$@"; }
 
 # linux_full_only: skip (77) unless SPARSE_LINUX_ALL=1 (tests/linux/run-all.sh);
 # the tests outside the CI subset
@@ -60,8 +51,8 @@ linux_guest() {
 # directory kept), else 0 (removed)
 h_done() {
 	local grc=${1:-0}
-	if [ "$grc" != 0 ] || [ $H_FAILS -ne 0 ]; then
-		echo "linux: failed (guest exit $grc, $H_FAILS host check(s)); kept $LINUX_OUT"
+	if [ "$grc" != 0 ] || [ $CHECK_FAILS -ne 0 ]; then
+		echo "linux: failed (guest exit $grc, $CHECK_FAILS host check(s)); kept $LINUX_OUT"
 		exit 1
 	fi
 	[ -n "$LINUX_OUT" ] && rm -rf "$LINUX_OUT"

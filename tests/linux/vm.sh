@@ -3,13 +3,15 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # vm.sh [--mem MIB] [--smp N] [--timeout S] [--fwd PORT]... [--modules "M..."]
-#       [--env K=V]... [--out DIR] [--keep] -- GUEST_SCRIPT [ARGS]
+#       [--env K=V]... [--pre SCRIPT] [--out DIR] [--keep] -- GUEST_SCRIPT [ARGS]
 #
 # Boots the pinned Debian kernel (fetch-kernel.sh) under QEMU with a busybox
 # initramfs (init.sh), runs GUEST_SCRIPT ARGS with bash in the guest, chrooted
 # into this machine's root (shared read-only over 9p; /tmp, /run, /mnt,
 # /var/tmp, /root are the guest's tmpfs), prints its output and exits with
-# its exit status.
+# its exit status. --pre SCRIPT runs first with busybox sh outside the
+# chroot (guest/knfsd-pre.sh starts knfsd there). --modules loads more
+# kernel modules (with their dependencies) at boot.
 #
 # The guest's network is QEMU's user network with restrict=on: it reaches
 # nothing but the guestfwd ports, each --fwd PORT (and NFS42_PORT when set)
@@ -17,7 +19,9 @@
 # to 127.0.0.1:PORT on this machine.
 #
 # In the guest: NFS_SERVER (10.0.2.100), NFS_PORT (NFS42_PORT),
-# NFS_EXPORT (NFS42_EXPORT), REPO (this repository), XCHG (/run/xchg, the
+# NFS_EXPORT (NFS42_EXPORT), NFS_MOUNTPORT (NFS42_MNT_PORT: the MOUNT
+# protocol's port of a server with NFSv3, also forwarded), NFS_BACKING
+# (NFS42_BACKING: the export's path, which NFSv3's MOUNT takes), REPO (this repository), XCHG (/run/xchg, the
 # run's directory shared read-write with the host: OUT/xchg here), every
 # --env K=V, every GUEST_* variable of vm.sh's environment, and the
 # functions of guest-lib.sh (sourced first).
@@ -42,6 +46,7 @@ timeout=600
 fwd=()
 modules=""
 envs=()
+pre=""
 out=""
 keep=0
 while [ $# -gt 0 ]; do
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--fwd) fwd+=("$2"); shift 2 ;;
 	--modules) modules="$modules $2"; shift 2 ;;
 	--env) envs+=("$2"); shift 2 ;;
+	--pre) pre=$2; shift 2 ;;
 	--out) out=$2; keep=1; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--) shift; break ;;
@@ -70,10 +76,11 @@ skip() {
 qemu=$(command -v qemu-system-x86_64 || true)
 [ -n "$qemu" ] || skip "qemu-system-x86_64 missing (Debian package qemu-system-x86; scripts/install-deps.sh)"
 busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && "$busybox" --list 2>/dev/null | grep -qx insmod ||
+# (no "cmd | grep -q" under pipefail: grep's early exit can fail cmd)
+[ -n "$busybox" ] && grep -qx insmod <<<"$("$busybox" --list 2>/dev/null)" ||
 	skip "busybox missing (Debian package busybox-static)"
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
+grep -q 'statically linked' <<<"$(file -L "$busybox" 2>/dev/null)" ||
+	grep -q 'not a dynamic' <<<"$(ldd "$busybox" 2>&1)" ||
 	skip "$busybox is not statically linked (Debian package busybox-static)"
 cache=${SPARSE_LINUX_CACHE:-$HOME/.cache/nfs-sparse/linux}
 kdir=$("$here/fetch-kernel.sh" "$cache" 2>"${TMPDIR:-/tmp}/fetch-kernel.$$.log") || {
@@ -145,16 +152,20 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out/xchg"
 xchg=$out/xchg
-rm -f "$xchg/rc" "$xchg/output" "$xchg/dmesg" "$xchg/booted"
-cp "$here/guest-lib.sh" "$xchg/guest-lib.sh"
+rm -f "$xchg/rc" "$xchg/output" "$xchg/dmesg" "$xchg/booted" "$xchg/pre.sh"
+[ -z "$pre" ] || cp "$pre" "$xchg/pre.sh"
+cp "$here/guest-lib.sh" "$here/checks.sh" "$xchg/"
 cp "$script" "$xchg/test.sh"
 [ -n "${NFS42_PORT:-}" ] && fwd+=("$NFS42_PORT")
+[ -n "${NFS42_MNT_PORT:-}" ] && fwd+=("$NFS42_MNT_PORT")
 {
 	echo "#!/bin/bash"
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	echo "export HOME=/root LANG=C.UTF-8 TMPDIR=/tmp XCHG=/run/xchg"
 	printf 'export REPO=%q NFS_SERVER=10.0.2.100\n' "$repo"
-	printf 'export NFS_PORT=%q NFS_EXPORT=%q\n' "${NFS42_PORT:-}" "${NFS42_EXPORT:-}"
+	printf 'export NFS_PORT=%q NFS_EXPORT=%q NFS_MOUNTPORT=%q NFS_BACKING=%q\n' \
+		"${NFS42_PORT:-}" "${NFS42_EXPORT:-}" "${NFS42_MNT_PORT:-}" \
+		"${NFS42_BACKING:-}"
 	for e in ${envs[@]+"${envs[@]}"}; do
 		printf 'export %q\n' "$e"
 	done

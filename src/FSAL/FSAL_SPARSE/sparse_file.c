@@ -493,6 +493,7 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	struct sparse_fd *sfd = NULL;
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	bool created = false, ganesha_checks = true;
+	struct sparse_dir_change dc;
 	struct sparse_fh fh;
 	struct stat st;
 	int dirfd, fd = -1, rc;
@@ -523,21 +524,28 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 
 	sparse_md_delay(createmode != FSAL_NO_CREATE ? SPARSE_MD_UPDATE :
 						       SPARSE_MD_READ);
+	/* change_info4 of the parent, for a create and a plain open alike */
+	sparse_dir_change_begin(&dc, dirfd, parent_pre_attrs_out,
+				parent_post_attrs_out);
 	if (createmode != FSAL_NO_CREATE) {
 		fd = sparse_create_file(dirfd, name, flags, mode);
 		created = fd >= 0;
 		if (fd < 0 &&
 		    (errno != EEXIST || createmode != FSAL_UNCHECKED)) {
 			status = posix2fsal_status(errno);
+			sparse_dir_change_end(&dc);
 			goto out;
 		}
 	}
 	if (fd < 0) {
 		fd = sparse_open_existing(dirfd, name, flags, &ganesha_checks,
 					  &status);
-		if (fd < 0)
+		if (fd < 0) {
+			sparse_dir_change_end(&dc);
 			goto out;
+		}
 	}
+	sparse_dir_change_end(&dc);
 	*caller_perm_check = !created && ganesha_checks;
 
 	if (fstat(fd, &st) != 0) {

@@ -247,6 +247,25 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 void sparse_undo_create(int dirfd, const char *name, bool is_dir,
 			const struct sparse_fh *made);
 
+/*
+ * change_info4 of a directory update (sparse_handle.c): the directory's
+ * change attribute just before and just after one namespace call, read
+ * under a lock of that directory (a stripe by inode) that every
+ * FSAL_SPARSE namespace update in it takes, so that the two values bracket
+ * that call alone and the reply can say "atomic".  pre/post may be NULL
+ * (then nothing is read or locked); they get ATTR_CHANGE when read.
+ */
+struct sparse_dir_change {
+	int dirfd;
+	bool active; /* pre was read: read post at the end */
+	pthread_mutex_t *lock; /* to unlock at the end, or NULL */
+	struct fsal_attrlist *post;
+};
+void sparse_dir_change_begin(struct sparse_dir_change *dc, int dirfd,
+			     struct fsal_attrlist *pre,
+			     struct fsal_attrlist *post);
+void sparse_dir_change_end(struct sparse_dir_change *dc);
+
 /* sparse_xattr.c: RFC 8276 extended attributes (the "user." namespace) */
 void sparse_xattr_ops_init(struct fsal_obj_ops *ops);
 
