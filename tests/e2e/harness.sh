@@ -4,7 +4,7 @@
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
 #            [--export-opts "K = V; ..."]
-#            [--conf-extra TEXT] [--keep] [--protocols "3, 4"]
+#            [--conf-extra TEXT] [--keep] [--protocols "3, 4"] [--export-tmpfs]
 #            [--needs-root] [--dbus] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
@@ -39,6 +39,9 @@
 # namespace whose /run is a directory of this test, where our rpcbind stub
 # ($SPARSE_RPCB_STUB, tests/e2e/rpcb_stub.c) listens on rpcbind.sock.
 # That needs root (skipped, 77, otherwise).  NLM and RQUOTA stay off.
+# --export-tmpfs makes the export directory a tmpfs of its own (in the
+# same kind of private mount namespace, root only): what an admin who
+# exports a tmpfs gets.
 # SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
 # "RecoveryBackend = X" (default: Ganesha's, fs); SPARSE_MINOR_VERSIONS="0, 1, 2"
 # its NFSv4 Minor_Versions (default "1, 2").
@@ -70,10 +73,12 @@ keep=0
 needs_root=0
 with_dbus=0
 PROTOCOLS=${SPARSE_E2E_PROTOCOLS:-4}
+export_tmpfs=0
 harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--protocols) PROTOCOLS=$2; shift 2 ;;
+	--export-tmpfs) export_tmpfs=1; shift ;;
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
@@ -95,14 +100,15 @@ if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
 fi
 with_v3=0
 case ",${PROTOCOLS// /}," in *,3,*) with_v3=1 ;; esac
-if [ $with_v3 = 1 ] && [ -z "${SPARSE_HARNESS_MNTNS:-}" ]; then
-	# A private mount namespace (same PID: unshare execs) for our /run
+if { [ $with_v3 = 1 ] || [ $export_tmpfs = 1 ]; } &&
+   [ -z "${SPARSE_HARNESS_MNTNS:-}" ]; then
+	# A private mount namespace (same PID: unshare execs) for our mounts
 	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null ||
 	   ! unshare --mount --propagation private true 2>/dev/null; then
-		echo "harness: $prog needs NFSv3, which needs a private mount namespace (root, unshare); skipped"
+		echo "harness: $prog needs NFSv3 or a tmpfs export, hence a private mount namespace (root, unshare); skipped"
 		exit 77
 	fi
-	[ -x "${SPARSE_RPCB_STUB:-}" ] ||
+	[ $with_v3 = 0 ] || [ -x "${SPARSE_RPCB_STUB:-}" ] ||
 		{ echo "harness: SPARSE_RPCB_STUB must name tests/e2e's rpcb_stub" >&2; exit 2; }
 	exec env SPARSE_HARNESS_MNTNS=1 unshare --mount --propagation private -- \
 		"$0" "${harness_args[@]}"
@@ -162,6 +168,9 @@ remove_stale_dirs "$tmp"
 work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
 echo "$$ $(start_time $$)" >"$work/harness.pid"
 mkdir -p "$work/export" "$work/recovery" "$work/stall"
+if [ $export_tmpfs = 1 ]; then
+	mount -t tmpfs -o mode=0755 nfs-sparse-export "$work/export"
+fi
 if [ $with_v3 = 1 ]; then
 	# only in this process's mount namespace: the rpcbind socket of
 	# this test's server lives in $work/run

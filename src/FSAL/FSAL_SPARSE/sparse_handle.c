@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h>
 
 #include "fsal.h"
 #include "fsal_convert.h"
@@ -595,11 +596,68 @@ static fsal_status_t sparse_emit_dirent(int dirfd, const struct dirent64 *de,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* The first entry of dirfd's directory other than "." and "..", read
+ * through a descriptor of its own; false when it has none.
+ */
+static bool sparse_first_entry(int dirfd, char *buf, ino_t *ino,
+			       char name[NAME_MAX + 1])
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	ssize_t n, pos;
+
+	if (fd < 0)
+		return false;
+	while (!found && (n = getdents64(fd, buf, SPARSE_DIRBUF_SIZE)) > 0) {
+		for (pos = 0; pos < n && !found;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + pos);
+
+			pos += de->d_reclen;
+			if (sparse_is_dot_or_dotdot(de->d_name))
+				continue;
+			*ino = de->d_ino;
+			(void)snprintf(name, NAME_MAX + 1, "%s", de->d_name);
+			found = true;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * tmpfs (Linux 6.18 here) answers a seek to a position after which no
+ * entry is left (they were removed since the client got the cookie) by
+ * listing the directory from its first entry again: a client resuming
+ * there would read the same entries for ever.  The first entry of a
+ * resumed listing cannot be the directory's first (its cookie would be
+ * that of "..", which is never given out), so when it is, the listing
+ * has started over and nothing is left after the cookie.  Only tmpfs does
+ * this; the check costs a second getdents there.
+ */
+static bool sparse_listing_restarted(int dirfd, const struct dirent64 *de)
+{
+	char name[NAME_MAX + 1];
+	char *buf = gsh_malloc(SPARSE_DIRBUF_SIZE);
+	bool restarted;
+	ino_t ino;
+
+	restarted = sparse_first_entry(dirfd, buf, &ino, name) &&
+		    ino == de->d_ino && strcmp(name, de->d_name) == 0;
+	gsh_free(buf);
+	if (restarted)
+		LogDebug(COMPONENT_FSAL,
+			 "readdir: the listing started over at %s: end", name);
+	return restarted;
+}
+
 static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
 				    fsal_cookie_t *whence, void *dir_state,
 				    fsal_readdir_cb cb, attrmask_t attrmask,
 				    bool *eof)
 {
+	/* whether the first entry read must be checked for a restart */
+	bool check_restart = whence != NULL && *whence != 0 &&
+			     sparse_op_export()->fs_type == TMPFS_MAGIC;
 	char *buf = NULL;
 	fsal_status_t status;
 	bool stop = false;
@@ -637,12 +695,20 @@ static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
 			pos += de->d_reclen;
 			if (sparse_is_dot_or_dotdot(de->d_name))
 				continue;
+			if (check_restart) {
+				check_restart = false;
+				if (sparse_listing_restarted(dirfd, de)) {
+					*eof = true;
+					goto done;
+				}
+			}
 			status = sparse_emit_dirent(dirfd, de, cb, dir_state,
 						    attrmask, &stop);
 			if (FSAL_IS_ERROR(status))
 				goto out;
 		}
 	}
+done:
 	status = fsalstat(ERR_FSAL_NO_ERROR, 0);
 out:
 	gsh_free(buf);
