@@ -21,6 +21,7 @@ packages=(
 	clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static cpio xz-utils file
 	stress-ng fio rsync attr
+	libnfs-utils debootstrap
 )
 
 # FSAL_VFS finds its filesystems through /etc/mtab (setmntent), which a

@@ -2,88 +2,238 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# serve.sh [-p PORT] [-d EXPORT_DIR] [-l LOG_LEVEL] [-P PSEUDO] [--no-build]
-#          [--no-delegations]
-#
-# Builds (if needed) and runs ganesha.nfsd in the foreground with one
-# FSAL_SPARSE export on 127.0.0.1. Ctrl-C stops it cleanly.
-#   -p PORT        TCP port (default 2049)
-#   -d EXPORT_DIR  directory to export (default /srv/nfs-sparse, created if
-#                  missing; a directory given with -d must exist)
-#   -l LEVEL       log level: NULL FATAL MAJ CRIT WARN EVENT INFO DEBUG
-#                  MID_DEBUG FULL_DEBUG (default EVENT)
-#   -P PSEUDO      NFSv4 pseudo path of the export (default /sparse)
-#   --no-build     use the existing build as it is
-#   --no-delegations  grant no delegations (default: read delegations on
-#                  the export, backed by Linux leases; docs/configuration.md)
+# serve.sh: run ganesha.nfsd from this checkout's build, in the foreground,
+# with one FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it. Its
+# configuration is the packages' sample /etc/ganesha/ganesha.conf
+# (src/config_samples/ganesha-sparse.conf.in) filled in with this command's
+# values. `serve.sh --help` lists the options.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/scripts/server-lib.sh"
 
+usage() {
+	cat <<'USAGE'
+usage: serve.sh [-p PORT] [-d EXPORT_DIR] [-P PSEUDO] [-l LOG_LEVEL]
+                [--protocols LIST] [--mount-port PORT]
+                [--rpcbind private|system] [--no-delegations] [--no-build]
+
+Builds (if needed) and runs ganesha.nfsd in the foreground with one
+FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
+  -p PORT        NFS port (default 2049)
+  -d EXPORT_DIR  directory to export (default /srv/nfs-sparse, created if
+                 missing; a directory given with -d must exist)
+  -P PSEUDO      the path clients use for the export (default /sparse)
+  -l LEVEL       log level: NULL FATAL MAJ CRIT WARN EVENT INFO DEBUG
+                 MID_DEBUG FULL_DEBUG (default EVENT)
+  --protocols LIST
+                 NFS versions, comma-separated: 3, 4.0, 4.1, 4.2, or 4 for
+                 all three NFSv4 minor versions (default 4)
+  --mount-port PORT
+                 with NFSv3: the MOUNT protocol's port (default 20048)
+  --rpcbind private|system
+                 with NFSv3, the rpcbind the server registers with (it does
+                 not start without one). private (default): one of this
+                 server's own, in a mount namespace of its own (needs root
+                 and unshare); clients are given the ports. system: the
+                 machine's rpcbind, which must be running already
+                 (serve.sh never starts it: `systemctl start rpcbind`)
+  --no-delegations
+                 grant no delegations (default: read delegations, each
+                 backed by a Linux lease)
+  --no-build     use the existing build as it is
+  -h, --help     this text
+Each server keeps its configuration, log and client records in
+BUILD/serve/PORT/ (BUILD: build/, or $SPARSE_BUILD_DIR).
+USAGE
+}
+
+bad_usage() {
+	echo "serve: $*" >&2
+	echo "serve: serve.sh --help lists the options" >&2
+	exit 2
+}
+
 PORT=2049
+MNT_PORT=20048
 EXPORT_DIR=/srv/nfs-sparse
 PSEUDO=/sparse
 LOG_LEVEL=EVENT
+protocols_arg=4
+rpcbind=private
 build=${SPARSE_BUILD_DIR:-$repo/build}
 do_build=1
 export_given=0
 delegations=1
-
-usage() {
-	sed -n '5,18s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
+all_args=("$@")
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-p) PORT=${2:-}; shift 2 || usage ;;
-	-d) EXPORT_DIR=${2:-}; export_given=1; shift 2 || usage ;;
-	-l) LOG_LEVEL=${2:-}; shift 2 || usage ;;
-	-P) PSEUDO=${2:-}; shift 2 || usage ;;
+	-p | -d | -l | -P | --protocols | --mount-port | --rpcbind)
+		[ $# -ge 2 ] || bad_usage "$1 needs a value"
+		case "$1" in
+		-p) PORT=$2 ;;
+		-d) EXPORT_DIR=$2; export_given=1 ;;
+		-l) LOG_LEVEL=$2 ;;
+		-P) PSEUDO=$2 ;;
+		--protocols) protocols_arg=$2 ;;
+		--mount-port) MNT_PORT=$2 ;;
+		--rpcbind) rpcbind=$2 ;;
+		esac
+		shift 2
+		;;
 	--no-build) do_build=0; shift ;;
 	--no-delegations) delegations=0; shift ;;
-	-h|--help) usage ;;
-	*) echo "serve: unknown argument '$1'" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) bad_usage "unknown argument '$1'" ;;
 	esac
 done
 
-sparse_valid_port "$PORT" || { echo "serve: bad port '$PORT' (1-65535)" >&2; exit 2; }
+# parse_protocols LIST: PROTOCOLS (NFS_CORE_PARAM's list) and
+# MINOR_VERSIONS from 3, 4, 4.0, 4.1, 4.2 separated by commas or blanks
+parse_protocols() {
+	local item items v3=0 m minors=""
+	IFS=', ' read -r -a items <<<"$1"
+	for item in "${items[@]}"; do
+		case "$item" in
+		3) v3=1 ;;
+		4) minors="$minors 0 1 2" ;;
+		4.0 | 4.1 | 4.2) minors="$minors ${item#4.}" ;;
+		*) return 1 ;;
+		esac
+	done
+	MINOR_VERSIONS=""
+	for m in 0 1 2; do
+		[[ " $minors " == *" $m "* ]] || continue
+		MINOR_VERSIONS=${MINOR_VERSIONS:+$MINOR_VERSIONS, }$m
+	done
+	if [ -n "$MINOR_VERSIONS" ]; then
+		PROTOCOLS=4
+		[ $v3 = 0 ] || PROTOCOLS="3, 4"
+	else
+		[ $v3 = 1 ] || return 1
+		PROTOCOLS=3
+		MINOR_VERSIONS="0, 1, 2" # unused: no NFSv4
+	fi
+}
+
+# Everything is checked before anything is written.
+parse_protocols "$protocols_arg" ||
+	bad_usage "bad --protocols '$protocols_arg' (a list of 3, 4, 4.0, 4.1, 4.2)"
+with_v3=0
+[ "$PROTOCOLS" = 4 ] || with_v3=1
+with_v4=1
+[ "$PROTOCOLS" != 3 ] || with_v4=0
+sparse_valid_port "$PORT" || bad_usage "bad port '$PORT' (1-65535)"
+sparse_valid_port "$MNT_PORT" || bad_usage "bad MOUNT port '$MNT_PORT' (1-65535)"
 sparse_valid_log_level "$LOG_LEVEL" ||
-	{ echo "serve: bad log level '$LOG_LEVEL' (one of: $SPARSE_LOG_LEVELS)" >&2; exit 2; }
-[[ "$PSEUDO" == /* ]] || { echo "serve: pseudo path must start with /" >&2; exit 2; }
+	bad_usage "bad log level '$LOG_LEVEL' (one of: $SPARSE_LOG_LEVELS)"
+case "$rpcbind" in
+private | system) ;;
+*) bad_usage "bad --rpcbind '$rpcbind' (private or system)" ;;
+esac
+[[ "$PSEUDO" == /* ]] || bad_usage "pseudo path must start with /"
+pseudo_q=$(sparse_conf_string "$PSEUDO") ||
+	bad_usage "pseudo path has a control character"
 if [ $export_given = 1 ]; then
-	[ -d "$EXPORT_DIR" ] || { echo "serve: export directory '$EXPORT_DIR' does not exist" >&2; exit 2; }
-else
-	mkdir -p "$EXPORT_DIR"
+	if [ ! -e "$EXPORT_DIR" ]; then
+		bad_usage "export directory '$EXPORT_DIR' does not exist"
+	elif [ ! -d "$EXPORT_DIR" ]; then
+		bad_usage "'$EXPORT_DIR' is not a directory"
+	fi
 fi
-EXPORT_DIR=$(cd "$EXPORT_DIR" && pwd)
+sparse_conf_string "$EXPORT_DIR" >/dev/null ||
+	bad_usage "export directory name has a control character"
+if [ $with_v3 = 1 ] && [ "$MNT_PORT" = "$PORT" ]; then
+	bad_usage "the MOUNT port must differ from the NFS port ($PORT)"
+fi
+
+# A second serve.sh from this checkout may run on another port: each
+# server has its own run directory, BUILD/serve/PORT, locked while it runs.
+run=$build/serve/$PORT
 if sparse_port_in_use "$PORT"; then
 	echo "serve: port $PORT is already in use on this machine" >&2
 	exit 2
+fi
+if [ $with_v3 = 1 ] && sparse_port_in_use "$MNT_PORT"; then
+	echo "serve: MOUNT port $MNT_PORT is already in use on this machine (--mount-port)" >&2
+	exit 2
+fi
+if [ $with_v3 = 1 ] && [ $rpcbind = system ] && [ ! -S /run/rpcbind.sock ]; then
+	echo "serve: --rpcbind system: the machine's rpcbind is not running" \
+	     "(no /run/rpcbind.sock); start it yourself (Debian package" \
+	     "rpcbind: systemctl start rpcbind) or use --rpcbind private" >&2
+	exit 2
+fi
+
+# NFSv3 with a private rpcbind: the server and the rpcbind stub get a /run
+# of their own, in a mount namespace of this process (unshare execs: the
+# PID stays serve.sh's). The machine's rpcbind is never touched.
+if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ -z "${SPARSE_SERVE_MNTNS:-}" ]; then
+	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null ||
+	   ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "serve: NFSv3 with a private rpcbind needs a mount namespace" \
+		     "of its own (root, unshare from util-linux); or use" \
+		     "--rpcbind system with the machine's rpcbind running" >&2
+		exit 2
+	fi
+	exec env SPARSE_SERVE_MNTNS=1 unshare --mount --propagation private -- \
+		"$0" "${all_args[@]}"
 fi
 
 [ $do_build = 1 ] && "$repo/scripts/build.sh" "$build"
 stage=$build/stage
 [ -x "$stage/bin/ganesha.nfsd" ] || { echo "serve: no server built in $build" >&2; exit 1; }
+stub=${SPARSE_RPCB_STUB:-$build/inner/tests/e2e/rpcb_stub}
+if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ ! -x "$stub" ]; then
+	echo "serve: no rpcbind stub built ($stub)" >&2
+	exit 1
+fi
 
-run=$build/serve
+mkdir -p "$run"
+exec 9>>"$run/lock"
+if ! flock -n 9; then
+	echo "serve: another serve.sh runs a server from $run (port $PORT)" >&2
+	exit 2
+fi
+if [ $export_given = 0 ]; then
+	mkdir -p "$EXPORT_DIR"
+fi
+EXPORT_DIR=$(cd "$EXPORT_DIR" && pwd -P)
+export_q=$(sparse_conf_string "$EXPORT_DIR")
 mkdir -p "$run/recovery"
-RECOVERY_DIR=$run/recovery
-PLUGINS_DIR=$stage/lib/ganesha
 conf=$run/ganesha.conf
 log=$run/ganesha.log
-# Read delegations: FSAL_SPARSE backs each with a Linux lease, so a local
-# writer recalls it too; write delegations are not offered (design.md).
+recovery_q=$(sparse_conf_string "$run/recovery") ||
+	{ echo "serve: build directory name has a control character" >&2; exit 2; }
+plugins_q=$(sparse_conf_string "$stage/lib/ganesha") ||
+	{ echo "serve: build directory name has a control character" >&2; exit 2; }
 if [ $delegations = 1 ]; then
-	NFSV4_OPTS="Delegations = true;"
-	EXPORT_OPTS="Delegations = Read;"
+	deleg=(DELEGATIONS=true EXPORT_DELEGATIONS=Read)
 else
-	NFSV4_OPTS="Delegations = false;"
-	EXPORT_OPTS="Delegations = None;"
+	deleg=(DELEGATIONS=false EXPORT_DELEGATIONS=None)
 fi
-sparse_write_conf "$conf"
+sparse_render_conf "$repo/src/config_samples/ganesha-sparse.conf.in" "$conf" \
+	"PROTOCOLS=$PROTOCOLS" "NFS_PORT=$PORT" "MNT_PORT=$MNT_PORT" \
+	"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
+	"MINOR_VERSIONS=$MINOR_VERSIONS" "RECOVERY_ROOT=$recovery_q" \
+	"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
+	"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+[ ! -s "$log" ] || mv "$log" "$log.old"
 : >"$log"
+
+if [ $with_v3 = 1 ] && [ $rpcbind = private ]; then
+	# /run of this namespace: run/, with the machine's /run/dbus in it
+	# (the system bus, for statistics)
+	mkdir -p "$run/run"
+	if [ -d /run/dbus ]; then
+		mkdir -p "$run/run/dbus"
+		mount --bind /run/dbus "$run/run/dbus"
+	fi
+	mount --rbind "$run/run" /run
+	sparse_start_rpcb "$stub" "$run" $$ ||
+		{ echo "serve: the private rpcbind did not start" >&2; exit 1; }
+fi
 
 pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid" $$)
 trap 'echo; echo "serve: stopping ganesha.nfsd ($pid)"; sparse_stop_server "$pid"; exit 0' INT TERM
@@ -99,15 +249,37 @@ if sparse_config_errors "$log" >"$run/config-errors"; then
 	sparse_stop_server "$pid"
 	exit 1
 fi
-echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT"
+
+versions=""
+[ $with_v3 = 0 ] || versions="NFSv3"
+for m in ${MINOR_VERSIONS//,/}; do
+	[ $with_v4 = 1 ] || break
+	versions="${versions:+$versions, }NFSv4.$m"
+done
+echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT ($versions)"
 echo "serve: config $conf, log $log; Ctrl-C stops it"
 if [ $delegations = 1 ]; then
 	echo "serve: read delegations on (--no-delegations turns them off)"
 else
 	echo "serve: delegations off"
 fi
+if [ $with_v4 = 1 ] && [[ "$MINOR_VERSIONS" == *2 ]]; then
+	echo "serve: nfs42: $build/inner/tools/nfs42 -p $PORT ls $PSEUDO"
+elif [ $with_v4 = 1 ] && [[ "$MINOR_VERSIONS" == *1 ]]; then
+	echo "serve: nfs42: $build/inner/tools/nfs42 -p $PORT -m 1 ls $PSEUDO"
+fi
+# libnfs (nfs-ls, nfs-cat, nfs-cp of Debian's libnfs-utils) takes the
+# ports as URL arguments; its NFSv4 is NFSv4.0
+url_path=$PSEUDO
+if [ $with_v3 = 1 ]; then
+	echo "serve: NFSv3 MOUNT on 127.0.0.1:$MNT_PORT, registered with the $rpcbind rpcbind;" \
+	     "libnfs: nfs-ls 'nfs://127.0.0.1$url_path?nfsport=$PORT&mountport=$MNT_PORT'"
+fi
+if [ $with_v4 = 1 ] && [[ ", $MINOR_VERSIONS" == *", 0"* ]]; then
+	echo "serve: NFSv4.0, libnfs: nfs-ls 'nfs://127.0.0.1$url_path?version=4&nfsport=$PORT'"
+fi
 if grep -q "dbus_bus_get failed\|server bus reg failed" "$log"; then
-	echo "serve: no DBus (no system bus, or org.ganesha.nfsd not allowed on it): serving without statistics; see docs/statistics.md"
+	echo "serve: no DBus (no system bus, org.ganesha.nfsd not allowed on it, or owned by another server): serving without statistics; see docs/statistics.md"
 else
 	echo "serve: statistics: tools/sparse-stats 1"
 fi

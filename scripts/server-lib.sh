@@ -91,6 +91,38 @@ ${EXTRA_CONF:-}
 CONF
 }
 
+# sparse_conf_string STR: STR as a Ganesha double-quoted string (backslash
+# and double quote escaped, as Ganesha's parser reads them); 1 (nothing
+# printed) when STR holds a control character, which no path or pseudo
+# path given on a command line should.
+sparse_conf_string() {
+	local s=$1
+	[[ "$s" != *[[:cntrl:]]* ]] || return 1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"\n' "$s"
+}
+
+# sparse_render_conf TEMPLATE OUT KEY=VALUE...: TEMPLATE with every @KEY@
+# replaced by its VALUE, written to OUT (through a temporary file, so OUT
+# is either the old or the whole new file). 1, with a message and OUT
+# untouched, when TEMPLATE names a key that has no value.
+sparse_render_conf() {
+	local tmpl=$1 out=$2 text kv left
+	shift 2
+	text=$(<"$tmpl") || return 1
+	for kv in "$@"; do
+		# quoted: '&' in a value is not the matched text (bash 5.2)
+		text=${text//"@${kv%%=*}@"/"${kv#*=}"}
+	done
+	left=$(grep -o '@[A-Z_][A-Z_]*@' <<<"$text" | sort -u | tr '\n' ' ' || true)
+	if [ -n "$left" ]; then
+		echo "sparse_render_conf: $tmpl: no value for $left" >&2
+		return 1
+	fi
+	printf '%s\n' "$text" >"$out.tmp" && mv "$out.tmp" "$out"
+}
+
 SPARSE_SERVER_LIB=${BASH_SOURCE[0]}
 
 # sparse_start_server STAGE CONF LOG PIDFILE OWNER: start ganesha.nfsd in

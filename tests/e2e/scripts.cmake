@@ -31,7 +31,7 @@ sparse_loop_fixture(wire_check_clone wirefs clonefs-setup.sh)
 add_test(NAME e2e/serve_check
          COMMAND ${SPARSE_HARNESS} -- ${CMAKE_CURRENT_SOURCE_DIR}/serve_check.sh)
 set_tests_properties(e2e/serve_check PROPERTIES LABELS e2e TIMEOUT 180
-  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>;SPARSE_RPCB_STUB=$<TARGET_FILE:rpcb_stub>")
 
 # harness.sh killed with SIGKILL (ctest's timeout): no server outlives it,
 # and the next harness removes its temporary directory.

@@ -4,8 +4,12 @@
 #
 # The README's serve command and the harness on bad input: each case must
 # end with a clear message and the documented exit code, never a running
-# server. Then a good start: the export is served, and SIGINT (Ctrl-C)
-# stops serve.sh and its ganesha.nfsd cleanly.
+# server. Then a good start (an export directory whose name needs quoting
+# in ganesha.conf): the export is served with the sample configuration's
+# settings; a second serve.sh on another port runs beside it without
+# touching the first one's files, one on the same port is refused; NFSv3
+# and NFSv4.0 (--protocols) serve Debian's libnfs clients; and SIGINT
+# (Ctrl-C) stops serve.sh and its ganesha.nfsd cleanly.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,12 +19,13 @@ export SPARSE_BUILD_DIR
 SPARSE_BUILD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-serve.XXXXXX")
 # serve.sh --no-build looks for BUILD/stage: borrow the real one.
 ln -s "$stage" "$SPARSE_BUILD_DIR/stage"
-serve_pid=
+serve_pids=()
 cleanup() {
-	if [ -n "$serve_pid" ]; then
-		kill -TERM "$serve_pid" 2>/dev/null || true
-		wait "$serve_pid" 2>/dev/null || true
-	fi
+	local p
+	for p in "${serve_pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	rm -rf "$SPARSE_BUILD_DIR"
 }
 trap cleanup EXIT
@@ -44,6 +49,12 @@ check bad-port 2 "bad port '99999'" -- "$serve" --no-build -p 99999
 check port-not-number 2 "bad port 'abc'" -- "$serve" --no-build -p abc
 check bad-log-level 2 "bad log level 'LOUD'" -- "$serve" --no-build -l LOUD
 check missing-export-dir 2 "does not exist" -- "$serve" --no-build -d /nonexistent/dir
+echo file >"$SPARSE_BUILD_DIR/plain"
+check export-dir-is-file 2 "is not a directory" -- "$serve" --no-build -d "$SPARSE_BUILD_DIR/plain"
+check missing-value 2 "p needs a value" -- "$serve" --no-build -p
+check bad-protocols 2 "bad --protocols '4.3'" -- "$serve" --no-build --protocols 4.3
+check bad-rpcbind 2 "bad --rpcbind" -- "$serve" --no-build --protocols 3,4 --rpcbind mine
+check help-exits-0 0 "^usage: serve.sh " -- "$serve" --help
 check bad-pseudo 2 "must start with /" -- "$serve" --no-build -P relative
 check unknown-arg 2 "unknown argument" -- "$serve" --no-build --frobnicate
 check port-in-use 2 "already in use" -- "$serve" --no-build -p "$NFS42_PORT"
@@ -52,44 +63,116 @@ check bad-fsal-value 1 "Min_Hole_Size = 1000 rejected" -- \
 check client-dead-server 3 "cannot connect to 127.0.0.1" -- "$nfs42" -p 1 ls /
 check client-bad-path 1 "NFS4ERR_NOENT" -- "$nfs42" ls "$NFS42_EXPORT/no/such"
 
-# A good start on a free port with the default export dir replaced by ours.
 . "$repo/scripts/server-lib.sh"
+
+# start_serve OUT ARGS...: serve.sh in the background (SIGINT restored:
+# background jobs of a script ignore it, perl gives serve.sh back the
+# default so it sees Ctrl-C as at a terminal); its PID in $started, once
+# it says it serves (or has exited)
+start_serve() {
+	local out=$1
+	shift
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
+		"$serve" --no-build "$@" >"$out" 2>&1 &
+	started=$!
+	serve_pids+=("$started")
+	for _ in $(seq 300); do
+		grep -q "exports" "$out" && break
+		kill -0 "$started" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+# stop_serve PID OUT NAME: Ctrl-C; serve.sh exits 0 and its server is gone
+stop_serve() {
+	local spid=$1 out=$2 name=$3 gpid=$4 rc=0
+	kill -INT "$spid"
+	wait "$spid" || rc=$?
+	if [ $rc -eq 0 ] && ! kill -0 "$gpid" 2>/dev/null &&
+	   grep -q "stopping ganesha.nfsd" "$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: serve.sh rc=$rc, ganesha $gpid alive: $(kill -0 "$gpid" 2>/dev/null && echo yes || echo no)" >&2
+		kill -KILL "$gpid" 2>/dev/null || true
+	fi
+}
+
+# A good start on a free port, the default export dir replaced by one
+# whose name Ganesha's parser needs escaped.
 port=$(sparse_free_port)
-export_dir=$SPARSE_BUILD_DIR/export
+export_dir=$SPARSE_BUILD_DIR/'the "export" \dir'
 mkdir "$export_dir"
 echo served >"$export_dir/hello"
-# Background jobs of a script ignore SIGINT; perl restores the default so
-# serve.sh sees Ctrl-C as it would at a terminal.
-perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-	"$serve" --no-build -p "$port" -d "$export_dir" >"$SPARSE_BUILD_DIR/serve.out" 2>&1 &
-serve_pid=$!
-for _ in $(seq 300); do
-	grep -q "exports" "$SPARSE_BUILD_DIR/serve.out" && break
-	kill -0 "$serve_pid" 2>/dev/null || break
-	sleep 0.1
-done
+start_serve "$SPARSE_BUILD_DIR/serve.out" -p "$port" -d "$export_dir"
+serve_pid=$started
+run=$SPARSE_BUILD_DIR/serve/$port
 check serve-lists 0 "hello" -- "$nfs42" -p "$port" ls /sparse
 check serve-reads 0 "^served$" -- "$nfs42" -p "$port" cat /sparse/hello
+# the sample configuration's settings (src/config_samples/ganesha-sparse.conf.in)
+check serve-sample-conf 0 "RecoveryBackend = sqlite" -- grep "RecoveryBackend = sqlite" "$run/ganesha.conf"
+check serve-numeric-owners 0 "^0$" -- bash -c "'$nfs42' -p $port stat /sparse/hello | sed -n 's/^owner: //p'"
+check serve-no-test-params 1 "" -- grep -i "Test_" "$run/ganesha.conf"
+check serve-records 0 "sparse_recovery.db" -- ls "$run/recovery"
 # read delegations on by default; a reader that exited leaves none behind:
 # a write right after it does not wait for a recall (lease: 60 s)
 check serve-delegations-conf 0 "Delegations = Read" -- \
-	grep -E "Delegations = (true|Read)" "$SPARSE_BUILD_DIR/serve/ganesha.conf"
+	grep -E "Delegations = (true|Read)" "$run/ganesha.conf"
 check serve-says-delegations 0 "read delegations on" -- cat "$SPARSE_BUILD_DIR/serve.out"
 echo rewritten >"$SPARSE_BUILD_DIR/new"
 check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/hello
-ganesha_pid=$(cat "$SPARSE_BUILD_DIR/serve/pid")
-kill -INT "$serve_pid"
-rc=0
-wait "$serve_pid" || rc=$?
-serve_pid=
-if [ $rc -eq 0 ] && ! kill -0 "$ganesha_pid" 2>/dev/null &&
-   grep -q "stopping ganesha.nfsd" "$SPARSE_BUILD_DIR/serve.out"; then
+ganesha_pid=$(cat "$run/pid")
+
+# A second serve.sh from the same build: on the same port it is refused,
+# on another it runs beside the first; neither touches the first one's
+# configuration, pid file or log.
+fingerprint() { md5sum "$run/ganesha.conf" "$run/pid"; stat -c %s "$run/ganesha.log"; }
+before=$(fingerprint)
+check second-same-port 2 "already in use" -- "$serve" --no-build -p "$port" -d "$SPARSE_BUILD_DIR"
+port2=$(sparse_free_port)
+[ "$port2" != "$port" ] || port2=$(sparse_free_port)
+mkdir "$SPARSE_BUILD_DIR/export2"
+echo second >"$SPARSE_BUILD_DIR/export2/two"
+start_serve "$SPARSE_BUILD_DIR/serve2.out" -p "$port2" -d "$SPARSE_BUILD_DIR/export2"
+serve2_pid=$started
+check second-serves 0 "^second$" -- "$nfs42" -p "$port2" cat /sparse/two
+after=$(fingerprint)
+if [ "$(head -n 2 <<<"$before")" = "$(head -n 2 <<<"$after")" ] &&
+   [ "$(tail -n 1 <<<"$after")" -ge "$(tail -n 1 <<<"$before")" ]; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL ctrl-c: serve.sh rc=$rc, ganesha $ganesha_pid alive: $(kill -0 "$ganesha_pid" 2>/dev/null && echo yes || echo no)" >&2
-	kill -KILL "$ganesha_pid" 2>/dev/null || true
+	echo "FAIL second-leaves-first: before: $before; after: $after" >&2
 fi
+check first-still-serves 0 "hello" -- "$nfs42" -p "$port" ls /sparse
+stop_serve "$serve2_pid" "$SPARSE_BUILD_DIR/serve2.out" ctrl-c-second \
+	"$(cat "$SPARSE_BUILD_DIR/serve/$port2/pid")"
+stop_serve "$serve_pid" "$SPARSE_BUILD_DIR/serve.out" ctrl-c "$ganesha_pid"
+
+# NFSv3 (a private rpcbind) and NFSv4.0: Debian's libnfs clients
+# (libnfs-utils) reach the export by its pseudo path.
+if ! command -v nfs-ls >/dev/null; then
+	echo "serve_check: nfs-ls missing (Debian package libnfs-utils): --protocols with libnfs not checked"
+elif [ "$(id -u)" != 0 ] || ! unshare --mount --propagation private true 2>/dev/null; then
+	echo "serve_check: no private mount namespace (root, unshare): --protocols 3 not checked"
+else
+	port3=$(sparse_free_port)
+	mnt3=$(sparse_free_port)
+	start_serve "$SPARSE_BUILD_DIR/serve3.out" -p "$port3" --mount-port "$mnt3" \
+		-d "$SPARSE_BUILD_DIR/export2" --protocols 3,4
+	serve3_pid=$started
+	check v3-says-how 0 "nfsport=$port3&mountport=$mnt3" -- cat "$SPARSE_BUILD_DIR/serve3.out"
+	check v3-libnfs-ls 0 " two$" -- timeout 20 nfs-ls "nfs://127.0.0.1/sparse?nfsport=$port3&mountport=$mnt3"
+	check v3-libnfs-cat 0 "^second$" -- timeout 20 nfs-cat "nfs://127.0.0.1/sparse/two?nfsport=$port3&mountport=$mnt3"
+	check v40-libnfs-cat 0 "^second$" -- timeout 20 nfs-cat "nfs://127.0.0.1/sparse/two?version=4&nfsport=$port3"
+	echo via-v3 >"$SPARSE_BUILD_DIR/v3src"
+	check v3-libnfs-cp 0 "" -- timeout 20 nfs-cp "$SPARSE_BUILD_DIR/v3src" "nfs://127.0.0.1/sparse/three?nfsport=$port3&mountport=$mnt3"
+	check v3-written 0 "^via-v3$" -- cat "$SPARSE_BUILD_DIR/export2/three"
+	check v3-mounts-private 0 "" -- bash -c "! grep -qF '$SPARSE_BUILD_DIR' /proc/self/mountinfo"
+	stop_serve "$serve3_pid" "$SPARSE_BUILD_DIR/serve3.out" ctrl-c-v3 \
+		"$(cat "$SPARSE_BUILD_DIR/serve/$port3/pid")"
+fi
+serve_pids=()
 
 echo "serve_check: $pass passed, $fail failed"
 [ $fail -eq 0 ]
