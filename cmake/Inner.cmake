@@ -7,6 +7,14 @@ set(CMAKE_C_EXTENSIONS ON)
 add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
                     -D_GNU_SOURCE)
 
+# SPARSE_TOOLS_ONLY: the client library, nfs42 and sparse-stats alone,
+# with their install rules (the nfs-sparse-tools package); no tests.
+option(SPARSE_TOOLS_ONLY "build and install only tools/" OFF)
+if(SPARSE_TOOLS_ONLY)
+  add_subdirectory(tools)
+  return()
+endif()
+
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
 

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -206,9 +207,10 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(2, "unknown verb 'frobnicate'", "frobnicate");
 	/* the shape of the arguments, not only their number (synopsis) */
 	DEAD_EXPECT(2, "wrong number of arguments for ln", "ln", "-s", "X");
-	DEAD_EXPECT(2, "bad argument '-s' for ln", "ln", "X", "-s");
+	/* options go anywhere: "ln X -s" lacks its PATH */
+	DEAD_EXPECT(2, "wrong number of arguments for ln", "ln", "X", "-s");
 	DEAD_EXPECT(2, "wrong number of arguments for ls", "ls", "-l");
-	DEAD_EXPECT(2, "bad argument '-x' for ls", "ls", "-x", "a");
+	DEAD_EXPECT(2, "unknown option '-x' for ls", "ls", "-x", "a");
 	DEAD_EXPECT(2, NULL, "cat", "a", "b");
 	DEAD_EXPECT(2, NULL, "cat", "a", "-o");
 	DEAD_EXPECT(2, NULL, "cat", "a", "-x", "f");
@@ -216,21 +218,20 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(2, NULL, "mkdir", "-m", "0700");
 	DEAD_EXPECT(2, "bad argument 'rw' for chmod", "chmod", "rw", "a");
 	DEAD_EXPECT(2, NULL, "chmod", "10000", "a");
-	DEAD_EXPECT(2, "bad argument '-1' for truncate", "truncate", "a", "-1");
+	DEAD_EXPECT(2, "'-1' for truncate", "truncate", "a", "-1");
 	DEAD_EXPECT(2, NULL, "truncate", "a", "1k");
 	DEAD_EXPECT(2, "bad argument 'x' for seek", "seek", "a", "x", "data");
 	DEAD_EXPECT(2, "bad argument 'sideways' for seek", "seek", "a", "0",
 		    "sideways");
-	DEAD_EXPECT(2, "bad argument '-l' for stat", "stat", "-l");
+	DEAD_EXPECT(2, "unknown option '-l' for stat", "stat", "-l");
 	DEAD_EXPECT(2, "bad argument '' for rm", "rm", "");
 	DEAD_EXPECT(2, "wrong number of arguments for cp", "cp", "a");
 	DEAD_EXPECT(2, "wrong number of arguments for cp", "cp", "--clone",
 		    "a");
 	DEAD_EXPECT(2, NULL, "cp", "a", "b", "c");
-	DEAD_EXPECT(2, NULL, "cp", "a", "b", "--clone");
-	DEAD_EXPECT(2, "bad argument '--clone' for cp", "cp", "a", "--clone",
-		    "b");
-	DEAD_EXPECT(2, "bad argument '-c' for cp", "cp", "-c", "a", "b");
+	DEAD_EXPECT(2, "unknown option '-c' for cp", "cp", "-c", "a", "b");
+	DEAD_EXPECT(2, "--async goes with neither", "cp", "--clone", "a", "b",
+		    "--async");
 	DEAD_EXPECT(2,
 		    "usage: nfs42 [options] cp [--async] [--clone] "
 		    "[--via-client] [--stats] SRC DST",
@@ -243,6 +244,16 @@ START_TEST(usage_before_connect)
 	DEAD_EXPECT(3, NULL, "cat", "a", "-o", "/dev/null");
 	DEAD_EXPECT(3, NULL, "cp", "a", "b");
 	DEAD_EXPECT(3, NULL, "cp", "--clone", "a", "b");
+	/* options in any order, before, between or after the words */
+	DEAD_EXPECT(3, NULL, "cp", "a", "b", "--clone");
+	DEAD_EXPECT(3, NULL, "cp", "a", "--clone", "b");
+	DEAD_EXPECT(3, NULL, "cp", "--stats", "--async", "a", "b");
+	DEAD_EXPECT(3, NULL, "cat", "-o", "/dev/null", "a", "-d", "4");
+	DEAD_EXPECT(3, NULL, "ls", "a", "-l");
+	/* "--" ends the options: a VALUE or PATH may start with '-' */
+	DEAD_EXPECT(3, NULL, "xattr", "set", "a", "n", "--", "-1");
+	DEAD_EXPECT(2, "unknown option '-1' for xattr set", "xattr", "set", "a",
+		    "n", "-1");
 	/* -u, -g, -t, -G are range-checked like -p */
 	DEAD_EXPECT(2, "bad uid 'x'", "-u", "x", "ping");
 	DEAD_EXPECT(2, "bad uid '-1'", "-u", "-1", "ping");
@@ -608,7 +619,10 @@ START_TEST(cat_depth_equals_backing)
 	run_free(&r);
 	DEAD_EXPECT(2, "bad argument '0' for cat", "cat", "-d", "0", np);
 	DEAD_EXPECT(2, "bad argument '65' for cat", "cat", "-d", "65", np);
-	DEAD_EXPECT(2, NULL, "cat", np, "-d", "8");
+	/* the option after PATH works as well */
+	cat_equals((const char *const[]){ "cat", np, "-d", "8", NULL }, data, n,
+		   &r);
+	run_free(&r);
 	free(data);
 	free(np);
 	free(bp);
@@ -656,7 +670,9 @@ START_TEST(cat_read_plus_sparse)
 					  NULL },
 		   want, n, &r);
 	run_free(&r);
-	DEAD_EXPECT(2, NULL, "cat", np, "--read-plus");
+	cat_equals((const char *const[]){ "cat", np, "--read-plus", NULL },
+		   want, n, &r);
+	run_free(&r);
 	free(want);
 	free(np);
 }
@@ -786,7 +802,7 @@ START_TEST(cp_verb)
 	run_free(&r);
 	expect_backing("cli-cp-v41", data, n);
 	/* onto itself: refused before truncating it */
-	CLI_EXPECT(1, "NFS4ERR_INVAL", "cp", e2e_path("cli-cp-new"),
+	CLI_EXPECT(1, "are the same file", "cp", e2e_path("cli-cp-new"),
 		   e2e_path("cli-cp-new"));
 	expect_backing("cli-cp-new", data, n);
 	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cp", e2e_path(""),
@@ -798,6 +814,215 @@ START_TEST(cp_verb)
 	ck_assert_int_eq(access(e2e_backing("cli-cp-none2"), F_OK), -1);
 	free(tail);
 	free(junk);
+	free(data);
+}
+END_TEST
+
+/* nfs42 --help, -h and help VERB: stdout, exit 0; help of no verb: 2 */
+START_TEST(help_exits_0)
+{
+	const char *const variants[][3] = { { "--help" },
+					    { "-h" },
+					    { "help" } };
+	struct run r;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		r = run_argv((const char *const[]){ e2e_env("SPARSE_NFS42"),
+						    variants[i][0], NULL });
+		ck_assert_msg(r.status == 0, "%s: exit %d: %s", variants[i][0],
+			      r.status, r.err);
+		ck_assert_msg(strstr(r.out, "usage: nfs42") &&
+				      strstr(r.out, "xattr rm PATH NAME"),
+			      "%s: %s", variants[i][0], r.out);
+		run_free(&r);
+	}
+	r = run_argv((const char *const[]){ e2e_env("SPARSE_NFS42"), "help",
+					    "cp", NULL });
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "usage: nfs42 [options] cp [--async]"));
+	ck_assert(strstr(r.out, "CLONE only"));
+	ck_assert(!strstr(r.out, "xattr"));
+	run_free(&r);
+	r = run_argv((const char *const[]){ e2e_env("SPARSE_NFS42"), "help",
+					    "xattr", NULL });
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "xattr get") && strstr(r.out, "xattr set") &&
+		  strstr(r.out, "xattr ls") && strstr(r.out, "xattr rm"));
+	run_free(&r);
+	r = run_argv((const char *const[]){ e2e_env("SPARSE_NFS42"), "help",
+					    "frob", NULL });
+	ck_assert_int_eq(r.status, 2);
+	ck_assert(strstr(r.err, "no verb 'frob'"));
+	run_free(&r);
+}
+END_TEST
+
+/* An error names the operand it is about, and only that one. */
+static void expect_blame(const char *const *args, const char *blamed,
+			 const char *status, const char *innocent)
+{
+	struct run r = cli_at(NULL, args);
+	char want[512];
+
+	snprintf(want, sizeof(want), "nfs42: %s: %s\n", blamed, status);
+	ck_assert_msg(r.status == 1, "%s: exit %d: %s", args[0], r.status,
+		      r.err);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_msg(!innocent || !strstr(r.err, innocent), "%s blamed in: %s",
+		      innocent, r.err);
+	run_free(&r);
+}
+
+START_TEST(errors_name_the_operand)
+{
+	char attr[512];
+
+	e2e_put_backing("cli-blame", "x", 1);
+	/* cp: a missing source is the source's fault... */
+	expect_blame((const char *const[]){ "cp", e2e_path("cli-nosuch"),
+					    e2e_path("cli-blame-dst"), NULL },
+		     e2e_path("cli-nosuch"), "NFS4ERR_NOENT",
+		     e2e_path("cli-blame-dst"));
+	ck_assert_int_eq(access(e2e_backing("cli-blame-dst"), F_OK), -1);
+	expect_blame((const char *const[]){ "cp", "--async",
+					    e2e_path("cli-nosuch"),
+					    e2e_path("cli-blame-dst"), NULL },
+		     e2e_path("cli-nosuch"), "NFS4ERR_NOENT",
+		     e2e_path("cli-blame-dst"));
+	/* ...a missing destination directory the destination's */
+	expect_blame((const char *const[]){ "cp", e2e_path("cli-blame"),
+					    e2e_path("cli-nodir/dst"), NULL },
+		     e2e_path("cli-nodir/dst"), "NFS4ERR_NOENT", NULL);
+	/* xattr: a missing file is not a missing attribute */
+	expect_blame((const char *const[]){ "xattr", "get",
+					    e2e_path("cli-nosuch"), "k", NULL },
+		     e2e_path("cli-nosuch"), "NFS4ERR_NOENT", "user.k");
+	expect_blame((const char *const[]){ "xattr", "rm",
+					    e2e_path("cli-nosuch"), "k", NULL },
+		     e2e_path("cli-nosuch"), "NFS4ERR_NOENT", "user.k");
+	expect_blame((const char *const[]){ "xattr", "set",
+					    e2e_path("cli-nosuch"), "k", "v",
+					    NULL },
+		     e2e_path("cli-nosuch"), "NFS4ERR_NOENT", "user.k");
+	snprintf(attr, sizeof(attr), "%s: xattr user.k", e2e_path("cli-blame"));
+	expect_blame((const char *const[]){ "xattr", "get",
+					    e2e_path("cli-blame"), "k", NULL },
+		     attr, "NFS4ERR_NOXATTR", NULL);
+}
+END_TEST
+
+/* put of a directory: refused before connecting, nothing created */
+START_TEST(put_directory_refused)
+{
+	const char *dir = getenv("NFS42_BACKING");
+	struct run r;
+
+	r = CLI("put", dir, e2e_path("cli-put-dir"));
+	ck_assert_msg(r.status == 2, "put DIR: exit %d: %s", r.status, r.err);
+	ck_assert(strstr(r.err, "Is a directory"));
+	ck_assert(strstr(r.err, dir));
+	run_free(&r);
+	ck_assert_int_eq(access(e2e_backing("cli-put-dir"), F_OK), -1);
+	DEAD_EXPECT(2, "Is a directory", "put", dir, "x");
+	DEAD_EXPECT(2, "No such file", "put", "/nonexistent/file", "x");
+}
+END_TEST
+
+/* A local sparse file of 256 MiB with 3 MiB of data (one at its end):
+ * path of the local copy, its data in *data (malloc'ed) */
+static const char *make_local_sparse(char **data)
+{
+	static char path[PATH_MAX];
+	const size_t size = 256u << 20, mib = 1u << 20;
+	unsigned int seed = 9;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/../cli-put-sparse.local",
+		 getenv("NFS42_BACKING"));
+	*data = calloc(1, size);
+	for (i = 0; i < mib; i++) {
+		(*data)[(10u << 20) + i] = rand_r(&seed);
+		(*data)[(100u << 20) + i] = rand_r(&seed);
+		(*data)[size - mib + i] = rand_r(&seed);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	ck_assert_int_eq(pwrite(fd, *data + (10u << 20), mib, 10u << 20), mib);
+	ck_assert_int_eq(pwrite(fd, *data + (100u << 20), mib, 100u << 20),
+			 mib);
+	ck_assert_int_eq(pwrite(fd, *data + size - mib, mib, size - mib), mib);
+	close(fd);
+	return path;
+}
+
+/* put keeps holes: only the 3 MiB of data arrive, the size is right */
+START_TEST(put_keeps_holes)
+{
+	char *data;
+	const char *local = make_local_sparse(&data);
+	struct run r;
+
+	r = CLI("put", local, e2e_path("cli-put-sparse"));
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	expect_backing("cli-put-sparse", data, 256u << 20);
+	ck_assert_msg(backing_alloc("cli-put-sparse") <= (4 << 20),
+		      "%lld bytes allocated for 3 MiB of data",
+		      backing_alloc("cli-put-sparse"));
+	/* ending in a hole: the size still comes out right */
+	ck_assert_int_eq(truncate(local, 300u << 20), 0);
+	r = CLI("put", local, e2e_path("cli-put-sparse"));
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	data = realloc(data, 300u << 20);
+	memset(data + (256u << 20), 0, 44u << 20);
+	expect_backing("cli-put-sparse", data, 300u << 20);
+	ck_assert_int_le(backing_alloc("cli-put-sparse"), 4 << 20);
+	unlink(local);
+	free(data);
+}
+END_TEST
+
+/*
+ * cp --async of a mostly sparse file, stderr not a terminal: 100 % is
+ * reported once, and the rate counts data (3 MiB), not the 256 MiB of
+ * the file; options in either order.
+ */
+START_TEST(cp_async_progress)
+{
+	char *data, *p, *line;
+	const char *local = make_local_sparse(&data);
+	unsigned long long d, dt;
+	int full = 0, lines = 0;
+	struct run r;
+
+	r = CLI("put", local, e2e_path("cli-prog-src"));
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	unlink(local);
+	r = CLI("cp", "--stats", "--async", e2e_path("cli-prog-src"),
+		e2e_path("cli-prog-dst"));
+	ck_assert_msg(r.status == 0, "cp --stats --async: %s", r.err);
+	ck_assert_msg(strstr(r.err, "cp stats: path="), "%s", r.err);
+	for (line = strtok_r(r.err, "\n", &p); line;
+	     line = strtok_r(NULL, "\n", &p)) {
+		if (!strstr(line, "copied "))
+			continue;
+		lines++;
+		full += strstr(line, "(100%)") != NULL;
+		ck_assert_msg(sscanf(strstr(line, "data "),
+				     "data %llu of %llu bytes", &d, &dt) == 2,
+			      "%s", line);
+		ck_assert_msg(dt == 3u << 20, "data total %llu: %s", dt, line);
+	}
+	ck_assert_msg(lines > 0, "no progress (the copy went synchronous?): %s",
+		      r.err);
+	ck_assert_msg(full == 1, "100%% reported %d times", full);
+	run_free(&r);
+	expect_backing("cli-prog-dst", data, 256u << 20);
 	free(data);
 }
 END_TEST
@@ -817,8 +1042,8 @@ START_TEST(cp_clone_notsupp)
 	r = CLI("cp", "--clone", e2e_path("cli-cl-src"),
 		e2e_path("cli-cl-dst"));
 	ck_assert_int_eq(r.status, 1);
-	snprintf(want, sizeof(want), "nfs42: %s: NFS4ERR_NOTSUPP\n",
-		 e2e_path("cli-cl-dst"));
+	snprintf(want, sizeof(want), "nfs42: %s -> %s: NFS4ERR_NOTSUPP\n",
+		 e2e_path("cli-cl-src"), e2e_path("cli-cl-dst"));
 	ck_assert_str_eq(r.err, want);
 	ck_assert_str_eq(r.out, "");
 	run_free(&r);
@@ -852,6 +1077,11 @@ int main(void)
 	tcase_add_test(tc, map_verb);
 	tcase_add_test(tc, cp_verb);
 	tcase_add_test(tc, cp_clone_notsupp);
+	tcase_add_test(tc, help_exits_0);
+	tcase_add_test(tc, errors_name_the_operand);
+	tcase_add_test(tc, put_directory_refused);
+	tcase_add_test(tc, put_keeps_holes);
+	tcase_add_test(tc, cp_async_progress);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

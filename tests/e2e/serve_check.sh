@@ -29,20 +29,7 @@ cleanup() {
 	rm -rf "$SPARSE_BUILD_DIR"
 }
 trap cleanup EXIT
-pass=0
-fail=0
-check() { # NAME WANT_RC PATTERN -- CMD...
-	local name=$1 want=$2 pattern=$3 out rc=0
-	shift 4
-	out=$("$@" 2>&1) || rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE "$pattern" <<<"$out"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name: rc=$rc (want $want), output:" >&2
-		sed 's/^/    /' <<<"$out" | tail -n 8 >&2
-	fi
-}
+. "$repo/tests/check-lib.sh"
 
 serve=$repo/scripts/serve.sh
 check bad-port 2 "bad port '99999'" -- "$serve" --no-build -p 99999
@@ -123,6 +110,18 @@ echo rewritten >"$SPARSE_BUILD_DIR/new"
 check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/hello
 ganesha_pid=$(cat "$run/pid")
 
+# The README's nfs42 examples, as written, against this server (its port
+# for 2049), in a directory of their own (cat -o writes there)
+readme_cmds=$(sed -n 's/^    \$nfs42 -p 2049 \(.*\)$/\1/p' "$repo/README.md" | sed 's/ *#.*$//')
+[ -n "$readme_cmds" ] || { fail=$((fail + 1)); echo "FAIL readme: no nfs42 examples found" >&2; }
+mkdir "$SPARSE_BUILD_DIR/readme"
+while read -r args; do
+	# shellcheck disable=SC2086
+	check "readme: nfs42 $args" 0 "" -- bash -c "cd '$SPARSE_BUILD_DIR/readme' && '$nfs42' -p $port $args"
+done <<<"$readme_cmds"
+check readme-copy 0 "" -- cmp /etc/os-release "$SPARSE_BUILD_DIR/readme/a.copy"
+check readme-xattr 0 "^color$" -- "$nfs42" -p "$port" xattr ls /sparse/a
+
 # A second serve.sh from the same build: on the same port it is refused,
 # on another it runs beside the first; neither touches the first one's
 # configuration, pid file or log.
@@ -174,5 +173,4 @@ else
 fi
 serve_pids=()
 
-echo "serve_check: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+check_summary serve_check

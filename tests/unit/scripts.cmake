@@ -6,3 +6,8 @@
 add_test(NAME unit/fetch_sources_mirror
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fetch_sources_mirror.sh)
 set_tests_properties(unit/fetch_sources_mirror PROPERTIES LABELS unit TIMEOUT 60)
+
+# tools/sparse-stats: usage, and refusals with or without a reason
+add_test(NAME unit/sparse_stats_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sparse_stats_check.sh)
+set_tests_properties(unit/sparse_stats_check PROPERTIES LABELS unit TIMEOUT 60)

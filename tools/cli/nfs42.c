@@ -25,6 +25,7 @@
 #define EXIT_NFS 1
 #define EXIT_USAGE 2
 #define EXIT_TRANSPORT 3
+#define EXIT_HELP (-1) /* parse_options(): --help was given and answered */
 
 static struct nfs42_client *g_cl;
 
@@ -41,13 +42,18 @@ struct args {
 	uint32_t mode;
 	uint64_t num;
 	uint32_t depth; /* DEPTH, 0 if not given */
+	/* what a verb's prepare() got ready before connecting */
+	int local_fd; /* put: LOCALFILE, open */
+	uint32_t local_mode; /* its permission bits */
+	uint8_t *value; /* xattr set: VALUE, or the bytes of @FILE */
+	uint32_t value_len;
 };
 
 #define OPT(a, c) ((a)->opt[(c) - 'a'])
 #define DEPTH_DEFAULT 8
 #define DEPTH_MAX 64
 
-static void usage(void);
+static void usage(FILE *f);
 
 /* Report an error and return the exit code for it. */
 static int fail(const char *what, int rc)
@@ -61,6 +67,41 @@ static int fail(const char *what, int rc)
 	else
 		fprintf(stderr, "nfs42: %s: %s\n", what, strerror(-rc));
 	return EXIT_TRANSPORT;
+}
+
+/* A failed copy: the error names the operand it is about. */
+static int fail_copy(const char *src, const char *dst,
+		     enum nfs42_copy_failed failed, int rc)
+{
+	char both[2 * PATH_MAX + 8];
+
+	switch (failed) {
+	case NFS42_COPY_FAILED_SRC:
+		return fail(src, rc);
+	case NFS42_COPY_FAILED_DST:
+		return fail(dst, rc);
+	case NFS42_COPY_FAILED_SAME:
+		fprintf(stderr, "nfs42: '%s' and '%s' are the same file\n", src,
+			dst);
+		return EXIT_NFS;
+	default:
+		snprintf(both, sizeof(both), "%s -> %s", src, dst);
+		return fail(both, rc);
+	}
+}
+
+/* A failed xattr call: errors about the attribute name it, the others
+ * the path (a missing file is not a missing attribute). */
+static int fail_xattr(const char *path, const char *name, int rc)
+{
+	char what[PATH_MAX + 300];
+
+	if (rc == NFS4ERR_NOXATTR || rc == NFS4ERR_EXIST ||
+	    rc == NFS4ERR_XATTR2BIG || rc == NFS4ERR_NAMETOOLONG) {
+		snprintf(what, sizeof(what), "%s: xattr user.%s", path, name);
+		return fail(what, rc);
+	}
+	return fail(path, rc);
 }
 
 static const char *type_name(uint32_t type)
@@ -309,21 +350,43 @@ static int cmd_map(struct nfs42_opts *o, const struct args *args)
 	return rc2 ? fail(path, rc2) : 0;
 }
 
+/* put: LOCALFILE opened before connecting; a directory is refused. */
+static int prepare_put(struct args *a)
+{
+	const char *local = a->word[0];
+	struct stat st;
+
+	a->local_fd = open(local, O_RDONLY);
+	if (a->local_fd < 0 || fstat(a->local_fd, &st) < 0) {
+		fprintf(stderr, "nfs42: %s: %s\n", local, strerror(errno));
+		if (a->local_fd >= 0)
+			close(a->local_fd);
+		return EXIT_USAGE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "nfs42: %s: %s\n", local, strerror(EISDIR));
+		close(a->local_fd);
+		return EXIT_USAGE;
+	}
+	a->local_mode = st.st_mode & 07777;
+	return 0;
+}
+
+/* put: only the data of LOCALFILE goes over the wire; holes stay holes. */
 static int cmd_put(struct nfs42_opts *o, const struct args *args)
 {
 	const char *local = args->word[0], *path = args->word[1];
-	struct stat st;
-	int fd, rc;
+	struct nfs42_put_result r;
+	int rc;
 
-	fd = open(local, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "nfs42: %s: %s\n", local, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	rc = nfs42_write_file_fd(g_cl, path, args->local_fd, args->local_mode,
+				 &r);
+	close(args->local_fd);
+	if (rc && r.local_errno) {
+		fprintf(stderr, "nfs42: %s: %s\n", local,
+			strerror(r.local_errno));
 		return EXIT_USAGE;
 	}
-	rc = nfs42_write_file_fd(g_cl, path, fd, st.st_mode & 07777);
-	close(fd);
 	return rc ? fail(path, rc) : 0;
 }
 
@@ -474,12 +537,75 @@ static void print_cp_stats(const char *path, const struct nfs42_copy_stats *st)
 		path, st->calls, st->total_us, st->max_us);
 }
 
-/* Progress of `cp --async`: a bar on a terminal, else plain lines. */
+/*
+ * Progress of `cp --async`: a bar on a terminal, else plain lines.  The
+ * rate counts data only: a hole costs the server nothing, and the bytes
+ * of a mostly sparse file per second say nothing (the source's data
+ * extents are mapped with SEEK first; without SEEK every byte is data).
+ */
+#define MAP_MAX 4096
+
 struct progress {
 	bool tty;
 	struct timespec start;
 	double last; /* seconds since start of the last plain line */
+	bool drew_full; /* 100 % is drawn once */
+	uint64_t ext[MAP_MAX][2]; /* the source's data extents [start, end) */
+	size_t next; /* how many */
+	bool mapped;
+	uint64_t mapped_to; /* extents known up to here; data beyond */
 };
+
+/* The data extents of src, as far as MAP_MAX of them go. */
+static void map_data(const char *src, struct progress *p)
+{
+	struct nfs42_file f;
+	uint64_t off = 0, d, h;
+	bool eof;
+	int rc;
+
+	if (nfs42_open(g_cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+		       false, &f))
+		return;
+	for (;;) {
+		rc = nfs42_seek(&f, off, NFS4_CONTENT_DATA, &d, &eof);
+		if (rc == NFS4ERR_NXIO || (!rc && eof)) {
+			p->mapped_to = UINT64_MAX; /* no data after off */
+			break;
+		}
+		if (rc)
+			break;
+		rc = nfs42_seek(&f, d, NFS4_CONTENT_HOLE, &h, &eof);
+		if (rc || h <= d)
+			break;
+		if (p->next == MAP_MAX) {
+			p->mapped_to = d;
+			break;
+		}
+		p->ext[p->next][0] = d;
+		p->ext[p->next][1] = h;
+		p->next++;
+		off = h;
+	}
+	p->mapped = !rc || rc == NFS4ERR_NXIO;
+	nfs42_close(&f);
+}
+
+/* Data bytes in [0, upto) */
+static uint64_t data_below(const struct progress *p, uint64_t upto)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	if (!p->mapped)
+		return upto;
+	for (i = 0; i < p->next && p->ext[i][0] < upto; i++)
+		sum += (upto < p->ext[i][1] ? upto : p->ext[i][1]) -
+		       p->ext[i][0];
+	if (upto > p->mapped_to)
+		sum += upto - p->mapped_to;
+	return sum;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -494,28 +620,37 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 {
 	struct progress *p = arg;
 	double secs = since(&p->start);
-	double rate = secs > 0 ? (double)done / secs : 0;
+	uint64_t data = data_below(p, done), data_total = data_below(p, total);
+	double rate = secs > 0 ? (double)data / secs : 0;
 	double pct = total ? 100.0 * (double)done / (double)total : 100.0;
 	char bar[31];
 	int i, fill = (int)(pct * 30 / 100);
-	long eta = rate > 0 ? (long)((double)(total - done) / rate) : -1;
+	long eta = rate > 0 ? (long)((double)(data_total - data) / rate) : -1;
 
+	if (done >= total) {
+		if (p->drew_full)
+			return;
+		p->drew_full = true;
+	}
 	if (!p->tty) {
 		if (done < total && secs - p->last < 1.0)
 			return;
 		p->last = secs;
 		fprintf(stderr,
 			"copied %" PRIu64 " of %" PRIu64 " bytes (%.0f%%), "
-			"%.1f MiB/s\n",
-			done, total, pct, rate / 1048576);
+			"data %" PRIu64 " of %" PRIu64 " bytes, %.1f MiB/s\n",
+			done, total, pct, data, data_total, rate / 1048576);
 		return;
 	}
 	for (i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : ' ';
 	bar[30] = '\0';
-	fprintf(stderr, "\r[%s] %3.0f%% %8.1f/%.1f MiB %7.1f MiB/s", bar, pct,
-		(double)done / 1048576, (double)total / 1048576,
-		rate / 1048576);
+	fprintf(stderr, "\r[%s] %3.0f%% %8.1f/%.1f MiB", bar, pct,
+		(double)done / 1048576, (double)total / 1048576);
+	if (data_total < total)
+		fprintf(stderr, " (data %.1f MiB)",
+			(double)data_total / 1048576);
+	fprintf(stderr, " %7.1f MiB/s", rate / 1048576);
 	if (eta >= 0 && done < total)
 		fprintf(stderr, " ETA %ld:%02ld ", eta / 60, eta % 60);
 	else
@@ -533,10 +668,12 @@ static void on_interrupt(int sig)
 static int cp_async(const char *src, const char *dst, bool stats)
 {
 	struct nfs42_async_copy ac = { 0 };
-	struct progress p = { .tty = isatty(2) };
+	static struct progress p; /* MAP_MAX extents: not on the stack */
 	struct sigaction sa = { .sa_handler = on_interrupt }, old_int;
 	int rc;
 
+	p.tty = isatty(2);
+	map_data(src, &p);
 	clock_gettime(CLOCK_MONOTONIC, &p.start);
 	sigaction(SIGINT, &sa, &old_int);
 	ac.poll_ms = 500;
@@ -556,7 +693,7 @@ static int cp_async(const char *src, const char *dst, bool stats)
 			dst);
 	if (stats)
 		print_cp_stats(ac.went_async ? "async" : "copy", &ac.stats);
-	return rc ? fail(dst, rc) : 0;
+	return rc ? fail_copy(src, dst, ac.stats.failed, rc) : 0;
 }
 
 /* cp: CLONE with --clone, else COPY or, without it, through the client. */
@@ -583,11 +720,7 @@ static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 	struct nfs42_copy_stats st;
 	int rc;
 
-	if (OPT(args, 'a') && (co.clone || co.via_client)) {
-		fprintf(stderr, "nfs42: cp: --async goes with neither --clone "
-				"nor --via-client\n");
-		return EXIT_USAGE;
-	}
+	/* --async with --clone or --via-client: refused by check_verb() */
 	if (OPT(args, 'a'))
 		return cp_async(src, dst, OPT(args, 's') != NULL);
 	rc = nfs42_copy_file_ex(g_cl, src, dst, &co, &st);
@@ -597,7 +730,7 @@ static int cmd_cp(struct nfs42_opts *o, const struct args *args)
 			dst, rc ? "copy failed" : "copied");
 	if (OPT(args, 's'))
 		print_cp_stats(path_name(&co, &st), &st);
-	return rc ? fail(dst, rc) : 0;
+	return rc ? fail_copy(src, dst, st.failed, rc) : 0;
 }
 
 /* ---- xattr get|set|ls|rm (RFC 8276; names without "user.") ---- */
@@ -645,7 +778,7 @@ static int cmd_xattr_get(struct nfs42_opts *o, const struct args *args)
 
 	rc = nfs42_xattr_get(g_cl, path, args->word[1], &value, &len);
 	if (rc)
-		return fail(args->word[1], rc);
+		return fail_xattr(path, args->word[1], rc);
 	if (out)
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, value, len) != (ssize_t)len) {
@@ -659,12 +792,27 @@ static int cmd_xattr_get(struct nfs42_opts *o, const struct args *args)
 	return rc;
 }
 
+/* xattr set: VALUE, or the bytes of @FILE, read before connecting. */
+static int prepare_xattr_set(struct args *a)
+{
+	const char *v = a->word[2];
+
+	if (v[0] != '@') {
+		a->value = (uint8_t *)strdup(v);
+		a->value_len = strlen(v);
+		return a->value ? 0 : EXIT_USAGE;
+	}
+	a->value = read_local(v + 1, &a->value_len);
+	if (!a->value) {
+		fprintf(stderr, "nfs42: %s: %s\n", v + 1, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_xattr_set(struct nfs42_opts *o, const struct args *args)
 {
 	enum nfs42_setxattr_option opt = SETXATTR4_EITHER;
-	const char *v = args->word[2];
-	uint8_t *value = NULL;
-	uint32_t len;
 	int rc;
 
 	/* --create with --replace: refused by check_verb() */
@@ -672,21 +820,11 @@ static int cmd_xattr_set(struct nfs42_opts *o, const struct args *args)
 		opt = SETXATTR4_CREATE;
 	if (OPT(args, 'r'))
 		opt = SETXATTR4_REPLACE;
-	if (v[0] == '@') {
-		value = read_local(v + 1, &len);
-		if (!value) {
-			fprintf(stderr, "nfs42: %s: %s\n", v + 1,
-				strerror(errno));
-			return EXIT_USAGE;
-		}
-		v = (const char *)value;
-	} else {
-		len = strlen(v);
-	}
-	rc = nfs42_xattr_set(g_cl, args->word[0], args->word[1], v, len, opt,
+	rc = nfs42_xattr_set(g_cl, args->word[0], args->word[1],
+			     (const char *)args->value, args->value_len, opt,
 			     NULL);
-	free(value);
-	return rc ? fail(args->word[1], rc) : 0;
+	free(args->value);
+	return rc ? fail_xattr(args->word[0], args->word[1], rc) : 0;
 }
 
 static int print_xattr_name(void *arg, const char *name)
@@ -716,7 +854,7 @@ static int cmd_xattr_rm(struct nfs42_opts *o, const struct args *args)
 {
 	int rc = nfs42_xattr_rm(g_cl, args->word[0], args->word[1], NULL);
 
-	return rc ? fail(args->word[1], rc) : 0;
+	return rc ? fail_xattr(args->word[0], args->word[1], rc) : 0;
 }
 
 static int cmd_ping(struct nfs42_opts *o, const struct args *args)
@@ -735,65 +873,82 @@ struct verb {
 	int (*run)(struct nfs42_opts *o, const struct args *args);
 	const char *synopsis;
 	const char *help;
+	/* local files, checked before connecting: 0 or the exit code */
+	int (*prepare)(struct args *args);
 };
 
 static const struct verb verbs[] = {
-	{ "ping", cmd_ping, "ping", "NULL RPC + session setup" },
-	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory" },
-	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)" },
+	{ "ping", cmd_ping, "ping", "NULL RPC + session setup", NULL },
+	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory", NULL },
+	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)", NULL },
 	{ "cat", cmd_cat, "cat [-d DEPTH] [--read-plus] PATH [-o FILE]",
 	  "file contents to stdout or FILE, DEPTH READs in flight "
-	  "(default 8); --read-plus: READ_PLUS, holes kept in FILE" },
+	  "(default 8); --read-plus: READ_PLUS, holes kept in FILE",
+	  NULL },
 	{ "map", cmd_map, "map [-d DEPTH] PATH",
-	  "data/hole layout from READ_PLUS: offset length data|hole" },
-	{ "put", cmd_put, "put LOCALFILE PATH", "write a file" },
-	{ "mkdir", cmd_mkdir, "mkdir [-m MODE] PATH", "create a directory" },
-	{ "rm", cmd_rm, "rm PATH", "remove a file" },
-	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory" },
-	{ "mv", cmd_mv, "mv FROM TO", "rename" },
+	  "data/hole layout from READ_PLUS: offset length data|hole", NULL },
+	{ "put", cmd_put, "put LOCALFILE PATH",
+	  "write a local file; only its data is sent, its holes stay holes",
+	  prepare_put },
+	{ "mkdir", cmd_mkdir, "mkdir [-m MODE] PATH", "create a directory",
+	  NULL },
+	{ "rm", cmd_rm, "rm PATH", "remove a file", NULL },
+	{ "rmdir", cmd_rmdir, "rmdir PATH", "remove an empty directory", NULL },
+	{ "mv", cmd_mv, "mv FROM TO", "rename", NULL },
 	{ "cp", cmd_cp,
 	  "cp [--async] [--clone] [--via-client] [--stats] SRC DST",
 	  "copy on the server: COPY (through the client if not "
 	  "supported), --async: asynchronous COPY with progress (Ctrl-C "
 	  "cancels), --clone: CLONE only, --via-client: READ + WRITE "
 	  "by the client, no COPY; --stats: calls and round trips "
-	  "on stderr" },
+	  "on stderr",
+	  NULL },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
-	  "hard link to TARGET (-s: symbolic link)" },
-	{ "readlink", cmd_readlink, "readlink PATH", "symlink target" },
-	{ "truncate", cmd_truncate, "truncate PATH SIZE", "set the size" },
-	{ "chmod", cmd_chmod, "chmod MODE PATH", "set the mode (octal)" },
+	  "hard link to TARGET (-s: symbolic link)", NULL },
+	{ "readlink", cmd_readlink, "readlink PATH", "symlink target", NULL },
+	{ "truncate", cmd_truncate, "truncate PATH SIZE", "set the size",
+	  NULL },
+	{ "chmod", cmd_chmod, "chmod MODE PATH", "set the mode (octal)", NULL },
 	{ "seek", cmd_seek, "seek PATH OFFSET data|hole",
-	  "next data or hole (SEEK)" },
+	  "next data or hole (SEEK)", NULL },
 	{ "xattr get", cmd_xattr_get, "xattr get [-o FILE] PATH NAME",
 	  "extended attribute user.NAME (GETXATTR): its bytes to stdout or "
-	  "FILE" },
+	  "FILE",
+	  NULL },
 	{ "xattr set", cmd_xattr_set,
 	  "xattr set [--create] [--replace] PATH NAME VALUE",
 	  "set user.NAME (SETXATTR) to VALUE, or to the bytes of FILE for "
-	  "@FILE; --create: must not exist, --replace: must exist" },
+	  "@FILE; --create: must not exist, --replace: must exist",
+	  prepare_xattr_set },
 	{ "xattr ls", cmd_xattr_ls, "xattr ls [-n SIZE] PATH",
 	  "user xattr names (LISTXATTRS, lxa_maxcount SIZE, default 4096, "
-	  "following the cookies)" },
+	  "following the cookies)",
+	  NULL },
 	{ "xattr rm", cmd_xattr_rm, "xattr rm PATH NAME",
-	  "remove user.NAME (REMOVEXATTR)" },
+	  "remove user.NAME (REMOVEXATTR)", NULL },
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
-static void usage(void)
+static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(stderr,
+	fprintf(f,
 		"usage: nfs42 [-s host] [-p port] [-m 1|2] [-u uid -g gid]\n"
 		"             [-G gid,...] [-t timeout_s] VERB ARGS\n"
+		"       nfs42 --help | help VERB\n"
+		"  -s    server (default 127.0.0.1)   -p  port (default 2049)\n"
 		"  -m    NFSv4 minor version (default 2)\n"
-		"verbs:\n");
+		"  -u -g -G  AUTH_SYS uid, gid and groups (default 0, 0)\n"
+		"  -t    timeout of the connection and each call, seconds\n"
+		"verbs (their options in any order, before or after the rest;\n"
+		"-- ends them):\n");
 	for (i = 0; i < NVERBS; i++)
-		fprintf(stderr, "  %-28s %s\n", verbs[i].synopsis,
-			verbs[i].help);
-	fprintf(stderr,
+		fprintf(f, "  %-28s %s\n", verbs[i].synopsis, verbs[i].help);
+	fprintf(f,
+		"exit status: 0 ok, 1 NFS error, 2 bad arguments or a local\n"
+		"file error, 3 connection or transport error\n"
 		"environment: NFS42_HOST, NFS42_PORT give defaults for -s/-p\n");
 }
 
@@ -810,8 +965,7 @@ static const struct verb *find_verb(const char *name)
 /*
  * Whether word fits the synopsis item it stands for, storing its value:
  * MODE is octal (at most 07777), SIZE and OFFSET numbers, a|b one of the
- * words given; anything else (PATH, FILE...) a non-empty word that does
- * not look like an option.
+ * words given; anything else (PATH, FILE...) a non-empty word.
  */
 static bool match_word(const char *item, const char *word, struct args *a)
 {
@@ -827,7 +981,7 @@ static bool match_word(const char *item, const char *word, struct args *a)
 		return parse_u64(word, &num) && num >= 1 && num <= DEPTH_MAX &&
 		       (a->depth = num);
 	if (strchr(item, '|') == NULL)
-		return word[0] != '\0' && word[0] != '-';
+		return word[0] != '\0';
 	for (p = item;; p += n + 1) {
 		n = strcspn(p, "|");
 		if (n == len && !strncmp(p, word, len))
@@ -837,56 +991,102 @@ static bool match_word(const char *item, const char *word, struct args *a)
 	}
 }
 
+/* One item of a synopsis: an option ("[-x]", "[-x ITEM]") or a word. */
+struct syn_item {
+	char name[32]; /* "-x", "--long", or the word's ITEM */
+	char value[16]; /* an option's ITEM, "" for a flag */
+	bool option;
+};
+
+/* The items of v's synopsis after the verb; their number. */
+static int synopsis_items(const struct verb *v, struct syn_item *items, int max)
+{
+	char buf[128], *save = NULL, *it, *val;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v->synopsis);
+	strtok_r(buf, " ", &save); /* the verb */
+	if (strchr(v->name, ' ')) /* "xattr get": two words */
+		strtok_r(NULL, " ", &save);
+	while ((it = strtok_r(NULL, " ", &save)) != NULL && n < max) {
+		struct syn_item *si = &items[n++];
+
+		memset(si, 0, sizeof(*si));
+		if (it[0] != '[') {
+			snprintf(si->name, sizeof(si->name), "%s", it);
+			continue;
+		}
+		si->option = true;
+		it++;
+		val = NULL;
+		if (it[strlen(it) - 1] != ']')
+			val = strtok_r(NULL, " ", &save);
+		if (val != NULL) {
+			val[strlen(val) - 1] = '\0';
+			snprintf(si->value, sizeof(si->value), "%s", val);
+		} else {
+			it[strlen(it) - 1] = '\0';
+		}
+		snprintf(si->name, sizeof(si->name), "%s", it);
+	}
+	return n;
+}
+
 /*
  * Match the words after the verb (argv[1..argc)) against the synopsis of
- * v: "[-x]" is an optional flag, "[-x ITEM]" an optional option with a
- * value, each other item one word (see match_word()).  0 when they fit,
- * -1 for too few or too many words, else the index of the word that does
- * not fit.
+ * v: its options ("[-x]" a flag, "[-x ITEM]" one with a value) anywhere,
+ * in any order, until "--"; the other words, in order, one for each
+ * other item (see match_word()).  0 when they fit, -1 for too few or too
+ * many words, else the index of the word that does not fit.
  */
 static int match_args(const struct verb *v, int argc, char **argv,
 		      struct args *a)
 {
-	char items[128], *save = NULL, *it;
-	int i = 1;
+	struct syn_item items[12];
+	int nitems = synopsis_items(v, items, 12);
+	int i, j, next = 0; /* next: the item the next word is for */
+	bool options = true;
 
 	memset(a, 0, sizeof(*a));
-	snprintf(items, sizeof(items), "%s", v->synopsis);
-	strtok_r(items, " ", &save); /* the verb */
-	if (strchr(v->name, ' ')) /* "xattr get": two words */
-		strtok_r(NULL, " ", &save);
-	while ((it = strtok_r(NULL, " ", &save)) != NULL) {
-		char *val = NULL, key;
+	for (i = 1; i < argc; i++) {
+		const char *w = argv[i];
+		char key;
 
-		if (it[0] == '[') { /* "[-x]" or "[-x" "ITEM]" */
-			it++;
-			if (it[strlen(it) - 1] != ']')
-				val = strtok_r(NULL, " ", &save);
-			/* drop the ']' */
-			if (val != NULL)
-				val[strlen(val) - 1] = '\0';
-			else
-				it[strlen(it) - 1] = '\0';
-			if (i >= argc || strcmp(argv[i], it) != 0)
-				continue;
-			key = it[1] == '-' ? it[2] : it[1];
-			OPT(a, key) = argv[i++];
-			if (val == NULL)
-				continue;
-			if (i >= argc)
-				return -1;
-			if (!match_word(val, argv[i], a))
-				return i;
-			OPT(a, key) = argv[i++];
+		if (options && !strcmp(w, "--")) {
+			options = false;
 			continue;
 		}
-		if (i >= argc)
+		if (options && w[0] == '-' && w[1] != '\0') {
+			for (j = 0; j < nitems; j++)
+				if (items[j].option &&
+				    !strcmp(items[j].name, w))
+					break;
+			if (j == nitems)
+				return i;
+			/* the key: -x or --x... */
+			key = w[1] == '-' ? w[2] : w[1];
+			OPT(a, key) = w;
+			if (!items[j].value[0])
+				continue;
+			if (++i >= argc)
+				return -1;
+			if (!match_word(items[j].value, argv[i], a))
+				return i;
+			OPT(a, key) = argv[i];
+			continue;
+		}
+		while (next < nitems && items[next].option)
+			next++;
+		if (next == nitems)
 			return -1;
-		if (!match_word(it, argv[i], a))
+		if (!match_word(items[next].name, w, a))
 			return i;
-		a->word[a->nwords++] = argv[i++];
+		a->word[a->nwords++] = w;
+		next++;
 	}
-	return i == argc ? 0 : -1;
+	while (next < nitems && items[next].option)
+		next++;
+	return next == nitems ? 0 : -1;
 }
 
 /* The verb of argv[0] if its arguments fit, else NULL (told). */
@@ -908,7 +1108,7 @@ static const struct verb *check_verb(int argc, char **argv, struct args *a)
 
 	if (v == NULL) {
 		fprintf(stderr, "nfs42: unknown verb '%s'\n", argv[0]);
-		usage();
+		usage(stderr);
 		return NULL;
 	}
 	bad = match_args(v, argc, argv, a);
@@ -917,16 +1117,74 @@ static const struct verb *check_verb(int argc, char **argv, struct args *a)
 				"each other\n");
 		return NULL;
 	}
+	if (bad == 0 && v->run == cmd_cp && OPT(a, 'a') &&
+	    (OPT(a, 'c') || OPT(a, 'v'))) {
+		fprintf(stderr, "nfs42: cp: --async goes with neither --clone "
+				"nor --via-client\n");
+		return NULL;
+	}
 	if (bad == 0)
 		return v;
 	if (bad < 0)
 		fprintf(stderr, "nfs42: wrong number of arguments for %s\n",
 			v->name);
+	else if (argv[bad][0] == '-' && argv[bad - 1][0] != '-')
+		fprintf(stderr, "nfs42: unknown option '%s' for %s\n",
+			argv[bad], v->name);
 	else
 		fprintf(stderr, "nfs42: bad argument '%s' for %s\n", argv[bad],
 			v->name);
 	fprintf(stderr, "usage: nfs42 [options] %s\n", v->synopsis);
 	return NULL;
+}
+
+/* Print a verb's usage and what it does, wrapped. */
+static void verb_help(const struct verb *v)
+{
+	const char *p = v->help;
+	int col, n;
+
+	printf("usage: nfs42 [options] %s\n ", v->synopsis);
+	col = 1;
+	while (*p) {
+		n = strcspn(p, " ");
+		if (col + 1 + n > 76) {
+			printf("\n ");
+			col = 1;
+		}
+		printf(" %.*s", n, p);
+		col += 1 + n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	printf("\n");
+}
+
+/* nfs42 help [VERB [SUB]]: the verbs that start with the words given. */
+static int cmd_help(int argc, char **argv)
+{
+	char want[64] = "";
+	size_t i, len, shown = 0;
+
+	if (argc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	snprintf(want, sizeof(want), "%s%s%s", argv[1], argc > 2 ? " " : "",
+		 argc > 2 ? argv[2] : "");
+	len = strlen(want);
+	for (i = 0; i < NVERBS; i++) {
+		if (strncmp(verbs[i].name, want, len) ||
+		    (verbs[i].name[len] != '\0' && verbs[i].name[len] != ' '))
+			continue;
+		verb_help(&verbs[i]);
+		shown++;
+	}
+	if (shown && argc <= 3)
+		return 0;
+	fprintf(stderr, "nfs42: no verb '%s'; nfs42 --help lists them\n", want);
+	return EXIT_USAGE;
 }
 
 /* A whole decimal number in [min, max], digits only; 0 or -1. */
@@ -982,7 +1240,12 @@ static int parse_options(struct nfs42_opts *o, int argc, char **argv)
 	unsigned long num;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+s:p:m:u:g:G:t:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+
+	while ((ch = getopt_long(argc, argv, "+s:p:m:u:g:G:t:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			o->host = optarg;
@@ -1020,13 +1283,16 @@ static int parse_options(struct nfs42_opts *o, int argc, char **argv)
 			o->timeout_ms = num * 1000;
 			o->connect_timeout_ms = o->timeout_ms;
 			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_HELP;
 		default:
-			usage();
+			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		usage();
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -1051,11 +1317,19 @@ int main(int argc, char **argv)
 	nfs42_opts_from_env(&o);
 	rc = parse_options(&o, argc, argv);
 	if (rc)
-		return rc;
-	/* Usage errors are told before any connection is tried. */
+		return rc == EXIT_HELP ? 0 : rc;
+	if (!strcmp(argv[optind], "help"))
+		return cmd_help(argc - optind, argv + optind);
+	/* Usage errors, and local files, are told before any connection is
+	 * tried. */
 	verb = check_verb(argc - optind, argv + optind, &args);
 	if (verb == NULL)
 		return EXIT_USAGE;
+	if (verb->prepare) {
+		rc = verb->prepare(&args);
+		if (rc)
+			return rc;
+	}
 	o.no_back_channel = false;
 	if (args.depth > o.slots)
 		o.slots = args.depth; /* one slot per READ in flight */

@@ -34,30 +34,37 @@ static int run_timed(struct nfs42_compound *c, struct nfs42_copy_stats *st)
 }
 
 /* Open src for read and dst for write (created with src's mode or
- * truncated); *size is src's size. */
+ * truncated); *size is src's size; *failed says which one an error is
+ * about. */
 static int open_pair(struct nfs42_client *cl, const char *src, const char *dst,
 		     struct nfs42_file *sf, struct nfs42_file *df,
-		     uint64_t *size)
+		     uint64_t *size, enum nfs42_copy_failed *failed)
 {
 	struct nfs42_attrs a, d;
 	int rc;
 
+	*failed = NFS42_COPY_FAILED_SRC;
 	rc = nfs42_stat(cl, src, &a);
 	if (rc)
 		return rc;
 	if (a.type != NF4REG)
 		return a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
 	/* dst is truncated: never src itself */
+	*failed = NFS42_COPY_FAILED_DST;
 	rc = nfs42_stat(cl, dst, &d);
 	if (!rc && d.fileid == a.fileid && d.fsid.major == a.fsid.major &&
-	    d.fsid.minor == a.fsid.minor)
+	    d.fsid.minor == a.fsid.minor) {
+		*failed = NFS42_COPY_FAILED_SAME;
 		return NFS4ERR_INVAL;
+	}
 	if (rc && rc != NFS4ERR_NOENT)
 		return rc;
+	*failed = NFS42_COPY_FAILED_SRC;
 	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
 			false, sf);
 	if (rc)
 		return rc;
+	*failed = NFS42_COPY_FAILED_DST;
 	rc = nfs42_open(cl, dst, OPEN4_SHARE_ACCESS_WRITE, UNCHECKED4,
 			a.mode & 07777, true, df);
 	if (rc) {
@@ -65,12 +72,14 @@ static int open_pair(struct nfs42_client *cl, const char *src, const char *dst,
 		return rc;
 	}
 	/* the size once open: what we copy */
+	*failed = NFS42_COPY_FAILED_SRC;
 	rc = nfs42_getattr_fh(cl, &sf->fh, NULL, &a);
 	if (rc) {
 		nfs42_close(df);
 		nfs42_close(sf);
 		return rc;
 	}
+	*failed = NFS42_COPY_FAILED_NONE;
 	*size = a.size;
 	return 0;
 }
@@ -268,7 +277,7 @@ int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 	if (!st)
 		st = &mine;
 	memset(st, 0, sizeof(*st));
-	rc = open_pair(cl, src, dst, &sf, &df, &size);
+	rc = open_pair(cl, src, dst, &sf, &df, &size, &st->failed);
 	if (rc)
 		return rc;
 	if (o->clone)
@@ -435,7 +444,7 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	ac->status_polls = 0;
 	ac->status_count = 0;
 	memset(&ac->stats, 0, sizeof(ac->stats));
-	rc = open_pair(cl, src, dst, &sf, &df, &size);
+	rc = open_pair(cl, src, dst, &sf, &df, &size, &ac->stats.failed);
 	if (rc)
 		return rc;
 	ac->size = size;

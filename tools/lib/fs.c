@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -622,16 +623,141 @@ int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 	return write_finish(&f, nfs42_pwrite(&f, buf, len, 0, UNSTABLE4));
 }
 
-int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
-			uint32_t mode)
+/* pread(2) all of [off, off + len) of fd; bytes read (fewer at its end)
+ * or -errno */
+static ssize_t pread_full(int fd, void *buf, size_t len, off_t off)
 {
-	struct nfs42_file f;
-	uint32_t sz = nfs42_io_size(cl);
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, off + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* [d, h) of fd (at most to end) to f at the same offsets; *end_read: the
+ * offset reading stopped at (fd's end, if it shrank) */
+static int put_range(struct nfs42_file *f, int fd, uint64_t d, uint64_t h,
+		     void *buf, uint32_t sz, struct nfs42_put_result *r,
+		     uint64_t *end_read)
+{
+	ssize_t n;
+	int rc;
+
+	while (d < h) {
+		n = pread_full(fd, buf, h - d < sz ? h - d : sz, d);
+		if (n < 0) {
+			r->local_errno = -n;
+			return n;
+		}
+		if (n == 0)
+			break;
+		rc = nfs42_pwrite(f, buf, n, d, UNSTABLE4);
+		if (rc)
+			return rc;
+		r->sent += n;
+		d += n;
+	}
+	*end_read = d;
+	return 0;
+}
+
+/* A regular file's data extents, then its size (the file was truncated
+ * when opened: what is not written is a hole). */
+static int put_extents(struct nfs42_file *f, int fd, uint64_t size, void *buf,
+		       uint32_t sz, struct nfs42_put_result *r)
+{
+	uint64_t off = 0, end = 0;
+	struct nfs42_sattr sa;
+	off_t d, h;
+	int rc;
+
+	while (off < size) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break; /* nothing but a hole to the end */
+		if (d < 0) {
+			r->local_errno = errno;
+			return -errno;
+		}
+		if ((uint64_t)d >= size)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || (uint64_t)h > size)
+			h = size;
+		rc = put_range(f, fd, d, h, buf, sz, r, &end);
+		if (rc)
+			return rc;
+		if (end < (uint64_t)h) {
+			size = end; /* it shrank while we read */
+			break;
+		}
+		off = h;
+	}
+	r->size = size;
+	if (end == size)
+		return 0;
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, size);
+	return nfs42_file_setattr(f, &sa);
+}
+
+/* Anything else: read to its end. */
+static int put_stream(struct nfs42_file *f, int fd, void *buf, uint32_t sz,
+		      struct nfs42_put_result *r)
+{
 	uint64_t off = 0;
 	ssize_t n;
+	int rc;
+
+	for (;;) {
+		n = read(fd, buf, sz);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r->local_errno = errno;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		rc = nfs42_pwrite(f, buf, n, off, UNSTABLE4);
+		if (rc)
+			return rc;
+		r->sent += n;
+		off += n;
+		r->size = off;
+	}
+}
+
+int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
+			uint32_t mode, struct nfs42_put_result *r)
+{
+	struct nfs42_put_result mine;
+	uint32_t sz = nfs42_io_size(cl);
+	struct nfs42_file f;
+	struct stat st;
 	void *buf;
 	int rc;
 
+	if (!r)
+		r = &mine;
+	memset(r, 0, sizeof(*r));
+	if (fstat(fd, &st) < 0) {
+		r->local_errno = errno;
+		return -errno;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r->local_errno = EISDIR;
+		return -EISDIR;
+	}
 	buf = malloc(sz);
 	if (!buf)
 		return -ENOMEM;
@@ -641,18 +767,10 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 		free(buf);
 		return rc;
 	}
-	for (;;) {
-		n = read(fd, buf, sz);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = -errno;
-		if (n <= 0)
-			break;
-		rc = nfs42_pwrite(&f, buf, n, off, UNSTABLE4);
-		if (rc)
-			break;
-		off += n;
+	if (S_ISREG(st.st_mode)) {
+		rc = put_extents(&f, fd, st.st_size, buf, sz, r);
+	} else {
+		rc = put_stream(&f, fd, buf, sz, r);
 	}
 	free(buf);
 	return write_finish(&f, rc);

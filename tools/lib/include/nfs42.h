@@ -1181,8 +1181,22 @@ int nfs42_read_file_fd(struct nfs42_client *cl, const char *path, int fd,
 int nfs42_fd_write_all(int fd, const void *buf, size_t len);
 int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 		     size_t len, uint32_t mode);
+/*
+ * Write fd's contents to path, created with mode or truncated.  A regular
+ * file is sent extent by extent (SEEK_DATA/SEEK_HOLE): only its data, its
+ * holes staying holes, then its size; anything else (a pipe) is read to
+ * its end.  r (may be NULL): the bytes sent, and local_errno, non-zero
+ * when reading fd failed (-local_errno is returned then), to tell a local
+ * error from the server's.
+ */
+struct nfs42_put_result {
+	uint64_t sent; /* bytes written by WRITE */
+	uint64_t size; /* the file's size */
+	int local_errno;
+};
+
 int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
-			uint32_t mode);
+			uint32_t mode, struct nfs42_put_result *r);
 
 /*
  * Whole-file copies on the server, src and dst both paths: dst is opened
@@ -1223,7 +1237,16 @@ struct nfs42_copy_opts {
 	bool via_client;
 };
 
+/* Which operand a failed copy's error is about. */
+enum nfs42_copy_failed {
+	NFS42_COPY_FAILED_NONE, /* neither: the copy itself */
+	NFS42_COPY_FAILED_SRC, /* src: its lookup, attributes or open */
+	NFS42_COPY_FAILED_DST, /* dst: its lookup or open (create) */
+	NFS42_COPY_FAILED_SAME, /* dst is src (NFS4ERR_INVAL) */
+};
+
 struct nfs42_copy_stats {
+	enum nfs42_copy_failed failed;
 	bool via_client; /* the copy went through the client */
 	uint32_t calls; /* COPY or CLONE compounds sent */
 	uint64_t total_us; /* their round trips, summed */
