@@ -42,6 +42,11 @@ check missing-value 2 "p needs a value" -- "$serve" --no-build -p
 check bad-protocols 2 "bad --protocols '4.3'" -- "$serve" --no-build --protocols 4.3
 check bad-rpcbind 2 "bad --rpcbind" -- "$serve" --no-build --protocols 3,4 --rpcbind mine
 check help-exits-0 0 "^usage: serve.sh " -- "$serve" --help
+# the machine's rpcbind is used only when it runs, never started
+if [ ! -e /run/rpcbind.sock ]; then
+	check rpcbind-system-absent 2 "the machine's rpcbind is not running" -- \
+		"$serve" --no-build --protocols 3,4 --rpcbind system
+fi
 check bad-pseudo 2 "must start with /" -- "$serve" --no-build -P relative
 check unknown-arg 2 "unknown argument" -- "$serve" --no-build --frobnicate
 check port-in-use 2 "already in use" -- "$serve" --no-build -p "$NFS42_PORT"

@@ -381,7 +381,6 @@ static int cmd_put(struct nfs42_opts *o, const struct args *args)
 
 	rc = nfs42_write_file_fd(g_cl, path, args->local_fd, args->local_mode,
 				 &r);
-	close(args->local_fd);
 	if (rc && r.local_errno) {
 		fprintf(stderr, "nfs42: %s: %s\n", local,
 			strerror(r.local_errno));
@@ -823,7 +822,6 @@ static int cmd_xattr_set(struct nfs42_opts *o, const struct args *args)
 	rc = nfs42_xattr_set(g_cl, args->word[0], args->word[1],
 			     (const char *)args->value, args->value_len, opt,
 			     NULL);
-	free(args->value);
 	return rc ? fail_xattr(args->word[0], args->word[1], rc) : 0;
 }
 
@@ -1345,5 +1343,9 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	nfs42_client_free(g_cl);
+	/* what prepare() got: the local file, the xattr value */
+	if (verb->prepare == prepare_put)
+		close(args.local_fd);
+	free(args.value);
 	return rc;
 }
