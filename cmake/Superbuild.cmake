@@ -21,7 +21,9 @@ set(NTIRPC_VERSION ${CMAKE_MATCH_1})
 file(GLOB_RECURSE _watched CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/patches/*.patch ${CMAKE_SOURCE_DIR}/src/*)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${CMAKE_SOURCE_DIR}/cmake/sources.pins ${_watched})
+             ${CMAKE_SOURCE_DIR}/cmake/sources.pins
+             ${CMAKE_SOURCE_DIR}/patches/series
+             ${CMAKE_SOURCE_DIR}/patches/ntirpc/series ${_watched})
 
 function(run_step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)

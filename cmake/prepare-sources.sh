@@ -6,7 +6,9 @@
 #
 # Unpacks the verified tarballs from CACHE_DIR into DEPS_DIR, applies
 # REPO_DIR/patches/*.patch to Ganesha and REPO_DIR/patches/ntirpc/*.patch to
-# libntirpc, and links every file of REPO_DIR/src
+# libntirpc in the order of their quilt series (patches/series,
+# patches/ntirpc/series; cmake/patch-series.sh refuses a patch missing from
+# it or a listed one missing), and links every file of REPO_DIR/src
 # into Ganesha's src/ at the same relative path (the "overlay").
 #
 # A tree is unpacked again only when its tarball or its patch set changed,
@@ -14,6 +16,7 @@
 # make sees no new timestamps. Overlay links are refreshed on every run
 # (cheap, and new files show up without a re-unpack).
 set -euo pipefail
+shopt -s inherit_errexit # a failing series stops a $(...) too
 
 cache=${1:?cache dir}
 deps=${2:?deps dir}
@@ -50,13 +53,22 @@ unpack() {
 }
 
 apply_patches() { # DIR PATCH_DIR
-	local dir=$1 p
-	for p in "$2"/*.patch; do
-		[ -e "$p" ] || continue
-		echo "prepare-sources: applying $(basename "$p")"
-		patch -d "$dir" -p1 --forward --no-backup-if-mismatch -s <"$p" ||
-			{ echo "prepare-sources: $(basename "$p") does not apply" >&2; exit 1; }
+	local dir=$1 p list
+	list=$(series "$2")
+	for p in $list; do
+		echo "prepare-sources: applying $p"
+		patch -d "$dir" -p1 --forward --no-backup-if-mismatch -s <"$2/$p" ||
+			{ echo "prepare-sources: $p does not apply" >&2; exit 1; }
 	done
+}
+
+# series PATCH_DIR: its patches in series order (exits when the series and
+# the directory disagree)
+series() {
+	"$repo/cmake/patch-series.sh" "$1" || {
+		echo "prepare-sources: fix $1/series (docs/integration.md)" >&2
+		exit 1
+	}
 }
 
 overlay() {
@@ -77,12 +89,16 @@ overlay() {
 
 read -r _ _ ntirpc_sum < <(pin ntirpc)
 read -r gver _ ganesha_sum < <(pin nfs-ganesha)
-# patch_sum DIR: one checksum of DIR/*.patch (not its subdirectories)
+# patch_sum DIR: one checksum of DIR's patches in series order (not its
+# subdirectories): a changed, added, removed or reordered patch changes it
 patch_sum() {
-	{ find "$1" -maxdepth 1 -name "*.patch" -type f 2>/dev/null || true; } |
-		sort | xargs -r cat | sha256sum | cut -d' ' -f1
+	local list
+	list=$(series "$1")
+	{ echo "$list"; (cd "$1" && cat $list); } | sha256sum | cut -d' ' -f1
 }
 
-unpack ntirpc "$ntirpc_sum patches:$(patch_sum "$repo/patches/ntirpc")"
-unpack nfs-ganesha "$ganesha_sum patches:$(patch_sum "$repo/patches")"
+ntirpc_patches=$(patch_sum "$repo/patches/ntirpc")
+ganesha_patches=$(patch_sum "$repo/patches")
+unpack ntirpc "$ntirpc_sum patches:$ntirpc_patches"
+unpack nfs-ganesha "$ganesha_sum patches:$ganesha_patches"
 overlay "$deps/nfs-ganesha-$gver/src"

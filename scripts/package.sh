@@ -138,7 +138,8 @@ changelog() {
 # source_tree PKG VERSION_DIR ORIG DEBIAN_DIR PATCH_DIR: the unpacked
 # source package in $work/src
 source_tree() {
-	local pkg=$1 dir=$work/src/$2 orig=$3 debian=$4 patches=$5 p
+	local pkg=$1 dir=$work/src/$2 orig=$3 debian=$4 patches=$5 p list
+	list=$("$repo/cmake/patch-series.sh" "$patches")
 	cp "$cache/$orig" "$work/src/"
 	tar -C "$work/src" -xzf "$cache/$orig"
 	[ -d "$dir" ] || { echo "package: $orig did not give $dir" >&2; exit 1; }
@@ -146,10 +147,9 @@ source_tree() {
 	sed -i "s|@MAINTAINER@|$maint|" "$dir/debian/control"
 	mkdir -p "$dir/debian/patches"
 	: >"$dir/debian/patches/series"
-	for p in "$patches"/*.patch; do
-		[ -e "$p" ] || continue
-		cp "$p" "$dir/debian/patches/"
-		basename "$p" >>"$dir/debian/patches/series"
+	for p in $list; do
+		cp "$patches/$p" "$dir/debian/patches/"
+		echo "$p" >>"$dir/debian/patches/series"
 	done
 }
 
