@@ -15,11 +15,28 @@ packages=(
 	liburcu-dev libcap-dev libblkid-dev uuid-dev libacl1-dev
 	libkrb5-dev libnsl-dev libsqlite3-dev libdbus-1-dev
 	check
-	tshark xfsprogs iproute2 procps util-linux
+	tshark xfsprogs btrfs-progs iproute2 procps util-linux
 	dbus-daemon dbus-bin
 	strace sqlite3
 	clang libclang-rt-14-dev
+	qemu-system-x86 busybox-static cpio xz-utils file
+	stress-ng fio rsync attr
 )
+
+# FSAL_VFS finds its filesystems through /etc/mtab (setmntent), which a
+# minimal Debian (debootstrap --variant=minbase) does not have: without it
+# FSAL_VFS refuses every export.  Debian's usual link is made when missing.
+if [ ! -e /etc/mtab ] && [ ! -L /etc/mtab ]; then
+	if [ "${1:-}" = --check ]; then
+		echo "missing: /etc/mtab (the link to ../proc/self/mounts)"
+		exit 1
+	elif [ "$(id -u)" -eq 0 ]; then
+		ln -s ../proc/self/mounts /etc/mtab
+		echo "install-deps: /etc/mtab was missing; made the usual link to ../proc/self/mounts"
+	else
+		echo "install-deps: /etc/mtab is missing (FSAL_VFS needs it); as root: ln -s ../proc/self/mounts /etc/mtab" >&2
+	fi
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,43 +15,50 @@
 #include "nfs_proto_data.h"
 
 struct fsal_obj_handle;
-struct state_t;
 
 /**
  * @brief Start an asynchronous copy (COPY with ca_synchronous false)
  *
  * Called from COPY once every check passed, with op_ctx set for the
- * export.  Takes its own references to the export, both handles, both
- * states (may be NULL: special stateids) and the client.  The copy runs on
- * the worker pool chunk by chunk; CB_OFFLOAD reports its end.
+ * export and the caller (its squashed credentials).  The job is bound to
+ * the caller: it keeps those credentials for every chunk and opens both
+ * files for itself (fsal_open2 with states of its own) for its whole
+ * life, independent of the client's stateids; it counts as a writer of
+ * dst, so no delegation of dst is granted while it runs.  It also takes
+ * references to the export and both handles.  The copy runs on the worker
+ * pool chunk by chunk; CB_OFFLOAD reports its end.
  *
  * @param[in]  data     The COMPOUND (session, CURRENT_FH = destination)
  * @param[in]  src      Source file
- * @param[in]  src_state Source state or NULL
  * @param[in]  dst      Destination file
- * @param[in]  dst_state Destination state or NULL
  * @param[in]  src_offset, dst_offset  Where the range starts
- * @param[in]  count    Bytes to copy; 0: up to the source's end of file
- * @param[out] res      On true: the NFS4_OK result (wr_callback_id set,
- *                      wr_count 0, cr_synchronous false); the caller's
- *                      free routine frees wr_callback_id_val (gsh_free)
+ * @param[in]  count    Bytes to copy (> 0): COPY resolved ca_count 0 to the
+ *                      source's EOF once; chunks never measure it again
+ * @param[out] res      When queued: the NFS4_OK result (wr_callback_id
+ *                      set, wr_count 0, cr_synchronous false); the
+ *                      caller's free routine frees wr_callback_id_val
+ * @param[out] queued   Whether the copy was queued
  *
- * @return true when the copy was queued; false when async copy is off,
- *         the op has no session, or the pool or the client's quota is
- *         full: the caller then answers synchronously (a short copy).
+ * @return NFS4_OK: queued, or (*queued false) to be answered synchronously
+ *         (async copy off, no session, the pool or the client's quota
+ *         full, or the job could not open its files); NFS4ERR_DELAY: a
+ *         delegation conflicting with the copy is being recalled.
  */
-bool nfs42_copy_async_start(compound_data_t *data, struct fsal_obj_handle *src,
-			    struct state_t *src_state,
-			    struct fsal_obj_handle *dst,
-			    struct state_t *dst_state, uint64_t src_offset,
-			    uint64_t dst_offset, uint64_t count,
-			    struct sp42_COPY4res *res);
+nfsstat4 nfs42_copy_async_start(compound_data_t *data,
+				struct fsal_obj_handle *src,
+				struct fsal_obj_handle *dst,
+				uint64_t src_offset, uint64_t dst_offset,
+				uint64_t count, struct sp42_COPY4res *res,
+				bool *queued);
 
 /**
  * @brief Cancel and forget every copy of a client (expiry, DESTROY_CLIENTID)
  *
- * Returns once none of the client's copies runs any more and every
- * reference they held (states, handles, export) is released.
+ * Its queued copies end here; its running ones are asked to stop and end
+ * after their chunk on their own (they hold nothing of the client: their
+ * opens and credentials are the job's).  Never waits for a chunk: it runs
+ * in the lease reaper under the client record's mutex.  Its records are
+ * forgotten at once (OFFLOAD_STATUS no longer finds them).
  */
 void nfs42_copy_async_client_gone(clientid4 clientid);
 

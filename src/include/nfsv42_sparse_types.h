@@ -164,13 +164,22 @@ struct sp42_CB_OFFLOAD4res {
  * The bytes of a data segment may be shared, without a copy, with the
  * buffer the file was read into: d_buf then holds a reference on that
  * buffer and d_data_val points into it; encoding hands the bytes to the
- * transport by reference (see xdr_sp42_data_bytes).  With d_buf NULL
+ * transport by reference (see xdr_sp42_data_putbufs), or copies them when
+ * the buffer says so (sp42_iobuf.copy).  With d_buf NULL
  * d_data_val is the segment's own allocation (decoded, or built by a
  * test) and is encoded inline.
  */
 struct sp42_iobuf {
 	int32_t refs; /* atomic; freed with its last reference */
 	size_t size; /* bytes in data */
+	/*
+	 * Encode the bytes by copy, not by reference: the reply is wrapped
+	 * with RPCSEC_GSS privacy, which encrypts the transport's vectors in
+	 * place; by reference that would encrypt this buffer, and a cached
+	 * reply encoded again from it would go out encrypted twice.  Set
+	 * before the result is encoded, never changed after.
+	 */
+	bool copy;
 	char data[]; /* the bytes read from the file */
 };
 

@@ -201,6 +201,7 @@ static inline struct sp42_iobuf *sp42_iobuf_alloc(size_t size)
 
 	buf->refs = 1;
 	buf->size = size;
+	buf->copy = false;
 	return buf;
 }
 
@@ -341,7 +342,8 @@ static inline bool xdr_sp42_data4(XDR *xdrs, struct sp42_data4 *objp)
 		return false;
 	switch (xdrs->x_op) {
 	case XDR_ENCODE:
-		if (objp->d_buf != NULL)
+		/* (d_buf->copy: inline below, the bytes copied) */
+		if (objp->d_buf != NULL && !objp->d_buf->copy)
 			return xdr_sp42_data_putbufs(xdrs, objp);
 		break;
 	case XDR_DECODE:

@@ -7,6 +7,8 @@
  * NFS4ERR_PERM for owner-only SETATTRs, and the backing directory staying
  * untouched.  Needs root (the server runs as root, No_Root_Squash).
  */
+#include <grp.h>
+
 #include "e2e_fsal_util.h"
 
 static struct nfs42_client *client_as(uint32_t uid, uint32_t gid,
@@ -196,6 +198,94 @@ START_TEST(root_dir_0755_readonly_for_others)
 }
 END_TEST
 
+/*
+ * A truncate by a user other than root clears setuid (and setgid, by the
+ * kernel's rules) as a local truncate by that user does, and as a WRITE
+ * by the same user does (issue #16, item 5: the truncate ran with the
+ * server's credentials, so uid 1000 truncating a root-owned 04777 file
+ * left it setuid).  The oracle is the kernel itself: the same truncate
+ * made locally by that user on a file of the same mode.
+ */
+static mode_t local_truncate(uint32_t uid, mode_t mode)
+{
+	char path[] = "/tmp/nfs-sparse-trunc-XXXXXX"; /* any user reaches */
+	int fd = mkstemp(path), status;
+	struct stat st;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
+		    setresuid(uid, uid, uid) != 0)
+			_exit(2);
+		fd = open(path, O_WRONLY);
+		_exit(fd >= 0 && ftruncate(fd, 3) == 0 ? 0 : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "local truncate as %u failed", uid);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	unlink(path);
+	return st.st_mode & 07777;
+}
+
+static mode_t truncate_as(uint32_t uid, int mode)
+{
+	struct nfs42_client *root = e2e_client(), *cl;
+	char *f = e2e_uniq("setid-trunc");
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	struct nfs42_fh fh;
+	struct stat st;
+
+	e2e_put_backing(f, "#!/bin/sh\n", 10);
+	fh = e2e_fh(root, f);
+	set_ids_mode(root, &fh, 0, 0, mode);
+	cl = client_as(uid, uid, 0, NULL);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 3);
+	c = e2e_cpd(cl, &fh);
+	nfs42_op_setattr(c, &e2e_anon_stateid, &sa);
+	ck_nfs_ok(cl, e2e_cpd_run(c));
+	ck_assert_int_eq(lstat(e2e_backing(f), &st), 0);
+	ck_assert_int_eq(st.st_size, 3);
+	nfs42_client_free(cl);
+	nfs42_client_free(root);
+	return st.st_mode & 07777;
+}
+
+START_TEST(truncate_clears_setid_bits)
+{
+	static const struct {
+		uint32_t uid;
+		mode_t mode;
+	} cases[] = { { 1000, 04777 },
+		      { 1000, 02777 },
+		      { 1000, 02767 },
+		      { 1000, 06777 },
+		      { 0, 06777 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mode_t local = local_truncate(cases[i].uid, cases[i].mode);
+		mode_t nfs = truncate_as(cases[i].uid, cases[i].mode);
+
+		ck_assert_msg(
+			nfs == local,
+			"uid %u truncated a %04o file: %04o over NFS, %04o locally",
+			cases[i].uid, (unsigned int)cases[i].mode,
+			(unsigned int)nfs, (unsigned int)local);
+	}
+	/* the case of the review, whatever the kernel's setgid rules */
+	ck_assert_int_eq(local_truncate(1000, 04777) & S_ISUID, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_fsal_perms");
@@ -205,6 +295,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, root_file_0600_denied);
 	tcase_add_test(tc, root_dir_0755_readonly_for_others);
+	tcase_add_test(tc, truncate_clears_setid_bits);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -644,6 +644,61 @@ START_TEST(stateid_errors)
 }
 END_TEST
 
+/*
+ * A share reservation in the way of a COPY or CLONE with a special
+ * stateid: NFS4ERR_LOCKED, as WRITE and READ answer (RFC 8881 9.7; RFC
+ * 7862 lists no NFS4ERR_SHARE_DENIED for COPY or CLONE).  Another client
+ * holds the destination open denying writes, then the source denying
+ * reads; nothing is copied.
+ */
+START_TEST(share_conflict_is_locked)
+{
+	struct err_pair p = err_pair();
+	struct nfs42_client *other = e2e_client();
+	struct e2e_open_req rq = { .access = OPEN4_SHARE_ACCESS_READ,
+				   .deny = OPEN4_SHARE_DENY_WRITE,
+				   .createmode = NFS42_NOCREATE };
+	struct nfs42_compound *c;
+	struct nfs42_file held;
+	struct nfs42_fh dir;
+	uint8_t *d = e2e_rand_bytes(MiB, 73);
+	char *sha;
+
+	put_local(lpath(&p.pl, "share-dst"), d, MiB);
+	sha = sha256_of(lpath(&p.pl, "share-dst"));
+	ck_nfs_ok(other, nfs42_lookup_path(other, p.pl.nfs, &dir, NULL));
+	ck_nfs_ok(other,
+		  e2e_open_ex(other, &dir, "share-dst", &rq, &held, NULL));
+	ck_nfs_status(do_copy_fhs(p.cl, &p.src.fh, &p.src.stateid, &held.fh,
+				  &e2e_anon_stateid, 0, 0, 0, true, NULL),
+		      NFS4ERR_LOCKED);
+	if (mode_is("sparse")) {
+		c = e2e_cpd2(p.cl, &p.src.fh, &held.fh);
+		nfs42_op_clone(c, &p.src.stateid, &e2e_anon_stateid, 0, 0, 0);
+		ck_nfs_status(e2e_cpd_run(c), NFS4ERR_LOCKED);
+	}
+	ck_nfs_ok(other, e2e_close(&held));
+	ck_assert_str_eq(sha256_of(lpath(&p.pl, "share-dst")), sha);
+
+	/* the source, held open denying reads */
+	rq.deny = OPEN4_SHARE_DENY_READ;
+	ck_nfs_ok(other,
+		  e2e_open_ex(other, &dir, "share-dst", &rq, &held, NULL));
+	ck_nfs_status(do_copy_fhs(p.cl, &held.fh, &e2e_anon_stateid, &p.dst.fh,
+				  &p.dst.stateid, 0, 0, 0, true, NULL),
+		      NFS4ERR_LOCKED);
+	if (mode_is("sparse")) {
+		c = e2e_cpd2(p.cl, &held.fh, &p.dst.fh);
+		nfs42_op_clone(c, &e2e_anon_stateid, &p.dst.stateid, 0, 0, 0);
+		ck_nfs_status(e2e_cpd_run(c), NFS4ERR_LOCKED);
+	}
+	ck_nfs_ok(other, e2e_close(&held));
+	free(d);
+	nfs42_client_free(other);
+	err_pair_done(&p);
+}
+END_TEST
+
 static void put_be32(uint8_t **p, uint32_t v)
 {
 	(*p)[0] = v >> 24;
@@ -865,6 +920,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, file_type_errors);
 	tcase_add_test(tc, no_saved_fh_is_nofilehandle);
 	tcase_add_test(tc, stateid_errors);
+	tcase_add_test(tc, share_conflict_is_locked);
 	tcase_add_test(tc, inter_server_copy_is_notsupp);
 	tcase_add_test(tc, cli_cp_uses_copy);
 	if (mode_is("sparse")) {

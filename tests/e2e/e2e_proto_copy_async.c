@@ -18,11 +18,19 @@
  *     NFS4ERR_BAD_STATEID for both offload ops;
  *   - the per-client limit: a third async COPY in one compound is answered
  *     synchronously (no callback id, a short count); once the two end, an
- *     async COPY is accepted again;
+ *     async COPY is accepted again; of 20 finished copies of a client the
+ *     last 16 still answer OFFLOAD_STATUS, the oldest are forgotten;
  *   - ("slow") a client that destroys its client ID mid-copy, and one
  *     whose process dies mid-copy (lease expiry): the server stops and
  *     forgets their copies (log line), the destination stops growing, the
- *     server serves on;
+ *     server serves on; DESTROY_CLIENTID does not wait for a long chunk;
+ *   - ("deleg", delegations granted) the job is bound to its caller: its
+ *     credentials (setuid bits cleared by its writes), its own opens (the
+ *     copy goes on after CLOSE, a deny-write OPEN is refused, no read
+ *     delegation is granted);
+ *   - an async COPY of a file onto itself with count 0, from 0 to one
+ *     byte past its end, copies the size the file had at COPY time and
+ *     stops (issue #17 item 1);
  *   - `nfs42 cp --async` prints progress lines (not a terminal) and copies
  *     byte for byte;
  *   - ("slow", last) server shutdown while a copy runs stops it at once.
@@ -32,8 +40,14 @@
 #include <sys/wait.h>
 
 #include "e2e_fsal_util.h"
+#include "e2e_sync.h"
 
 #define MiB (1024 * 1024ULL)
+/* RFC 8881 18.16: the client asks for a read delegation (and, when none
+ * is granted, why: OPEN_DELEGATE_NONE_EXT) */
+#ifndef OPEN4_SHARE_ACCESS_WANT_READ_DELEG
+#define OPEN4_SHARE_ACCESS_WANT_READ_DELEG 0x0100
+#endif
 /* the "slow" run's copies: 128 chunks of 1 MiB, 100 ms after each */
 #define SLOW_SIZE (128 * MiB)
 
@@ -78,21 +92,28 @@ static uint64_t bsize(const char *rel)
 	return (uint64_t)e2e_bstat(rel).st_size;
 }
 
-/* The first n bytes of a and b (backing files) are equal. */
-static void ck_prefix_equal(const char *a, const char *b, uint64_t n)
+/* n bytes of a from aoff and of b from boff (backing files) are equal. */
+static void ck_range_equal(const char *a, uint64_t aoff, const char *b,
+			   uint64_t boff, uint64_t n)
 {
 	uint8_t *x = malloc(MiB), *y = malloc(MiB);
 	uint64_t off, len;
 
 	for (off = 0; off < n; off += len) {
 		len = n - off < MiB ? n - off : MiB;
-		e2e_bpread(a, x, len, off);
-		e2e_bpread(b, y, len, off);
+		e2e_bpread(a, x, len, aoff + off);
+		e2e_bpread(b, y, len, boff + off);
 		ck_assert_msg(!memcmp(x, y, len), "%s and %s differ near %llu",
 			      a, b, (unsigned long long)off);
 	}
 	free(x);
 	free(y);
+}
+
+/* The first n bytes of a and b (backing files) are equal. */
+static void ck_prefix_equal(const char *a, const char *b, uint64_t n)
+{
+	ck_range_equal(a, 0, b, 0, n);
 }
 
 /* CB_OFFLOADs the backchannel hook saw. */
@@ -203,8 +224,22 @@ static void ck_copy_stopped(const char *line, int ms, const char *dst,
 	struct nfs42_client *other;
 	uint64_t before;
 
+	int64_t end = e2e_now_ms() + 5000;
+	uint64_t now;
+
 	ck_assert_msg(log_has(line, ms), "no '%s' in the log", line);
+	/* the chunk running when the client went may still end: the size
+	 * settles within one chunk, then stays
+	 */
 	before = bsize(dst);
+	for (;;) {
+		usleep(300 * 1000);
+		now = bsize(dst);
+		if (now == before)
+			break;
+		ck_assert_msg(e2e_now_ms() < end, "the destination grows on");
+		before = now;
+	}
 	usleep(300 * 1000);
 	ck_assert_uint_eq(bsize(dst), before);
 	ck_assert_uint_lt(before, size);
@@ -420,6 +455,262 @@ START_TEST(t_per_client_limit)
 }
 END_TEST
 
+/*
+ * Item 1 of issue #17: an async COPY with ca_count 0 of a file onto itself,
+ * from 0 to just past its end.  The range is [0, size) as it was when COPY
+ * was checked: the copy ends at size bytes (CB_OFFLOAD wr_count = size) and
+ * the file is 2 x size + 1 bytes.  A copy that measured "to EOF" again per
+ * chunk would chase its own writes until the disk is full: it is cancelled
+ * as soon as the file passes the size it should end at.
+ */
+START_TEST(t_count0_same_file)
+{
+	const uint64_t size = 3 * MiB + 5;
+	struct nfs42_client *cl = e2e_client();
+	const char *f = e2e_uniq("self");
+	struct nfs42_compound *c;
+	const struct nfs42_res *r;
+	struct cbs cbs = { 0 };
+	struct nfs42_file of;
+	struct nfs42_stateid sid;
+	uint64_t count = 0;
+	bool complete = false;
+	uint32_t status = 0;
+	uint8_t zero = 1;
+	int64_t end;
+	int idx;
+
+	make_file(f, size, 11);
+	nfs42_set_cb_handler(cl, on_cb, &cbs);
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(f), OPEN4_SHARE_ACCESS_BOTH,
+				 NFS42_NOCREATE, 0, false, &of));
+	c = e2e_cpd2(cl, &of.fh, &of.fh);
+	idx = nfs42_op_copy(c, &of.stateid, &of.stateid, 0, size + 1, 0, true,
+			    false);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	r = nfs42_res(c, idx);
+	ck_assert_msg(r->u.copy.has_callback_id, "COPY was not asynchronous");
+	sid = r->u.copy.callback_id;
+	nfs42_compound_free(c);
+
+	end = e2e_now_ms() + 20000;
+	while (!complete) {
+		if (bsize(f) > 2 * size + 1 || e2e_now_ms() > end) {
+			nfs42_offload_cancel(cl, &sid);
+			ck_abort_msg(
+				"the copy runs on: the file is %llu bytes, "
+				"it should stop at %llu",
+				(unsigned long long)bsize(f),
+				(unsigned long long)(2 * size + 1));
+		}
+		ck_nfs_ok(cl, nfs42_offload_status(cl, &sid, &count, &complete,
+						   &status));
+		if (!complete)
+			nfs42_poll(cl, 20);
+	}
+	ck_assert_int_eq(status, NFS4_OK);
+	ck_assert_uint_eq(count, size);
+	end = e2e_now_ms() + 10000;
+	while (cbs.n == 0 && e2e_now_ms() < end)
+		nfs42_poll(cl, 100);
+	ck_assert_int_eq(cbs.n, 1);
+	ck_assert_int_eq(cbs.last.status, NFS4_OK);
+	ck_assert_uint_eq(cbs.last.count, size);
+	nfs42_close(&of);
+
+	ck_assert_uint_eq(bsize(f), 2 * size + 1);
+	e2e_bpread(f, &zero, 1, size);
+	ck_assert_int_eq(zero, 0);
+	ck_range_equal(f, 0, f, size + 1, size);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/*
+ * The job is bound to its caller (issue #17 item 2).  A client with uid
+ * 4242 copies into a setuid/setgid file of its own and CLOSEs both files
+ * at once; while the copy runs, another client's OPEN denying writes is
+ * refused (the job holds the destination open for writing) and another
+ * client's OPEN for reading gets no read delegation (the job counts as a
+ * writer); the copy completes byte for byte after the CLOSEs, and its
+ * writes ran as uid 4242: the kernel cleared the setuid and setgid bits,
+ * which a write as root keeps.
+ */
+START_TEST(t_bound_to_caller)
+{
+	const uint64_t size = 48 * MiB;
+	struct nfs42_client *cl = e2e_client(), *other = e2e_client();
+	const char *src = e2e_uniq("src"), *dst = e2e_uniq("dst");
+	struct e2e_open_req deny = { .access = OPEN4_SHARE_ACCESS_READ,
+				     .deny = OPEN4_SHARE_DENY_WRITE,
+				     .createmode = NFS42_NOCREATE };
+	struct nfs42_compound *c;
+	const struct nfs42_res *r;
+	struct nfs42_file sf, df, of;
+	struct nfs42_stateid sid;
+	uint64_t count = 0;
+	bool complete = false;
+	uint32_t status;
+	int fd, idx, rc;
+	bool granted;
+
+	make_file(src, size, 12);
+	fd = open(e2e_backing(dst), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchown(fd, 4242, 4242), 0);
+	ck_assert_int_eq(fchmod(fd, 06755), 0);
+	close(fd);
+	nfs42_set_cred(cl, 4242, 4242, 0, NULL);
+
+	/* (no delegation of its own: only the other client's matters) */
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(src),
+				 OPEN4_SHARE_ACCESS_READ |
+					 OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				 NFS42_NOCREATE, 0, false, &sf));
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(dst),
+				 OPEN4_SHARE_ACCESS_WRITE |
+					 OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				 NFS42_NOCREATE, 0, false, &df));
+	c = e2e_cpd2(cl, &sf.fh, &df.fh);
+	idx = nfs42_op_copy(c, &sf.stateid, &df.stateid, 0, 0, 0, true, false);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	r = nfs42_res(c, idx);
+	ck_assert_msg(r->u.copy.has_callback_id, "COPY was not asynchronous");
+	sid = r->u.copy.callback_id;
+	nfs42_compound_free(c);
+	ck_nfs_ok(cl, nfs42_close(&df));
+	ck_nfs_ok(cl, nfs42_close(&sf));
+
+	/* mid-copy: a deny-write OPEN is refused, no read delegation */
+	ck_nfs_ok(cl,
+		  nfs42_offload_status(cl, &sid, &count, &complete, &status));
+	ck_assert_msg(!complete, "the copy ended before the checks");
+	rc = e2e_open(other, dst, &deny, &of);
+	if (rc == NFS4_OK)
+		nfs42_close(&of);
+	ck_assert_msg(rc == NFS4ERR_SHARE_DENIED,
+		      "OPEN deny-write during the copy: %s",
+		      nfs42_strerror(rc));
+	ck_nfs_ok(other, nfs42_open(other, e2e_path(dst),
+				    OPEN4_SHARE_ACCESS_READ |
+					    OPEN4_SHARE_ACCESS_WANT_READ_DELEG,
+				    NFS42_NOCREATE, 0, false, &of));
+	granted = of.deleg_type == OPEN_DELEGATE_READ;
+	if (granted)
+		nfs42_delegreturn(other, &of.fh, &of.deleg_stateid);
+	ck_nfs_ok(other, nfs42_close(&of));
+	ck_assert_msg(!granted,
+		      "a read delegation on the destination of a running copy");
+	/* OPEN_DELEGATE_NONE_EXT, WND4_CONTENTION: a writer holds it */
+	ck_assert_uint_eq(of.deleg_type, 3);
+	ck_assert_uint_eq(of.why_no_deleg, 1);
+	ck_nfs_ok(cl,
+		  nfs42_offload_status(cl, &sid, &count, &complete, &status));
+	ck_assert_msg(!complete, "the copy ended during the checks");
+
+	count = wait_complete(cl, &sid, 60000, &status);
+	ck_assert_int_eq(status, NFS4_OK);
+	ck_assert_uint_eq(count, size);
+	ck_assert_str_eq(sha256(dst), sha256(src));
+	ck_assert_msg((e2e_bstat(dst).st_mode & 06000) == 0,
+		      "mode %o: the copy wrote as root, not as the caller",
+		      e2e_bstat(dst).st_mode & 07777);
+	nfs42_client_free(other);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/*
+ * A client that goes away while a chunk of its copy takes long (strace
+ * holds every copy_file_range of the server 3 s): DESTROY_CLIENTID answers
+ * at once, not when the chunk ends, since the same cleanup runs where the
+ * lease reaper holds the client record's mutex and must never wait for a
+ * chunk (issue #17 item 4); the copy stops all the same.  The COPY uses
+ * the special stateids, so the client holds no state and may destroy its
+ * client ID at once.
+ */
+START_TEST(t_gone_never_waits)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *src = e2e_uniq("src"), *dst = e2e_uniq("dst");
+	struct nfs42_compound *c;
+	struct nfs42_fh sfh, dfh;
+	struct e2e_sync *w;
+	int64_t t0, took;
+	char *line;
+	int idx;
+
+	make_file(src, 16 * MiB, 13);
+	e2e_put_backing(dst, "", 0);
+	sfh = e2e_fh(cl, src);
+	dfh = e2e_fh(cl, dst);
+	w = e2e_sync_start_inject("copy_file_range",
+				  "inject=copy_file_range:delay_enter=3000000");
+	if (w == NULL) {
+		nfs42_client_free(cl);
+		return;
+	}
+	c = e2e_cpd2(cl, &sfh, &dfh);
+	idx = nfs42_op_copy(c, &e2e_anon_stateid, &e2e_anon_stateid, 0, 0, 0,
+			    true, false);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	ck_assert_msg(nfs42_res(c, idx)->u.copy.has_callback_id,
+		      "COPY was not asynchronous");
+	nfs42_compound_free(c);
+	usleep(500 * 1000); /* the worker is inside the first chunk */
+	line = e2e_fmt("client %" PRIx64 " gone: 1 copies stopped",
+		       nfs42_clientid(cl));
+	t0 = e2e_now_ms();
+	ck_nfs_ok(cl, nfs42_session_destroy(cl));
+	took = e2e_now_ms() - t0;
+	e2e_sync_free(w);
+	nfs42_client_free(cl);
+	ck_assert_msg(took < 1500,
+		      "DESTROY_CLIENTID took %lld ms: it waited for the chunk",
+		      (long long)took);
+	ck_copy_stopped(line, 10000, dst, 16 * MiB);
+}
+END_TEST
+
+/*
+ * A client's finished copies are kept for OFFLOAD_STATUS up to a cap (16,
+ * design.md), the oldest dropped first; a dropped one is an unknown copy
+ * stateid, NFS4ERR_BAD_STATEID as for any stateid the server does not
+ * know (RFC 7862 15.9).  20 copies run one after the other: the first 4
+ * are gone, the last 16 answer complete (issue #17 item 3).
+ */
+START_TEST(t_done_records_capped)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *src = e2e_uniq("src");
+	struct nfs42_stateid sids[20];
+	uint64_t count;
+	bool complete;
+	uint32_t status;
+	struct job j;
+	int i;
+
+	make_file(src, MiB, 14);
+	for (i = 0; i < 20; i++) {
+		start_copy(cl, src, e2e_uniq("dst"), &j);
+		sids[i] = j.sid;
+		wait_complete(cl, &j.sid, 10000, &status);
+		end_job(&j);
+	}
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(nfs42_offload_status(cl, &sids[i], &count,
+						      &complete, &status),
+				 NFS4ERR_BAD_STATEID);
+	for (; i < 20; i++) {
+		ck_nfs_ok(cl, nfs42_offload_status(cl, &sids[i], &count,
+						   &complete, &status));
+		ck_assert(complete);
+		ck_assert_uint_eq(count, MiB);
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* DESTROY_SESSION + DESTROY_CLIENTID while the copy runs. */
 START_TEST(t_client_destroyed)
 {
@@ -568,15 +859,20 @@ START_TEST(t_shutdown)
 }
 END_TEST
 
-/* argv[1] "slow": the tests that need a copy to outlast a lease */
+/* argv[1] "slow": the tests that need a copy to outlast a lease; "deleg":
+ * the server grants read delegations */
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_copy_async");
 	TCase *tc = tcase_create("async");
 
 	tcase_set_timeout(tc, 90);
-	if (argc > 1 && !strcmp(argv[1], "slow")) {
+	if (argc > 1 && !strcmp(argv[1], "deleg")) {
+		tcase_add_test(tc, t_bound_to_caller);
+	} else if (argc > 1 && !strcmp(argv[1], "slow")) {
+		e2e_sync_init();
 		tcase_add_test(tc, t_client_destroyed);
+		tcase_add_test(tc, t_gone_never_waits);
 		tcase_add_test(tc, t_client_vanishes);
 		tcase_add_test(tc, t_shutdown);
 	} else {
@@ -585,6 +881,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_bad_stateid);
 		tcase_add_test(tc, t_per_client_limit);
 		tcase_add_test(tc, t_cli);
+		tcase_add_test(tc, t_count0_same_file);
+		tcase_add_test(tc, t_done_records_capped);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -7,7 +7,8 @@
  * decoded none of their arguments: it read the next operation number from
  * the middle of them.  Each answers its error (NFS4ERR_NOTSUPP, not
  * implemented yet; COPY and CLONE, which are, NFS4ERR_ISDIR for the
- * directories here; the offload ops NFS4ERR_BAD_STATEID for a stateid no
+ * directories here, and an inter-server COPY NFS4ERR_NOTSUPP; the offload
+ * ops NFS4ERR_BAD_STATEID for a stateid no
  * copy has), with exactly the results before it and its own.  An argument that
  * is cut short is NFS4ERR_BADXDR for the whole request.
  */
@@ -131,8 +132,11 @@ START_TEST(copy_clone_offload_args_are_decoded)
 	struct nfs42_fh root = e2e_fh(cl, "");
 
 	ck_error_then_stop(cl, &root, add_copy, "COPY", NFS4ERR_ISDIR);
+	/* inter-server: NFS4ERR_NOTSUPP before any other check (its source
+	 * stateid is the other server's), as knfsd answers
+	 */
 	ck_error_then_stop(cl, &root, add_copy_with_sources,
-			   "COPY with source servers", NFS4ERR_ISDIR);
+			   "COPY with source servers", NFS4ERR_NOTSUPP);
 	ck_error_then_stop(cl, &root, add_clone, "CLONE", NFS4ERR_ISDIR);
 	/* no copy has that stateid */
 	ck_error_then_stop(cl, &root, add_offload_status, "OFFLOAD_STATUS",

@@ -12,7 +12,8 @@
  *   - eof: offset at and past EOF (eof, no segment), a range ending exactly
  *     at EOF (eof), short of it (no eof), count 0;
  *   - limits: count above MaxRead, and a reply to be cached (sa_cachethis)
- *     within the session's small ca_maxresponsesize_cached;
+ *     within the session's small ca_maxresponsesize_cached; a budget in
+ *     which no segment fits is NFS4ERR_REP_TOO_BIG_TO_CACHE below EOF;
  *   - a 1 GiB sparse file walked end to end;
  *   - a writer filling holes of the backing file while a reader walks: no
  *     block written before a READ_PLUS was sent comes back as a hole or as
@@ -28,6 +29,7 @@
 #include <pthread.h>
 
 #include "e2e_fsal_util.h"
+#include "rsess.h"
 
 #ifndef E2E_RPCFG_DIR
 #error "E2E_RPCFG_DIR must name the directory of the extra exports"
@@ -536,6 +538,91 @@ START_TEST(count_and_budget)
 }
 END_TEST
 
+/*
+ * Reply budgets too small for any segment (docs/read_plus.md rules 4 and
+ * 7): sessions with ca_maxresponsesize_cached from 0 to 160 bytes, each
+ * running [SEQUENCE (cachethis), PUTFH, READ_PLUS] once below EOF and once
+ * at EOF.  Where READ_PLUS is reached below EOF it answers data or
+ * NFS4ERR_REP_TOO_BIG_TO_CACHE, never NFS4_OK without a segment (which
+ * says neither data nor EOF: a client would ask again for ever); at EOF
+ * it answers eof.  The sweep passes through budgets of 8 to 27 bytes,
+ * where READ_PLUS4resok's 8 fixed bytes fit but no segment does.
+ */
+static int tiny_rp(struct rsess *s, const struct nfs42_fh *fh, uint64_t off,
+		   struct rp_reply *out)
+{
+	struct nfs42_compound *c = nfs42_compound_new(s->cl);
+	const struct nfs42_res *r;
+	int rc, i;
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_sequence(c, s->sid, s->seq++, 0, 0, true);
+	nfs42_op_putfh(c, fh);
+	i = nfs42_op_read_plus(c, &e2e_anon_stateid, off, 4096);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, i);
+	out->status = r ? (int)r->status : -1; /* -1: not reached */
+	if (r != NULL && r->status == NFS4_OK) {
+		out->eof = r->u.read_plus.eof;
+		out->n = r->u.read_plus.n;
+	}
+	(void)rc;
+	nfs42_compound_free(c);
+	return out->status;
+}
+
+START_TEST(tiny_budget_is_too_big)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *rel = e2e_uniq("rp-tiny");
+	struct rp_reply *r = malloc(sizeof(*r));
+	uint8_t *b = e2e_rand_bytes(64 * KiB, 9);
+	struct rsess s = { 0 };
+	struct nfs42_fh fh;
+	uint32_t cached;
+	int too_big = 0, data = 0;
+
+	e2e_put_backing(rel, b, 64 * KiB);
+	fh = e2e_fh(cl, rel);
+	ck_nfs_ok(cl, rsess_exchange_id(&s, e2e_uniq("rp-tiny-owner")));
+	for (cached = 0; cached <= 160; cached++) {
+		struct nfs42_chan_attrs fore = { .maxreq = 65536,
+						 .maxresp = 65536,
+						 .maxresp_cached = cached,
+						 .maxops = 16,
+						 .maxreqs = 1 };
+
+		ck_nfs_ok(s.cl, rsess_create_session_chan(&s, &fore, NULL,
+							  "rp-tiny"));
+		s.csseq++;
+		memset(r, 0, offsetof(struct rp_reply, seg));
+		if (tiny_rp(&s, &fh, 0, r) == NFS4_OK) {
+			ck_assert_msg(r->n > 0 || r->eof,
+				      "ca_maxresponsesize_cached %u: NFS4_OK "
+				      "with no segment and no eof",
+				      cached);
+			data++;
+		} else if (r->status == NFS4ERR_REP_TOO_BIG_TO_CACHE) {
+			too_big++;
+		} else {
+			ck_assert_int_eq(r->status, -1);
+		}
+		memset(r, 0, offsetof(struct rp_reply, seg));
+		if (tiny_rp(&s, &fh, 64 * KiB, r) == NFS4_OK)
+			ck_assert_msg(r->eof && r->n == 0,
+				      "at EOF: eof %d, %u segments", r->eof,
+				      r->n);
+	}
+	/* the sweep went from "not reached" through too big to data */
+	ck_assert_int_ge(too_big, 20);
+	ck_assert_int_gt(data, 0);
+	nfs42_client_free(s.cl);
+	free(b);
+	free(r);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 START_TEST(one_gib_walk)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -781,9 +868,9 @@ static struct nfs42_fh cfg_file(struct nfs42_client *cl, const char *sub,
  * [4K,8K), data [8K,12K), hole [12K,20K), data [20K,68K), hole
  * [68K,100K), data [100K,104K), hole to 1 MiB.
  */
-static void cfg_fold_layout(const char *name)
+static void cfg_fold_layout(const char *sub, const char *name)
 {
-	char *local = e2e_fmt("%s/fold/%s", E2E_RPCFG_DIR, name);
+	char *local = e2e_fmt("%s/%s/%s", E2E_RPCFG_DIR, sub, name);
 	static const uint64_t runs[][2] = { { 0, 4 * KiB },
 					    { 8 * KiB, 4 * KiB },
 					    { 20 * KiB, 48 * KiB },
@@ -799,6 +886,34 @@ static void cfg_fold_layout(const char *name)
 				 (ssize_t)runs[i][1]);
 	close(fd);
 	free(local);
+}
+
+/* The fold export sub/pseudo's reply for cfg_fold_layout (see above). */
+static void check_fold(struct nfs42_client *cl, struct rp_reply *r,
+		       const char *sub, const char *pseudo, const char *name)
+{
+	struct nfs42_fh fh = cfg_file(cl, sub, pseudo, name);
+
+	cfg_fold_layout(sub, name);
+	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, 0, 1 * MiB, false, r),
+		      NFS4_OK);
+	if (r->n > 1) {
+		ck_assert_msg(r->n == 4, "%s: %u segments", pseudo, r->n);
+		ck_assert_int_eq(r->seg[0].type, NFS4_CONTENT_DATA);
+		ck_assert_uint_eq(r->seg[0].offset, 0);
+		ck_assert_uint_eq(r->seg[0].length, 64 * KiB + 4 * KiB);
+		ck_assert(e2e_all_zero(r->seg[0].data + 4 * KiB, 4 * KiB));
+		ck_assert(e2e_all_zero(r->seg[0].data + 12 * KiB, 8 * KiB));
+		ck_assert_uint_eq(r->seg[0].data[8 * KiB], 9);
+		ck_assert_int_eq(r->seg[1].type, NFS4_CONTENT_HOLE);
+		ck_assert_uint_eq(r->seg[1].length, 32 * KiB);
+		ck_assert_int_eq(r->seg[2].type, NFS4_CONTENT_DATA);
+		ck_assert_int_eq(r->seg[3].type, NFS4_CONTENT_HOLE);
+		ck_assert(r->eof);
+	} else {
+		e2e_skip("the fold export's filesystem reports no holes");
+	}
+	rp_reply_free(r);
 }
 
 START_TEST(config_off_and_no_holes)
@@ -832,27 +947,16 @@ START_TEST(config_off_and_no_holes)
 	ck_assert(r->eof);
 	rp_reply_free(r);
 
-	/* READ_PLUS_Min_Hole = 16384: the 4 KiB and 8 KiB holes between data
-	 * are sent as zeros, the 32 KiB one and the trailing one stay holes
+	/* READ_PLUS_Min_Hole = 16384 (the one knob, for every FSAL): the
+	 * 4 KiB and 8 KiB holes between data are sent as zeros, the 32 KiB
+	 * one and the trailing one stay holes; on FSAL_VFS (seek2 walk), on
+	 * FSAL_SPARSE (its read_plus slot reports every hole, the protocol
+	 * layer folds), and on FSAL_SPARSE given the knob's old name,
+	 * Min_Hole_Size in its FSAL block
 	 */
-	fh = cfg_file(cl, "fold", "rp_fold", name);
-	cfg_fold_layout(name);
-	ck_nfs_status(rp_call(cl, &fh, &e2e_anon_stateid, 0, 1 * MiB, false, r),
-		      NFS4_OK);
-	if (r->n > 1) {
-		ck_assert_uint_eq(r->n, 4);
-		ck_assert_int_eq(r->seg[0].type, NFS4_CONTENT_DATA);
-		ck_assert_uint_eq(r->seg[0].offset, 0);
-		ck_assert_uint_eq(r->seg[0].length, 64 * KiB + 4 * KiB);
-		ck_assert(e2e_all_zero(r->seg[0].data + 4 * KiB, 4 * KiB));
-		ck_assert_int_eq(r->seg[1].type, NFS4_CONTENT_HOLE);
-		ck_assert_uint_eq(r->seg[1].length, 32 * KiB);
-		ck_assert_int_eq(r->seg[2].type, NFS4_CONTENT_DATA);
-		ck_assert_int_eq(r->seg[3].type, NFS4_CONTENT_HOLE);
-		ck_assert(r->eof);
-	} else {
-		e2e_skip("the fold export's filesystem reports no holes");
-	}
+	check_fold(cl, r, "fold", "rp_fold", name);
+	check_fold(cl, r, "fold_sparse", "rp_fold_sparse", name);
+	check_fold(cl, r, "fold_oldname", "rp_fold_oldname", name);
 	rp_reply_free(r);
 	free(r);
 	nfs42_client_free(cl);
@@ -892,6 +996,7 @@ int main(void)
 	tcase_add_test(tc, known_layouts);
 	tcase_add_test(tc, eof_cases);
 	tcase_add_test(tc, count_and_budget);
+	tcase_add_test(tc, tiny_budget_is_too_big);
 	tcase_add_test(tc, one_gib_walk);
 	tcase_add_test(tc, writer_fills_holes);
 	tcase_add_test(tc, errors_as_read);

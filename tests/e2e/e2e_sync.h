@@ -25,6 +25,8 @@
  *
  * e2e_sync_start_ex(E2E_SYNC_CALLS ",pwritev", false) traces more calls;
  * e2e_sync_calls() then finds them in the trace (number and descriptors).
+ * e2e_sync_start_inject(calls, "inject=copy_file_range:delay_enter=N")
+ * slows the server's calls down (strace -e inject) while it watches.
  *
  * When ptrace is not permitted (no CAP_SYS_PTRACE, Yama, seccomp) or
  * strace is missing, e2e_sync_init() says so, e2e_sync_start() calls
@@ -188,13 +190,16 @@ static inline void e2e_sync_discard(struct e2e_sync *w)
 /*
  * Attach strace to the server, tracing the system calls in calls (a
  * comma-separated list, E2E_SYNC_CALLS and more), and wait until every
- * server thread is traced; with fail_syncs, every fsync/fdatasync/syncfs
- * the server calls fails with EIO meanwhile (strace -e inject).  Returns
- * NULL (and prints why) when it cannot attach.  No ck_assert here either
- * (see above).
+ * server thread is traced; with inject (an strace -e inject=... spec, or
+ * NULL), strace tampers with the server's calls meanwhile: fails them
+ * (E2E_SYNC_FAIL: every fsync/fdatasync/syncfs fails with EIO) or delays
+ * them.  Returns NULL (and prints why) when it cannot attach.  No
+ * ck_assert here either (see above).
  */
+#define E2E_SYNC_FAIL "inject=" E2E_SYNC_CALLS ":error=EIO"
+
 static inline struct e2e_sync *e2e_sync_try_start(const char *calls,
-						  bool fail_syncs)
+						  const char *inject)
 {
 	struct e2e_sync *w = calloc(1, sizeof(*w));
 	const char *tmp = getenv("TMPDIR");
@@ -236,12 +241,10 @@ static inline struct e2e_sync *e2e_sync_try_start(const char *calls,
 			_exit(1);
 		if (fd >= 0)
 			dup2(fd, 2);
-		/* the second -e injects EIO, or repeats the first */
+		/* the second -e injects, or repeats the first */
 		execlp("strace", "strace", "-f", "-qq", "-ttt", "-e", trace,
-		       "-e",
-		       fail_syncs ? "inject=" E2E_SYNC_CALLS ":error=EIO" :
-				    trace,
-		       "-y", "-o", w->out, "-p", pid, (char *)NULL);
+		       "-e", inject ? inject : trace, "-y", "-o", w->out, "-p",
+		       pid, (char *)NULL);
 		fprintf(stderr, "exec strace: %s\n", strerror(errno));
 		_exit(127);
 	}
@@ -284,7 +287,7 @@ static inline struct e2e_sync *e2e_sync_try_start(const char *calls,
 /* Call from main() before running the suite (in the parent process). */
 static inline bool e2e_sync_init(void)
 {
-	struct e2e_sync *w = e2e_sync_try_start(E2E_SYNC_CALLS, false);
+	struct e2e_sync *w = e2e_sync_try_start(E2E_SYNC_CALLS, NULL);
 
 	e2e_sync_usable = w != NULL;
 	if (w == NULL) {
@@ -297,9 +300,10 @@ static inline bool e2e_sync_init(void)
 	return true;
 }
 
-/* Start watching the calls in calls (see e2e_sync_try_start()). */
-static inline struct e2e_sync *e2e_sync_start_ex(const char *calls,
-						 bool fail_syncs)
+/* Start watching the calls in calls, injecting inject (see
+ * e2e_sync_try_start()). */
+static inline struct e2e_sync *e2e_sync_start_inject(const char *calls,
+						     const char *inject)
 {
 	struct e2e_sync *w;
 
@@ -308,10 +312,17 @@ static inline struct e2e_sync *e2e_sync_start_ex(const char *calls,
 			"strace cannot attach to the server: its syncs are not checked");
 		return NULL;
 	}
-	w = e2e_sync_try_start(calls, fail_syncs);
+	w = e2e_sync_try_start(calls, inject);
 	ck_assert_msg(w != NULL,
 		      "strace attached in main() but not now (see stderr)");
 	return w;
+}
+
+/* Start watching the calls in calls; with fail_syncs, every sync fails. */
+static inline struct e2e_sync *e2e_sync_start_ex(const char *calls,
+						 bool fail_syncs)
+{
+	return e2e_sync_start_inject(calls, fail_syncs ? E2E_SYNC_FAIL : NULL);
 }
 
 /* Start watching; the operation must be sent after this returns. */

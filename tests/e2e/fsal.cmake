@@ -59,3 +59,11 @@ target_compile_definitions(e2e_fsal_exports PRIVATE
   E2E_EXPORTS_DIR="${fsal_exports_dir}")
 set_tests_properties(e2e/e2e_fsal_exports PROPERTIES
   FIXTURES_REQUIRED fsal_exports)
+
+# A tmpfs export (harness --export-tmpfs: root, a private mount namespace)
+# with MDCACHE's dirent cache off, so READDIR cookies reach the FSAL: a
+# listing resumed after a removed entry must go on, not start over.
+sparse_e2e_test(e2e_fsal_tmpfs
+  SOURCES ${fsal_e2e_dir}/e2e_fsal_tmpfs.c TIMEOUT 60
+  HARNESS_ARGS --needs-root --export-tmpfs
+    --conf-extra "MDCACHE { Dir_Chunk = 0$<SEMICOLON> }")

@@ -4,7 +4,7 @@
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
 #            [--export-opts "K = V; ..."]
-#            [--conf-extra TEXT] [--keep]
+#            [--conf-extra TEXT] [--keep] [--protocols "3, 4"] [--export-tmpfs]
 #            [--needs-root] [--dbus] -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
@@ -31,8 +31,20 @@
 #                            where dbus-daemon is missing), else a socket
 #                            that does not exist (the server runs without
 #                            DBus). The machine's system bus is never used.
+#   NFS42_MNT_PORT           with --protocols naming 3: the MOUNT port
+#
+# --protocols LIST is NFS_CORE_PARAM's and EXPORT's Protocols (default 4).
+# With NFSv3 Ganesha must register with rpcbind or it stops; tests never
+# touch the machine's rpcbind: the harness then runs in a private mount
+# namespace whose /run is a directory of this test, where our rpcbind stub
+# ($SPARSE_RPCB_STUB, tests/e2e/rpcb_stub.c) listens on rpcbind.sock.
+# That needs root (skipped, 77, otherwise).  NLM and RQUOTA stay off.
+# --export-tmpfs makes the export directory a tmpfs of its own (in the
+# same kind of private mount namespace, root only): what an admin who
+# exports a tmpfs gets.
 # SPARSE_RECOVERY_BACKEND=X in the environment makes the server use
-# "RecoveryBackend = X" (default: Ganesha's, fs).
+# "RecoveryBackend = X" (default: Ganesha's, fs); SPARSE_MINOR_VERSIONS="0, 1, 2"
+# its NFSv4 Minor_Versions (default "1, 2").
 # A configuration error in Ganesha's log (a refused EXPORT or FSAL block)
 # fails the run unless SPARSE_ALLOW_CONFIG_ERRORS=1 (for tests of exactly
 # that). The server log is kept (path printed) when PROGRAM fails; otherwise the
@@ -60,8 +72,13 @@ EXTRA_CONF=""
 keep=0
 needs_root=0
 with_dbus=0
+PROTOCOLS=${SPARSE_E2E_PROTOCOLS:-4}
+export_tmpfs=0
+harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--protocols) PROTOCOLS=$2; shift 2 ;;
+	--export-tmpfs) export_tmpfs=1; shift ;;
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
@@ -80,6 +97,21 @@ prog=$(basename "$1")
 if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
 	echo "harness: $prog needs root; skipped"
 	exit 77
+fi
+with_v3=0
+case ",${PROTOCOLS// /}," in *,3,*) with_v3=1 ;; esac
+if { [ $with_v3 = 1 ] || [ $export_tmpfs = 1 ]; } &&
+   [ -z "${SPARSE_HARNESS_MNTNS:-}" ]; then
+	# A private mount namespace (same PID: unshare execs) for our mounts
+	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null ||
+	   ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "harness: $prog needs NFSv3 or a tmpfs export, hence a private mount namespace (root, unshare); skipped"
+		exit 77
+	fi
+	[ $with_v3 = 0 ] || [ -x "${SPARSE_RPCB_STUB:-}" ] ||
+		{ echo "harness: SPARSE_RPCB_STUB must name tests/e2e's rpcb_stub" >&2; exit 2; }
+	exec env SPARSE_HARNESS_MNTNS=1 unshare --mount --propagation private -- \
+		"$0" "${harness_args[@]}"
 fi
 
 # start_time PID: the kernel's start time of process PID (with the PID, it
@@ -112,11 +144,39 @@ remove_stale_dirs() {
 	done
 }
 
-tmp=${TMPDIR:-/tmp}
+# disk_dir DIR: DIR unless it is on tmpfs or ramfs.  The export is a
+# directory of the test's own, and an export must be on a disk filesystem:
+# Ganesha's FSAL_VFS refuses tmpfs outright, and on tmpfs FSAL_SPARSE's
+# READDIR cookies (the kernel's d_off) can restart a listing and its change
+# attribute (ctime, one clock tick fine) can miss a change (docs/testing.md).
+disk_dir() {
+	case "$(stat -f -c %T "$1" 2>/dev/null)" in
+	tmpfs | ramfs) return 1 ;;
+	esac
+	echo "$1"
+}
+
+# TMPDIR (default /tmp), or /var/tmp where that is a tmpfs (Debian 13
+# mounts one on /tmp by default, and so do many containers and chroots)
+tmp=$(disk_dir "${TMPDIR:-/tmp}") || tmp=$(disk_dir /var/tmp) || {
+	echo "harness: ${TMPDIR:-/tmp} and /var/tmp are both tmpfs; the export needs a disk filesystem: set TMPDIR to a directory on one" >&2
+	exit 1
+}
+[ "$tmp" = "${TMPDIR:-/tmp}" ] ||
+	echo "harness: ${TMPDIR:-/tmp} is a tmpfs; working in $tmp" >&2
 remove_stale_dirs "$tmp"
 work=$(mktemp -d "$tmp/nfs-sparse-e2e.XXXXXX")
 echo "$$ $(start_time $$)" >"$work/harness.pid"
 mkdir -p "$work/export" "$work/recovery" "$work/stall"
+if [ $export_tmpfs = 1 ]; then
+	mount -t tmpfs -o mode=0755 nfs-sparse-export "$work/export"
+fi
+if [ $with_v3 = 1 ]; then
+	# only in this process's mount namespace: the rpcbind socket of
+	# this test's server lives in $work/run
+	mkdir -p "$work/run"
+	mount --bind "$work/run" /run
+fi
 # --fsal-opts may name the directory of Test_Stall_Dir markers as
 # @STALL_DIR@ (the race tests arm one-shot backend stalls there)
 FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
@@ -179,15 +239,29 @@ esac
 CTL
 chmod +x "$work/ctl"
 
+# umount_below DIR: what a test mounted under DIR (a bind mount, a tmpfs),
+# deepest first, so that removing DIR never reaches through a mount
+umount_below() {
+	local m
+	awk -v d="$1/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+		sort -r | while read -r m; do
+			umount -l "$m" 2>/dev/null || true
+		done
+}
+
 cleanup() {
 	local rc=$?
 	if [ -f "$work/server.pid" ]; then
 		sparse_stop_server "$(cat "$work/server.pid")" 20 || true
 	fi
+	umount_below "$work"
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
 	if [ -s "$work/dbus.pid" ]; then
 		sparse_stop_server "$(cat "$work/dbus.pid")" 5 || true
+	fi
+	if [ -s "$work/rpcb.pid" ]; then
+		sparse_stop_server "$(cat "$work/rpcb.pid")" 5 || true
 	fi
 	rm -f "$work/harness.pid"
 	local failed=0
@@ -219,11 +293,21 @@ if [ $with_dbus = 1 ]; then
 	sparse_start_dbus "$work" $$ >/dev/null
 fi
 
+if [ $with_v3 = 1 ]; then
+	sparse_start_rpcb "$SPARSE_RPCB_STUB" "$work" $$ ||
+		{ echo "harness: the rpcbind stub did not start" >&2; exit 1; }
+fi
+
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.
 for attempt in 1 2 3 4 5; do
 	rm -f "$work/server.pid"
 	PORT=$(sparse_free_port)
+	MNT_PORT=
+	if [ $with_v3 = 1 ]; then
+		MNT_PORT=$(sparse_free_port)
+		[ "$MNT_PORT" != "$PORT" ] || MNT_PORT=$(sparse_free_port)
+	fi
 	echo "$PORT" >"$work/port"
 	sparse_write_conf "$work/ganesha.conf"
 	: >"$work/ganesha.log"
@@ -242,6 +326,11 @@ export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
 export NFS42_RECOVERY_DIR=$RECOVERY_DIR
+if [ -n "$MNT_PORT" ]; then
+	export NFS42_MNT_PORT=$MNT_PORT
+else
+	unset NFS42_MNT_PORT
+fi
 set +e
 "$@"
 rc=$?

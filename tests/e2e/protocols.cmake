@@ -90,13 +90,22 @@ sparse_e2e_test(e2e_proto_copy_async
 sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")
+# The job bound to its caller (issue #17): with read delegations granted,
+# so that one of a copy's destination could be, were the copy not counted
+# as a writer.
+sparse_e2e_run(e2e_proto_copy_async_deleg e2e_proto_copy_async ARGS deleg
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON> Delegations = true$<SEMICOLON>"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 
 # READ_PLUS (issue #7) on FSAL_SPARSE (its read_plus slot) and on FSAL_VFS
-# (the protocol layer's seek2/read2 fallback), with two more exports of
+# (the protocol layer's seek2/read2 fallback), with more exports of
 # directories made here: READ_PLUS = false, READ_PLUS_Holes = false, and
-# READ_PLUS_Min_Hole = 16384.
+# READ_PLUS_Min_Hole = 16384 on FSAL_VFS and on FSAL_SPARSE, and the old
+# name of that knob, FSAL_SPARSE's Min_Hole_Size (issue #17).
 set(rpcfg_dir ${CMAKE_CURRENT_BINARY_DIR}/rpcfg)
-file(MAKE_DIRECTORY ${rpcfg_dir}/off ${rpcfg_dir}/noholes ${rpcfg_dir}/fold)
+file(MAKE_DIRECTORY ${rpcfg_dir}/off ${rpcfg_dir}/noholes ${rpcfg_dir}/fold
+     ${rpcfg_dir}/fold_sparse ${rpcfg_dir}/fold_oldname)
 file(WRITE ${rpcfg_dir}/exports.conf "EXPORT {
 	Export_Id = 71;
 	Path = \"${rpcfg_dir}/off\";
@@ -117,6 +126,19 @@ EXPORT {
 	Pseudo = \"/rp_fold\";
 	READ_PLUS_Min_Hole = 16384;
 	FSAL { Name = VFS; }
+}
+EXPORT {
+	Export_Id = 74;
+	Path = \"${rpcfg_dir}/fold_sparse\";
+	Pseudo = \"/rp_fold_sparse\";
+	READ_PLUS_Min_Hole = 16384;
+	FSAL { Name = SPARSE; }
+}
+EXPORT {
+	Export_Id = 75;
+	Path = \"${rpcfg_dir}/fold_oldname\";
+	Pseudo = \"/rp_fold_oldname\";
+	FSAL { Name = SPARSE; Min_Hole_Size = 16384; }
 }
 ")
 sparse_e2e_test(e2e_proto_read_plus

@@ -26,7 +26,7 @@ struct run_spec {
 };
 
 struct layout {
-	struct rp_extent ext[MAX_EXT];
+	struct fsal_segment ext[MAX_EXT];
 	size_t n;
 	uint64_t size;
 };
@@ -62,7 +62,7 @@ static void layout_alternating(struct layout *l, size_t n, bool first_hole)
 
 /* ---- planning and checking ------------------------------------------------ */
 
-static struct rp_segment segs[MAX_EXT];
+static struct fsal_segment segs[MAX_EXT];
 
 static int plan(const struct layout *l, uint64_t off, uint32_t count,
 		uint64_t budget, bool holes, struct rp_plan *p)
@@ -92,9 +92,9 @@ static void expect_segs(const struct rp_plan *p, const struct want *w, size_t n)
 		ck_assert_msg(
 			p->seg[i].offset == w[i].off &&
 				p->seg[i].length == w[i].len &&
-				(p->seg[i].type == RP_SEG_HOLE) == w[i].hole,
+				p->seg[i].hole == w[i].hole,
 			"segment %zu: got %s %llu+%llu, want %s %llu+%llu", i,
-			p->seg[i].type == RP_SEG_HOLE ? "hole" : "data",
+			p->seg[i].hole ? "hole" : "data",
 			(unsigned long long)p->seg[i].offset,
 			(unsigned long long)p->seg[i].length,
 			w[i].hole ? "hole" : "data",
@@ -432,7 +432,7 @@ START_TEST(budget_too_small)
 	ck_assert_int_eq(plan(&l, 0, l.size, 27, true, &p), -E2BIG);
 	ck_assert_int_eq(plan(&l, 0, l.size, 28, true, &p), 0);
 	ck_assert_uint_eq(p.nseg, 1);
-	ck_assert(p.seg[0].type == RP_SEG_HOLE);
+	ck_assert(p.seg[0].hole);
 	ck_assert_int_eq(plan(&l, 0, l.size, 0, true, &p), -E2BIG);
 }
 END_TEST
@@ -515,7 +515,7 @@ static void walk_file(const struct layout *l, uint32_t count, uint64_t budget)
 							  p.seg[i - 1].length :
 					      off);
 			merged_add(&got, p.seg[i].offset, p.seg[i].length,
-				   p.seg[i].type == RP_SEG_HOLE);
+				   p.seg[i].hole);
 		}
 		off = rp_plan_end(&p, off);
 		ck_assert_uint_eq(p.eof, off == l->size);
@@ -663,7 +663,7 @@ static void random_layout(struct layout *l, bool *is_hole)
 			break;
 		/* sometimes two extents of the same kind in a row */
 		hole = rng_below(5) ? !hole : hole;
-		l->ext[l->n++] = (struct rp_extent){ l->size, len, hole };
+		l->ext[l->n++] = (struct fsal_segment){ l->size, len, hole };
 		for (i = 0; i < len; i++)
 			is_hole[l->size + i] = hole;
 		l->size += len;
@@ -682,7 +682,7 @@ static void clip_layout(struct layout *l, uint64_t from, uint64_t to)
 		e = e < to ? e : to;
 		if (s >= e)
 			continue;
-		l->ext[n++] = (struct rp_extent){ s, e - s, l->ext[i].hole };
+		l->ext[n++] = (struct fsal_segment){ s, e - s, l->ext[i].hole };
 	}
 	l->n = n;
 }
@@ -728,7 +728,7 @@ END_TEST
 
 /* ---- building a layout (rp_layout_*) -------------------------------------- */
 
-static void expect_ext(const struct rp_extent *e, size_t n,
+static void expect_ext(const struct fsal_segment *e, size_t n,
 		       const struct want *w, size_t nw)
 {
 	size_t i;
@@ -749,7 +749,7 @@ static void expect_ext(const struct rp_extent *e, size_t n,
 
 START_TEST(layout_append_merges)
 {
-	struct rp_extent e[2];
+	struct fsal_segment e[2];
 	size_t n = 0;
 
 	ck_assert_int_eq(rp_layout_append(e, &n, 2, 0, 4 * K, true), 0);
@@ -773,7 +773,7 @@ END_TEST
  */
 START_TEST(layout_fold_bounded_holes)
 {
-	struct rp_extent e[8];
+	struct fsal_segment e[8];
 	size_t n = 0;
 
 	rp_layout_append(e, &n, 8, 0, 1 * K, true); /* start: kept */
@@ -807,6 +807,35 @@ START_TEST(layout_fold_bounded_holes)
 }
 END_TEST
 
+/*
+ * Before folding a buffer that holds a layout's data (the FSAL leaves hole
+ * bytes untouched), the holes shorter than the minimum are zeroed: any of
+ * them may become data.  Longer holes, and bytes outside holes, are left.
+ */
+START_TEST(layout_zero_short_holes)
+{
+	static char buf[32 * K];
+	struct fsal_segment e[8];
+	size_t n = 0, i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	rp_layout_append(e, &n, 8, 8 * K, 1 * K, true); /* short: zeroed */
+	rp_layout_append(e, &n, 8, 9 * K, 4 * K, false);
+	rp_layout_append(e, &n, 8, 13 * K, 2 * K, true); /* short: zeroed */
+	rp_layout_append(e, &n, 8, 15 * K, 4 * K, false);
+	rp_layout_append(e, &n, 8, 19 * K, 8 * K, true); /* 8K: left */
+	rp_layout_zero_short_holes(e, n, 8 * K, buf, 8 * K);
+	for (i = 0; i < 19 * K; i++)
+		ck_assert_msg(buf[i] ==
+				      (i < 1 * K || (i >= 5 * K && i < 7 * K) ?
+					       0 :
+					       0x5a),
+			      "byte %zu: %d", i, buf[i]);
+	for (; i < sizeof(buf); i++)
+		ck_assert_int_eq(buf[i], 0x5a);
+}
+END_TEST
+
 START_TEST(layout_room_end)
 {
 	/* fits: the end; else a 4 KiB offset; else pos + room */
@@ -820,7 +849,7 @@ END_TEST
 /* Cut where the budget ends: data to a 4 KiB offset, a hole dropped. */
 START_TEST(layout_fit_budget)
 {
-	struct rp_extent e[4];
+	struct fsal_segment e[4];
 	size_t n = 0, k;
 
 	rp_layout_append(e, &n, 4, 0, 64 * K, true);
@@ -878,6 +907,7 @@ int main(void)
 	tcase_add_test(limits, bad_layout_or_room);
 	tcase_add_test(limits, layout_append_merges);
 	tcase_add_test(limits, layout_fold_bounded_holes);
+	tcase_add_test(limits, layout_zero_short_holes);
 	tcase_add_test(limits, layout_room_end);
 	tcase_add_test(limits, layout_fit_budget);
 	tcase_add_test(walks, budget_walk_many_small_segments);

@@ -5,7 +5,8 @@
  * Unit tests of the server's READ_PLUS result XDR (RFC 7863 shapes in
  * src/include/nfsv42_sparse_xdr.h, reached through Ganesha's nfsv41.h as
  * patch 0010 includes them): exact bytes, data segments encoded by
- * reference to a shared file buffer (its references counted), round trips,
+ * reference to a shared file buffer (its references counted), or copied
+ * when the reply is encrypted in place (RPCSEC_GSS privacy), round trips,
  * truncation at every length and garbage rejected without a leak or crash.
  */
 
@@ -154,6 +155,123 @@ START_TEST(shared_buffer_references)
 }
 END_TEST
 
+/*
+ * A record stream as the server's replies use (ntirpc's xdr_ioq, which
+ * libntirpc does not export): bytes put inline are copied into the
+ * stream's own buffer, buffers put with xdr_putbufs are kept by reference
+ * (one uio reference per vector) at the position they were put.
+ */
+struct rec_stream {
+	XDR x;
+	struct xdr_ops ops;
+	char mem[BUFSZ];
+	struct {
+		u_int pos;
+		xdr_uio *uio;
+	} refs[8];
+	int nrefs;
+};
+
+static bool rec_putbufs(XDR *x, xdr_uio *uio, u_int flags)
+{
+	struct rec_stream *r = container_of(x, struct rec_stream, x);
+
+	ck_assert_int_lt(r->nrefs, 8);
+	r->refs[r->nrefs].pos = XDR_GETPOS(x);
+	r->refs[r->nrefs++].uio = uio;
+	uio->uio_references += uio->uio_count;
+	return true;
+}
+
+/*
+ * Encode res into a record stream and take the encoded bytes out into
+ * out; with encrypt, do to the stream's vectors what RPCSEC_GSS privacy
+ * does (ntirpc's gss_wrap_iov encrypts the vectors in place, the referred
+ * ones included): here, flip every byte.  Then the transport is done.
+ */
+static size_t encode_rec(struct sp42_READ_PLUS4res *res, uint8_t *out,
+			 bool encrypt)
+{
+	struct rec_stream *r = calloc(1, sizeof(*r));
+	u_int from = 0, end;
+	size_t got = 0;
+	int i, v;
+
+	xdrmem_create(&r->x, r->mem, sizeof(r->mem), XDR_ENCODE);
+	r->ops = *r->x.x_ops;
+	r->ops.x_putbufs = rec_putbufs;
+	r->x.x_ops = &r->ops;
+	ck_assert(xdr_sp42_READ_PLUS4res(&r->x, res));
+	end = XDR_GETPOS(&r->x);
+	for (i = 0; i <= r->nrefs; i++) {
+		u_int to = i < r->nrefs ? r->refs[i].pos : end;
+
+		memcpy(out + got, r->mem + from, to - from);
+		got += to - from;
+		from = to;
+		for (v = 0; i < r->nrefs && v < r->refs[i].uio->uio_count;
+		     v++) {
+			xdr_vio *vio = &r->refs[i].uio->uio_vio[v];
+
+			memcpy(out + got, vio->vio_head, vio->vio_length);
+			got += vio->vio_length;
+			if (encrypt)
+				for (size_t k = 0; k < vio->vio_length; k++)
+					vio->vio_head[k] ^= 0xff;
+		}
+	}
+	if (encrypt)
+		for (size_t k = 0; k < end; k++)
+			r->mem[k] ^= 0xff;
+	for (i = 0; i < r->nrefs; i++)
+		for (v = r->refs[i].uio->uio_count; v > 0; v--)
+			r->refs[i].uio->uio_release(r->refs[i].uio,
+						    UIO_FLAG_NONE);
+	XDR_DESTROY(&r->x);
+	free(r);
+	return got;
+}
+
+/*
+ * A reply wrapped with RPCSEC_GSS privacy and cached (sa_cachethis), then
+ * replayed: encoded twice from one result.  With the buffer marked for
+ * copy (what READ_PLUS does for a privacy request) the replay carries the
+ * file's bytes again; by reference (the zero-copy path) the first
+ * encryption went into the file buffer and the replay's data is wrong.
+ */
+START_TEST(wrapped_reply_copies_data)
+{
+	static uint8_t plain[BUFSZ], first[BUFSZ], replay[BUFSZ];
+	struct sp42_READ_PLUS4res res;
+	size_t len;
+
+	build(&res);
+	iob->copy = true;
+	len = encode(&res, plain, sizeof(plain));
+	ck_assert_uint_eq(len, BUILT_LEN);
+	ck_assert_uint_eq(encode_rec(&res, first, true), len);
+	ck_assert_mem_eq(first, plain, len);
+	ck_assert_uint_eq(encode_rec(&res, replay, true), len);
+	ck_assert_mem_eq(replay, plain, len);
+	ck_assert_int_eq(iob->refs, 1);
+	xdr_free((xdrproc_t)xdr_sp42_READ_PLUS4res, &res);
+
+	/* by reference, the same two sends: the replay is not the data */
+	build(&res);
+	ck_assert_uint_eq(encode_rec(&res, first, true), len);
+	ck_assert_mem_eq(first, plain, len);
+	ck_assert_uint_eq(encode_rec(&res, replay, true), len);
+	ck_assert(memcmp(replay, plain, len) != 0);
+	/* and without encryption it stays zero-copy and right */
+	xdr_free((xdrproc_t)xdr_sp42_READ_PLUS4res, &res);
+	build(&res);
+	ck_assert_uint_eq(encode_rec(&res, first, false), len);
+	ck_assert_uint_eq(encode_rec(&res, replay, false), len);
+	ck_assert_mem_eq(replay, plain, len);
+	xdr_free((xdrproc_t)xdr_sp42_READ_PLUS4res, &res);
+}
+END_TEST
+
 START_TEST(round_trip)
 {
 	struct sp42_READ_PLUS4res res, back;
@@ -269,6 +387,7 @@ int main(void)
 
 	tcase_add_test(tc, exact_bytes);
 	tcase_add_test(tc, shared_buffer_references);
+	tcase_add_test(tc, wrapped_reply_copies_data);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, error_and_empty);
 	tcase_add_test(tc, truncated_every_length);

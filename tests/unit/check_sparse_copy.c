@@ -3,8 +3,8 @@
 
 /*
  * Unit tests of FSAL_SPARSE's copy engine (sparse_copy.c) on real files in
- * a temporary directory (TMPDIR or /tmp), with system calls failed or
- * slowed down through the engine's ops table.
+ * a temporary directory (TMPDIR or /tmp), with system calls failed
+ * through the engine's ops table.
  *
  *   check_sparse_copy             the engine on TMPDIR's filesystem
  *   check_sparse_copy xfs         the clone path on a reflink XFS image
@@ -189,17 +189,8 @@ struct fake {
 	bool short_copy_range; /* every copy_file_range moves half */
 	int punch_err; /* punch fails with this errno */
 	int seek_err; /* SEEK_DATA/SEEK_HOLE fail with this errno */
-	unsigned int delay_ms; /* each pwrite and copy_file_range sleeps */
 	unsigned int calls[6]; /* clone, copy_range, pread, pwrite, seek, punch */
 };
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
 
 static int fake_clone(void *ctx, int src_fd, uint64_t src_off, int dst_fd,
 		      uint64_t dst_off, uint64_t len)
@@ -232,8 +223,6 @@ static ssize_t fake_copy_range(void *ctx, int src_fd, uint64_t src_off,
 	if (f->copy_range_late_err && f->calls[1] >= f->copy_range_ok_calls)
 		return -f->copy_range_late_err;
 	f->calls[1]++;
-	if (f->delay_ms)
-		sleep_ms(f->delay_ms);
 	if (f->short_copy_range && len > 1)
 		len /= 2;
 	return sparse_copy_sys_ops.copy_range(NULL, src_fd, src_off, dst_fd,
@@ -257,8 +246,6 @@ static ssize_t fake_pwrite(void *ctx, int fd, const void *buf, size_t len,
 	if (f->pwrite_err && f->calls[3] >= f->pwrite_ok_calls)
 		return -f->pwrite_err;
 	f->calls[3]++;
-	if (f->delay_ms)
-		sleep_ms(f->delay_ms);
 	if (f->short_pwrite && len > 1)
 		len /= 2;
 	return sparse_copy_sys_ops.pwrite(NULL, fd, buf, len, off);
@@ -416,25 +403,6 @@ START_TEST(sparse_holes_stay_rw)
 }
 END_TEST
 
-/* Holes below min_hole are copied as data (zeros written). */
-START_TEST(sparse_min_hole_folds)
-{
-	struct sparse_copy_opts o = { .mode = SPARSE_COPY_COPY_ONLY,
-				      .min_hole = 32 * M };
-	struct sparse_copy_result res;
-	int src = sparse_file();
-	int dst = new_file();
-
-	copy_all(src, dst, &o, &res);
-	expect_identical(src, dst);
-	/* every hole of the file, the trailing one too, is under 32 MiB */
-	if (holes_reported())
-		ck_assert_uint_ge(file_bytes_used(dst), 60 * M);
-	close(src);
-	close(dst);
-}
-END_TEST
-
 /* No SEEK_DATA there: the whole range is data, and still right. */
 START_TEST(sparse_without_seek_data)
 {
@@ -563,12 +531,16 @@ START_TEST(holes_over_data_zeroed)
 }
 END_TEST
 
-/* ---- chunk cap and time budget ----------------------------------------- */
+/* ---- one piece per call ----------------------------------------------- */
 
-START_TEST(chunk_cap_short_then_finish)
+/*
+ * At most opts->piece bytes per call (how many calls a COPY reply makes,
+ * and for how long, is the protocol layer's: nfs42_copy_chunk()).
+ */
+START_TEST(piece_short_then_finish)
 {
 	struct sparse_copy_opts o = { .mode = SPARSE_COPY_COPY_ONLY,
-				      .chunk_bytes = 3 * M / 2 };
+				      .piece = 3 * M / 2 };
 	struct sparse_copy_result res;
 	int src = patterned_file(5 * M + 123, 8);
 	int dst = new_file();
@@ -585,10 +557,10 @@ START_TEST(chunk_cap_short_then_finish)
 }
 END_TEST
 
-/* A cap that stops inside a hole still leaves the hole readable. */
-START_TEST(chunk_cap_sparse)
+/* A piece that ends inside a hole still leaves the hole readable. */
+START_TEST(piece_sparse)
 {
-	struct sparse_copy_opts o = { .chunk_bytes = 7 * M };
+	struct sparse_copy_opts o = { .piece = 7 * M };
 	struct sparse_copy_result res;
 	int src = sparse_file();
 	int dst = new_file();
@@ -602,71 +574,6 @@ START_TEST(chunk_cap_sparse)
 	expect_identical(src, dst);
 	close(src);
 	close(dst);
-}
-END_TEST
-
-static uint64_t ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	       (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-/*
- * 50 ms or more per 1 MiB piece, a 200 ms budget: the call stops before a
- * piece that, as slow as the slowest so far, would end past the budget:
- * after 3 pieces at most (150 ms), and never over 200 ms unless one piece
- * is suddenly two thirds slower than the ones before it.
- */
-static void check_budget(struct fake *f, enum sparse_copy_path path)
-{
-	struct sparse_copy_ops ops = fake_ops(f);
-	struct sparse_copy_opts o = { .mode = SPARSE_COPY_COPY_ONLY,
-				      .budget_ms = 200,
-				      .ops = &ops };
-	struct sparse_copy_result res;
-	int src = patterned_file(16 * M, 9);
-	int dst = new_file();
-	struct timespec t0;
-	uint64_t ms;
-	int64_t n;
-
-	f->delay_ms = 50;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	n = sparse_copy_range(src, 0, dst, 0, 0, &o, &res);
-	ms = ms_since(&t0);
-	ck_assert_int_eq(res.path, path);
-	ck_assert_msg(n >= (int64_t)M && n <= (int64_t)(3 * M) && n % M == 0,
-		      "%lld bytes in the budget", (long long)n);
-	ck_assert_msg(ms >= 50 && ms < 200, "took %llu ms",
-		      (unsigned long long)ms);
-	ck_assert(!res.eof);
-	expect_same(src, 0, dst, 0, n);
-
-	f->delay_ms = 0;
-	o.budget_ms = 0;
-	n = sparse_copy_range(src, n, dst, n, 0, &o, &res);
-	ck_assert(res.eof);
-	expect_identical(src, dst);
-	close(src);
-	close(dst);
-}
-
-START_TEST(budget_copy_range)
-{
-	struct fake f = { 0 };
-
-	check_budget(&f, SPARSE_COPY_PATH_COPY_RANGE);
-}
-END_TEST
-
-START_TEST(budget_rw)
-{
-	struct fake f = { .copy_range_err = EXDEV };
-
-	check_budget(&f, SPARSE_COPY_PATH_RW);
 }
 END_TEST
 
@@ -691,14 +598,12 @@ START_TEST(copy_only_never_clones)
 }
 END_TEST
 
-/* An aligned range is cloned whole, whatever the cap and budget say. */
-START_TEST(clone_whole_range_past_cap)
+/* An aligned range is cloned whole, whatever the piece says. */
+START_TEST(clone_whole_range_past_piece)
 {
 	struct fake f = { .clone_copies = true };
 	struct sparse_copy_ops ops = fake_ops(&f);
-	struct sparse_copy_opts o = { .chunk_bytes = M,
-				      .budget_ms = 1,
-				      .ops = &ops };
+	struct sparse_copy_opts o = { .piece = M, .ops = &ops };
 	struct sparse_copy_result res;
 	int src = patterned_file(6 * M + 5, 11);
 	int dst = new_file();
@@ -987,20 +892,17 @@ static Suite *sparse_copy_suite(void)
 	tcase_add_loop_test(data, copy_sizes_rw, 0, nsizes);
 	tcase_add_test(data, sparse_holes_stay_copy_range);
 	tcase_add_test(data, sparse_holes_stay_rw);
-	tcase_add_test(data, sparse_min_hole_folds);
 	tcase_add_test(data, sparse_without_seek_data);
 	tcase_add_test(data, count_zero_is_to_eof);
 	tcase_add_test(data, copy_into_existing_destination);
 	tcase_add_test(data, holes_over_data_punched);
 	tcase_add_test(data, holes_over_data_zeroed);
-	tcase_add_test(data, chunk_cap_short_then_finish);
-	tcase_add_test(data, chunk_cap_sparse);
-	tcase_add_test(data, budget_copy_range);
-	tcase_add_test(data, budget_rw);
+	tcase_add_test(data, piece_short_then_finish);
+	tcase_add_test(data, piece_sparse);
 	suite_add_tcase(s, data);
 
 	tcase_add_test(paths, copy_only_never_clones);
-	tcase_add_test(paths, clone_whole_range_past_cap);
+	tcase_add_test(paths, clone_whole_range_past_piece);
 	tcase_add_test(paths, clone_needs_alignment);
 	tcase_add_test(paths, clone_refused_falls_back_to_copy_range);
 	tcase_add_test(paths, clone_only_does_not_fall_back);
@@ -1189,13 +1091,21 @@ skip:
 	return 77;
 }
 
+static uint64_t ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
 /* ---- timing a copy ----------------------------------------------------- */
 
 static int time_copy(const char *from, const char *to, const char *how)
 {
 	struct fake f = { 0 };
 	struct sparse_copy_ops ops = fake_ops(&f);
-	struct sparse_copy_opts o = { .chunk_bytes = 64 * M, .ops = &ops };
+	struct sparse_copy_opts o = { .piece = 64 * M, .ops = &ops };
 	struct sparse_copy_result res = { 0 };
 	int src = open(from, O_RDONLY);
 	int dst = open(to, O_CREAT | O_TRUNC | O_WRONLY, 0600);

@@ -59,13 +59,12 @@ static int64_t fake_seek(void *ctx, uint64_t off, int whence)
 }
 
 static void walk_fake(struct fake_file *f, uint64_t start, uint64_t len,
-		      uint64_t min_hole, struct sparse_map *map)
+		      struct sparse_map *map)
 {
 	struct sparse_seeker s = { .seek = fake_seek, .ctx = f };
 
 	sparse_map_init(map);
-	ck_assert_int_eq(
-		sparse_map_walk(&s, f->size, start, len, min_hole, map), 0);
+	ck_assert_int_eq(sparse_map_walk(&s, f->size, start, len, map), 0);
 }
 
 void expect_map(const struct sparse_map *map, const struct want *w, size_t n)
@@ -77,11 +76,11 @@ void expect_map(const struct sparse_map *map, const struct want *w, size_t n)
 		ck_assert_msg(
 			map->ext[i].offset == w[i].off &&
 				map->ext[i].length == w[i].len &&
-				map->ext[i].is_hole == w[i].hole,
+				map->ext[i].hole == w[i].hole,
 			"extent %zu: got (%llu,%llu,%s) want (%llu,%llu,%s)", i,
 			(unsigned long long)map->ext[i].offset,
 			(unsigned long long)map->ext[i].length,
-			map->ext[i].is_hole ? "hole" : "data",
+			map->ext[i].hole ? "hole" : "data",
 			(unsigned long long)w[i].off,
 			(unsigned long long)w[i].len,
 			w[i].hole ? "hole" : "data");
@@ -97,7 +96,7 @@ START_TEST(all_data)
 	static const struct want w[] = { { 0, 64 * K, false } };
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 64 * K, 4096, &map);
+	walk_fake(&f, 0, 64 * K, &map);
 	expect_map(&map, w, 1);
 	ck_assert(map.eof);
 	ck_assert_uint_eq(sparse_map_hole_bytes(&map), 0);
@@ -111,7 +110,7 @@ START_TEST(all_hole)
 	static const struct want w[] = { { 0, 1 * M, true } };
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 2 * M, 4096, &map);
+	walk_fake(&f, 0, 2 * M, &map);
 	expect_map(&map, w, 1);
 	ck_assert(map.eof);
 	ck_assert_uint_eq(map.end, 1 * M);
@@ -133,7 +132,7 @@ START_TEST(mixed_4k_to_32k)
 	};
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 80 * K, 4096, &map);
+	walk_fake(&f, 0, 80 * K, &map);
 	expect_map(&map, w, 5);
 	ck_assert(map.eof);
 	ck_assert_uint_eq(sparse_map_hole_bytes(&map), 40 * K);
@@ -141,40 +140,27 @@ START_TEST(mixed_4k_to_32k)
 }
 END_TEST
 
-START_TEST(tiny_holes_folded)
+/*
+ * Holes of any size are reported as they are: folding short ones into
+ * data is the protocol layer's policy (READ_PLUS_Min_Hole,
+ * rp_layout_fold), not the map's.
+ */
+START_TEST(tiny_holes_kept)
 {
 	/* data 0-4K, 2K hole, data 6K-10K, 1K hole, data 11K-16K */
 	static const struct fake_run runs[] = { { 0, 4 * K },
 						{ 6 * K, 4 * K },
 						{ 11 * K, 5 * K } };
 	struct fake_file f = { 16 * K, runs, 3, 0 };
-	static const struct want folded[] = { { 0, 16 * K, false } };
 	static const struct want kept[] = {
 		{ 0, 4 * K, false },	  { 4 * K, 2 * K, true },
 		{ 6 * K, 4 * K, false },  { 10 * K, 1 * K, true },
 		{ 11 * K, 5 * K, false },
 	};
-	static const struct want half[] = {
-		{ 0, 4 * K, false },
-		{ 4 * K, 2 * K, true },
-		{ 6 * K, 10 * K, false },
-	};
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 16 * K, 4096, &map);
-	expect_map(&map, folded, 1);
-	sparse_map_free(&map);
-
-	walk_fake(&f, 0, 16 * K, 0, &map);
+	walk_fake(&f, 0, 16 * K, &map);
 	expect_map(&map, kept, 5);
-	sparse_map_free(&map);
-
-	walk_fake(&f, 0, 16 * K, 512, &map);
-	expect_map(&map, kept, 5);
-	sparse_map_free(&map);
-
-	walk_fake(&f, 0, 16 * K, 2048, &map);
-	expect_map(&map, half, 3);
 	sparse_map_free(&map);
 }
 END_TEST
@@ -191,7 +177,7 @@ START_TEST(start_mid_data)
 	};
 	struct sparse_map map;
 
-	walk_fake(&f, 2 * K, 41 * K, 4096, &map);
+	walk_fake(&f, 2 * K, 41 * K, &map);
 	expect_map(&map, w, 3);
 	ck_assert(!map.eof);
 	ck_assert_uint_eq(map.end, 43 * K);
@@ -209,7 +195,7 @@ START_TEST(start_mid_big_hole_kept)
 					 { 36 * K, 4 * K, false } };
 	struct sparse_map map;
 
-	walk_fake(&f, 34 * K, 6 * K, 4096, &map);
+	walk_fake(&f, 34 * K, 6 * K, &map);
 	expect_map(&map, w, 2);
 	sparse_map_free(&map);
 }
@@ -224,24 +210,25 @@ START_TEST(end_mid_big_hole_kept)
 					 { 4 * K, 2 * K, true } };
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 6 * K, 4096, &map);
+	walk_fake(&f, 0, 6 * K, &map);
 	expect_map(&map, w, 2);
 	ck_assert(!map.eof);
 	sparse_map_free(&map);
 }
 END_TEST
 
-START_TEST(start_mid_small_hole_folded)
+START_TEST(start_mid_small_hole_kept)
 {
-	/* 3K hole, range starts 1K into it: the whole hole is 3K < 4K. */
+	/* 3K hole, range starts 1K into it: the 2K inside are a hole */
 	static const struct fake_run runs[] = { { 0, 4 * K },
 						{ 7 * K, 9 * K } };
 	struct fake_file f = { 16 * K, runs, 2, 0 };
-	static const struct want w[] = { { 5 * K, 11 * K, false } };
+	static const struct want w[] = { { 5 * K, 2 * K, true },
+					 { 7 * K, 9 * K, false } };
 	struct sparse_map map;
 
-	walk_fake(&f, 5 * K, 11 * K, 4096, &map);
-	expect_map(&map, w, 1);
+	walk_fake(&f, 5 * K, 11 * K, &map);
+	expect_map(&map, w, 2);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
 }
@@ -254,45 +241,46 @@ START_TEST(beyond_eof)
 	static const struct want w[] = { { 8 * K, 2 * K, true } };
 	struct sparse_map map;
 
-	walk_fake(&f, 10 * K, 4 * K, 4096, &map);
+	walk_fake(&f, 10 * K, 4 * K, &map);
 	ck_assert_uint_eq(map.count, 0);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
 
-	walk_fake(&f, 1 * M, 4 * K, 4096, &map);
+	walk_fake(&f, 1 * M, 4 * K, &map);
 	ck_assert_uint_eq(map.count, 0);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
 
-	/* crossing EOF: clipped; the 6K trailing hole is real (>= 4K) */
-	walk_fake(&f, 8 * K, 1 * M, 4096, &map);
+	/* crossing EOF: clipped there */
+	walk_fake(&f, 8 * K, 1 * M, &map);
 	expect_map(&map, w, 1);
 	ck_assert(map.eof);
 	ck_assert_uint_eq(map.end, 10 * K);
 	sparse_map_free(&map);
 
 	/* zero length inside the file: empty, not eof */
-	walk_fake(&f, 0, 0, 4096, &map);
+	walk_fake(&f, 0, 0, &map);
 	ck_assert_uint_eq(map.count, 0);
 	ck_assert(!map.eof);
 	sparse_map_free(&map);
 
 	/* huge length must not overflow */
-	walk_fake(&f, 4 * K, UINT64_MAX, 4096, &map);
+	walk_fake(&f, 4 * K, UINT64_MAX, &map);
 	ck_assert_uint_eq(map.end, 10 * K);
 	sparse_map_free(&map);
 }
 END_TEST
 
-START_TEST(small_trailing_hole_folded)
+START_TEST(small_trailing_hole_kept)
 {
 	static const struct fake_run runs[] = { { 0, 4 * K } };
 	struct fake_file f = { 5 * K, runs, 1, 0 };
-	static const struct want w[] = { { 0, 5 * K, false } };
+	static const struct want w[] = { { 0, 4 * K, false },
+					 { 4 * K, 1 * K, true } };
 	struct sparse_map map;
 
-	walk_fake(&f, 0, 5 * K, 4096, &map);
-	expect_map(&map, w, 1);
+	walk_fake(&f, 0, 5 * K, &map);
+	expect_map(&map, w, 2);
 	sparse_map_free(&map);
 }
 END_TEST
@@ -302,20 +290,18 @@ START_TEST(append_rules)
 	struct sparse_map map;
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_append(&map, 0, 10, 0, false), 0);
-	ck_assert_int_eq(sparse_map_append(&map, 10, 5, 0, false), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 0, 10, false), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 10, 5, false), 0);
 	ck_assert_uint_eq(map.count, 1);
 	ck_assert_uint_eq(map.ext[0].length, 15);
-	ck_assert_int_eq(sparse_map_append(&map, 20, 5, 0, true), -EINVAL);
-	ck_assert_int_eq(sparse_map_append(&map, 15, 0, 0, true), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 20, 5, true), -EINVAL);
+	ck_assert_int_eq(sparse_map_append(&map, 15, 0, true), 0);
 	ck_assert_uint_eq(map.count, 1);
-	ck_assert_int_eq(sparse_map_append(&map, 15, 100, 9000, true), 0);
-	ck_assert_uint_eq(map.ext[1].span, 9000);
-	sparse_map_fold(&map, 8192);
-	ck_assert_uint_eq(map.count, 2); /* span 9000 >= 8192: kept */
-	sparse_map_fold(&map, 10000);
-	ck_assert_uint_eq(map.count, 1);
-	ck_assert_uint_eq(map.ext[0].length, 115);
+	ck_assert_int_eq(sparse_map_append(&map, 15, 100, true), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 115, 20, true), 0);
+	ck_assert_uint_eq(map.count, 2);
+	ck_assert(map.ext[1].hole);
+	ck_assert_uint_eq(map.ext[1].length, 120);
 	sparse_map_free(&map);
 }
 END_TEST
@@ -324,9 +310,9 @@ END_TEST
 static void three_extents(struct sparse_map *map)
 {
 	sparse_map_init(map);
-	ck_assert_int_eq(sparse_map_append(map, 0, 4 * K, 0, false), 0);
-	ck_assert_int_eq(sparse_map_append(map, 4 * K, 60 * K, 0, true), 0);
-	ck_assert_int_eq(sparse_map_append(map, 64 * K, 4 * K, 0, false), 0);
+	ck_assert_int_eq(sparse_map_append(map, 0, 4 * K, false), 0);
+	ck_assert_int_eq(sparse_map_append(map, 4 * K, 60 * K, true), 0);
+	ck_assert_int_eq(sparse_map_append(map, 64 * K, 4 * K, false), 0);
 	map->end = 68 * K;
 }
 
@@ -367,8 +353,8 @@ START_TEST(clip_drops_extent_past_end_after_gap)
 	struct sparse_map map;
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_append(&map, 0, 2 * K, 0, false), 0);
-	ck_assert_int_eq(sparse_map_append(&map, 2 * K, 6 * K, 0, true), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 0, 2 * K, false), 0);
+	ck_assert_int_eq(sparse_map_append(&map, 2 * K, 6 * K, true), 0);
 	map.ext[1].offset = 8 * K; /* [2K, 8K) now missing */
 	map.end = 16 * K;
 	sparse_map_clip(&map, 4 * K);
@@ -389,7 +375,7 @@ START_TEST(seek_error_propagates)
 	struct sparse_map map;
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_walk(&s, 100, 0, 100, 0, &map), -EIO);
+	ck_assert_int_eq(sparse_map_walk(&s, 100, 0, 100, &map), -EIO);
 	ck_assert_uint_eq(map.count, 0);
 	sparse_map_free(&map);
 }
@@ -457,21 +443,20 @@ START_TEST(real_mixed_file)
 	ck_assert_int_eq(fsync(fd), 0);
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 2 * M, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 2 * M, &map), 0);
 	expect_map(&map, w, 6);
 	ck_assert(map.eof);
 
 	/* a window starting inside the second hole */
-	ck_assert_int_eq(sparse_map_build_fd(fd, 100 * K, 1 * M, 4096, &map),
-			 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 100 * K, 1 * M, &map), 0);
 	ck_assert_uint_eq(map.count, 3);
-	ck_assert(map.ext[0].is_hole);
+	ck_assert(map.ext[0].hole);
 	ck_assert_uint_eq(map.ext[0].offset, 100 * K);
 	ck_assert_uint_eq(map.ext[1].offset, 1 * M);
 	ck_assert(!map.eof);
 
 	/* from EOF: nothing */
-	ck_assert_int_eq(sparse_map_build_fd(fd, 2 * M, 4 * K, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 2 * M, 4 * K, &map), 0);
 	ck_assert_uint_eq(map.count, 0);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
@@ -495,14 +480,9 @@ START_TEST(real_punched_hole)
 			 0);
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, &map), 0);
 	expect_map(&map, w, 3);
 	ck_assert_uint_eq(sparse_map_hole_bytes(&map), 64 * K);
-
-	/* a 64K hole is folded once the minimum is larger */
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 256 * K, 128 * K, &map), 0);
-	ck_assert_uint_eq(map.count, 1);
-	ck_assert(!map.ext[0].is_hole);
 	sparse_map_free(&map);
 	close(fd);
 }
@@ -515,12 +495,12 @@ START_TEST(real_all_hole_and_empty)
 	struct sparse_map map;
 
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 4 * K, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 4 * K, &map), 0);
 	ck_assert_uint_eq(map.count, 0); /* empty file */
 	ck_assert(map.eof);
 
 	ck_assert_int_eq(ftruncate(fd, 1 * M), 0);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 1 * M, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 1 * M, &map), 0);
 	expect_map(&map, w, 1);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
@@ -528,23 +508,21 @@ START_TEST(real_all_hole_and_empty)
 }
 END_TEST
 
-START_TEST(real_small_hole_folded)
+/* One block of hole between data: a hole, whatever its size. */
+START_TEST(real_small_hole_kept)
 {
 	int fd = make_temp_file();
 	static const struct want kept[] = { { 0, 4 * K, false },
 					    { 4 * K, 4 * K, true },
 					    { 8 * K, 4 * K, false } };
-	static const struct want folded[] = { { 0, 12 * K, false } };
 	struct sparse_map map;
 
 	write_at(fd, 0, 4 * K);
 	write_at(fd, 8 * K, 4 * K);
 	ck_assert_int_eq(fsync(fd), 0);
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 12 * K, 4096, &map), 0);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 12 * K, &map), 0);
 	expect_map(&map, kept, 3);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 12 * K, 8192, &map), 0);
-	expect_map(&map, folded, 1);
 	sparse_map_free(&map);
 	close(fd);
 }
@@ -557,7 +535,7 @@ START_TEST(real_not_regular)
 
 	ck_assert_int_ge(fd, 0);
 	sparse_map_init(&map);
-	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 10, 4096, &map), -EINVAL);
+	ck_assert_int_eq(sparse_map_build_fd(fd, 0, 10, &map), -EINVAL);
 	close(fd);
 }
 END_TEST
@@ -601,13 +579,13 @@ static Suite *sparse_map_suite(void)
 	tcase_add_test(pure, all_data);
 	tcase_add_test(pure, all_hole);
 	tcase_add_test(pure, mixed_4k_to_32k);
-	tcase_add_test(pure, tiny_holes_folded);
+	tcase_add_test(pure, tiny_holes_kept);
 	tcase_add_test(pure, start_mid_data);
 	tcase_add_test(pure, start_mid_big_hole_kept);
 	tcase_add_test(pure, end_mid_big_hole_kept);
-	tcase_add_test(pure, start_mid_small_hole_folded);
+	tcase_add_test(pure, start_mid_small_hole_kept);
 	tcase_add_test(pure, beyond_eof);
-	tcase_add_test(pure, small_trailing_hole_folded);
+	tcase_add_test(pure, small_trailing_hole_kept);
 	tcase_add_test(pure, append_rules);
 	tcase_add_test(pure, clip_rules);
 	tcase_add_test(pure, clip_drops_extent_past_end_after_gap);
@@ -625,7 +603,7 @@ static Suite *sparse_map_real_suite(void)
 	tcase_add_test(real, real_mixed_file);
 	tcase_add_test(real, real_punched_hole);
 	tcase_add_test(real, real_all_hole_and_empty);
-	tcase_add_test(real, real_small_hole_folded);
+	tcase_add_test(real, real_small_hole_kept);
 	suite_add_tcase(s, real);
 	return s;
 }

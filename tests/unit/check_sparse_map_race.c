@@ -12,7 +12,6 @@
  *    size allow, and no further than any size the walk was told;
  *  - a hole only over bytes that were a hole (or past EOF) at some moment
  *    of the walk: bytes that stayed data are never a hole;
- *  - holes shorter than min_hole folded;
  *  - eof only when some moment had end as its size, and a false eof only
  *    when some moment had the file longer than end.
  * On a file that does not change, the map must equal the one computed
@@ -191,7 +190,7 @@ static int64_t model_size(void *ctx)
 }
 
 static int model_walk(struct model *m, bool with_size, uint64_t start,
-		      uint64_t len, uint64_t min_hole, struct sparse_map *map)
+		      uint64_t len, struct sparse_map *map)
 {
 	struct sparse_seeker s = { .seek = model_seek,
 				   .size = with_size ? model_size : NULL,
@@ -199,7 +198,7 @@ static int model_walk(struct model *m, bool with_size, uint64_t start,
 
 	model_begin(m);
 	sparse_map_init(map);
-	return sparse_map_walk(&s, m->size, start, len, min_hole, map);
+	return sparse_map_walk(&s, m->size, start, len, map);
 }
 
 /* ---- checks ------------------------------------------------------------- */
@@ -209,34 +208,28 @@ static uint64_t range_end(uint64_t start, uint64_t len)
 	return len > UINT64_MAX - start ? UINT64_MAX : start + len;
 }
 
-/* Sorted, contiguous, non-empty, alternating, folded. */
-static void check_shape(const struct sparse_map *map, uint64_t min_hole)
+/* Sorted, contiguous, non-empty, alternating. */
+static void check_shape(const struct sparse_map *map)
 {
 	uint64_t pos = map->start;
 	size_t i;
 
 	for (i = 0; i < map->count; i++) {
-		const struct sparse_extent *e = &map->ext[i];
+		const struct fsal_segment *e = &map->ext[i];
 
 		ck_assert_uint_eq(e->offset, pos);
 		ck_assert_uint_gt(e->length, 0);
 		if (i > 0)
-			ck_assert_msg(e->is_hole != map->ext[i - 1].is_hole,
+			ck_assert_msg(e->hole != map->ext[i - 1].hole,
 				      "extents %zu and %zu not merged", i - 1,
 				      i);
-		if (e->is_hole) {
-			ck_assert_uint_ge(e->span, e->length);
-			ck_assert_uint_ge(e->span, min_hole);
-			if (i > 0 && i + 1 < map->count)
-				ck_assert_uint_ge(e->length, min_hole);
-		}
 		pos += e->length;
 	}
 	ck_assert_uint_eq(pos, map->end);
 }
 
 /* No hole over bytes that were data at every moment of the walk. */
-static void check_holes(const struct model *m, const struct sparse_extent *e)
+static void check_holes(const struct model *m, const struct fsal_segment *e)
 {
 	uint64_t u, lo;
 
@@ -274,7 +267,7 @@ static void check_history(const struct model *m, const struct sparse_map *map,
 	ck_assert_uint_le(map->end, hi);
 	ck_assert_uint_le(map->end, max64(start, m->min_told));
 	for (i = 0; i < map->count; i++)
-		if (map->ext[i].is_hole)
+		if (map->ext[i].hole)
 			check_holes(m, &map->ext[i]);
 	if (map->eof)
 		ck_assert(model_had_size(m, map->end) ||
@@ -284,15 +277,15 @@ static void check_history(const struct model *m, const struct sparse_map *map,
 }
 
 static void check_walk(const struct model *m, const struct sparse_map *map,
-		       uint64_t start, uint64_t len, uint64_t min_hole)
+		       uint64_t start, uint64_t len)
 {
-	check_shape(map, min_hole);
+	check_shape(map);
 	check_history(m, map, start, len);
 }
 
 /* The map of an unchanging model, computed from its runs directly. */
 static size_t reference_map(const struct model *m, uint64_t start, uint64_t len,
-			    uint64_t min_hole, struct want *w)
+			    struct want *w)
 {
 	uint64_t end = min64(range_end(start, len), m->size);
 	uint64_t off, run, lo, hi;
@@ -303,7 +296,7 @@ static size_t reference_map(const struct model *m, uint64_t start, uint64_t len,
 		data = m->data[off / UNIT];
 		for (run = off; run < m->size && m->data[run / UNIT] == data;)
 			run = min64((run / UNIT + 1) * UNIT, m->size);
-		hole = !data && run - off >= min_hole;
+		hole = !data;
 		lo = max64(off, start);
 		hi = min64(run, end);
 		if (lo >= hi)
@@ -357,8 +350,8 @@ static void scripted_walk(struct model *m, uint64_t size, unsigned int call,
 	model_layout(m, size, layout_a, 2);
 	script_call = call;
 	script_change = change;
-	ck_assert_int_eq(model_walk(m, true, 0, len, 4096, map), 0);
-	check_walk(m, map, 0, len, 4096);
+	ck_assert_int_eq(model_walk(m, true, 0, len, map), 0);
+	check_walk(m, map, 0, len);
 }
 
 static void punch_first_8k(struct model *m)
@@ -374,7 +367,7 @@ START_TEST(punched_between_data_and_hole)
 
 	scripted_walk(&m, 40 * K, 2, punch_first_8k, 40 * K, &map);
 	/* the punched data was data when seen: not reported as a hole */
-	ck_assert(!map.ext[0].is_hole);
+	ck_assert(!map.ext[0].hole);
 	ck_assert_uint_ge(map.ext[0].length, 8 * K);
 	ck_assert(map.eof);
 	sparse_map_free(&map);
@@ -491,7 +484,7 @@ static int seeker_walk(struct model *m, struct sparse_seeker *s, uint64_t len,
 	model_begin(m);
 	s->ctx = m;
 	sparse_map_init(map);
-	return sparse_map_walk(s, m->size, 0, len, 4096, map);
+	return sparse_map_walk(s, m->size, 0, len, map);
 }
 
 START_TEST(inconsistent_seekers)
@@ -584,19 +577,12 @@ static uint64_t random_length(unsigned int *seed, uint64_t size)
 	return rand_below(seed, size + 8 * K);
 }
 
-static uint64_t random_min_hole(unsigned int *seed)
-{
-	static const uint64_t choice[] = { 0, 512, 1 * K, 2 * K, 4 * K, 8 * K };
-
-	return choice[rand_below(seed, 6)];
-}
-
 START_TEST(random_static_layouts)
 {
 	unsigned int seed = RANDOM_SEED, i;
 	struct want w[MAX_UNITS + 2];
 	struct sparse_map map;
-	uint64_t start, len, min_hole;
+	uint64_t start, len;
 	struct model m;
 	size_t n;
 
@@ -604,11 +590,9 @@ START_TEST(random_static_layouts)
 		random_layout(&m, &seed);
 		start = rand_below(&seed, m.size + 4 * K);
 		len = random_length(&seed, m.size);
-		min_hole = random_min_hole(&seed);
-		ck_assert_int_eq(
-			model_walk(&m, i % 2, start, len, min_hole, &map), 0);
-		check_walk(&m, &map, start, len, min_hole);
-		n = reference_map(&m, start, len, min_hole, w);
+		ck_assert_int_eq(model_walk(&m, i % 2, start, len, &map), 0);
+		check_walk(&m, &map, start, len);
+		n = reference_map(&m, start, len, w);
 		expect_map(&map, w, n);
 		ck_assert_int_eq(map.eof, map.end >= m.size);
 		sparse_map_free(&map);
@@ -619,7 +603,7 @@ END_TEST
 START_TEST(random_changing_layouts)
 {
 	unsigned int seed = RANDOM_SEED + 1, i;
-	uint64_t start, len, min_hole;
+	uint64_t start, len;
 	struct sparse_map map;
 	struct model m;
 
@@ -629,11 +613,9 @@ START_TEST(random_changing_layouts)
 		m.change_pct = 10 + rand_below(&seed, 60);
 		start = rand_below(&seed, m.size + 4 * K);
 		len = random_length(&seed, m.size);
-		min_hole = random_min_hole(&seed);
-		ck_assert_int_eq(model_walk(&m, i % 4 != 0, start, len,
-					    min_hole, &map),
+		ck_assert_int_eq(model_walk(&m, i % 4 != 0, start, len, &map),
 				 0);
-		check_walk(&m, &map, start, len, min_hole);
+		check_walk(&m, &map, start, len);
 		sparse_map_free(&map);
 	}
 }

@@ -5,12 +5,12 @@
 sparse_unit_test(check_read_plus_plan
   SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_read_plus_plan.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_read_plus_plan.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS ${CMAKE_SOURCE_DIR}/src/include)
 
 sparse_unit_test(check_copy_plan
   SOURCES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS/nfs42_copy_plan.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_copy_plan.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS)
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/Protocols/NFS ${CMAKE_SOURCE_DIR}/src/include)
 # The per-export NFSv4.2 counters (inline in src/include/nfs42_stats.h).
 find_package(Threads REQUIRED)
 sparse_unit_test(check_nfs42_stats

@@ -147,6 +147,10 @@ int nfs42_rm_recv(int fd, int timeout_ms, size_t maxlen, uint8_t **buf,
 /* RPC */
 void nfs42_rpc_encode_call(struct nfs42_client *cl, struct nfs42_xdr *x,
 			   uint32_t xid, uint32_t proc);
+/* The same call header for any program and version. */
+void nfs42_rpc_encode_call_to(struct nfs42_client *cl, struct nfs42_xdr *x,
+			      uint32_t xid, uint32_t prog, uint32_t vers,
+			      uint32_t proc);
 uint32_t nfs42_next_xid(struct nfs42_client *cl);
 /* Send x (starting with a 4-byte record mark slot) and wait for the reply
  * with the same xid.  On success *reply is malloc'ed and *body points to

@@ -193,6 +193,14 @@ uint32_t nfs42_next_xid(struct nfs42_client *cl)
 void nfs42_rpc_encode_call(struct nfs42_client *cl, struct nfs42_xdr *x,
 			   uint32_t xid, uint32_t proc)
 {
+	nfs42_rpc_encode_call_to(cl, x, xid, NFS42_PROGRAM, NFS42_VERSION,
+				 proc);
+}
+
+void nfs42_rpc_encode_call_to(struct nfs42_client *cl, struct nfs42_xdr *x,
+			      uint32_t xid, uint32_t prog, uint32_t vers,
+			      uint32_t proc)
+{
 	size_t lenpos, start;
 	uint32_t i;
 
@@ -200,8 +208,8 @@ void nfs42_rpc_encode_call(struct nfs42_client *cl, struct nfs42_xdr *x,
 	nfs42_xdr_put_u32(x, xid);
 	nfs42_xdr_put_u32(x, RPC_CALL);
 	nfs42_xdr_put_u32(x, 2);
-	nfs42_xdr_put_u32(x, NFS42_PROGRAM);
-	nfs42_xdr_put_u32(x, NFS42_VERSION);
+	nfs42_xdr_put_u32(x, prog);
+	nfs42_xdr_put_u32(x, vers);
 	nfs42_xdr_put_u32(x, proc);
 	pthread_mutex_lock(&cl->lock);
 	if (cl->auth == NFS42_AUTH_SYS) {
@@ -533,6 +541,23 @@ int nfs42_poll(struct nfs42_client *cl, int timeout_ms)
 	}
 	pthread_mutex_unlock(&cl->lock);
 	return ncb;
+}
+
+int nfs42_rpc_raw(struct nfs42_client *cl, uint32_t prog, uint32_t vers,
+		  uint32_t proc, const void *args, size_t args_len,
+		  uint8_t **reply, size_t *len, size_t *body)
+{
+	uint32_t xid = nfs42_next_xid(cl);
+	struct nfs42_xdr x;
+	int rc;
+
+	*reply = NULL;
+	nfs42_xdr_enc_init(&x);
+	nfs42_rpc_encode_call_to(cl, &x, xid, prog, vers, proc);
+	nfs42_xdr_put_raw(&x, args, args_len);
+	rc = nfs42_rpc_call(cl, &x, xid, reply, len, body);
+	nfs42_xdr_free(&x);
+	return rc;
 }
 
 int nfs42_null(struct nfs42_client *cl)

@@ -18,16 +18,14 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sparse_copy.h"
 #include "sparse_map.h"
 
 /*
- * The copy paths move at most this much per system call, so that the
- * chunk cap and the time budget, checked between pieces, are honoured
- * within about one piece.
+ * The copy paths move at most this much per system call (and the
+ * pread/pwrite buffer holds as much).
  */
 #define SPARSE_COPY_PIECE (1024 * 1024)
 
@@ -101,8 +99,6 @@ struct copy_run {
 	uint64_t len; /* of the range, cut at the source's EOF */
 	bool to_eof; /* the range ends at the source's EOF */
 	uint64_t dst_size; /* the destination's size when the call began */
-	struct timespec began;
-	uint64_t slowest_us; /* the longest piece so far, for the budget */
 	uint64_t done; /* bytes of the range copied so far */
 	bool use_rw; /* copy_file_range gave up: pread/pwrite from now on */
 	bool zero_fill; /* the destination cannot punch holes: write zeros */
@@ -116,40 +112,13 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static uint64_t elapsed_us(const struct timespec *since)
+/* How much of want this call may still move (opts->piece bounds it). */
+static uint64_t run_room(const struct copy_run *run, uint64_t want)
 {
-	struct timespec now;
+	uint64_t piece = run->opts->piece;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000000 +
-	       (now.tv_nsec - since->tv_nsec) / 1000;
-}
-
-/*
- * Between pieces: is this call's chunk used up?  Always one piece first.
- * The budget stops the call when the next piece, were it as slow as the
- * slowest so far, would end past it: a reply then stays within the budget
- * instead of overrunning it by up to one piece.
- */
-static bool run_should_stop(const struct copy_run *run)
-{
-	const struct sparse_copy_opts *o = run->opts;
-
-	if (run->done == 0)
-		return false;
-	if (o->chunk_bytes != 0 && run->done >= o->chunk_bytes)
-		return true;
-	return o->budget_ms != 0 && elapsed_us(&run->began) + run->slowest_us >=
-					    (uint64_t)o->budget_ms * 1000;
-}
-
-/* How much of want the next piece may take under the chunk cap. */
-static uint64_t run_piece_len(const struct copy_run *run, uint64_t want)
-{
-	uint64_t cap = run->opts->chunk_bytes;
-
-	if (cap != 0)
-		want = min_u64(want, cap - min_u64(cap, run->done));
+	if (piece != 0)
+		want = min_u64(want, piece - min_u64(piece, run->done));
 	return want;
 }
 
@@ -386,27 +355,22 @@ static int64_t hole_piece(struct copy_run *run, uint64_t off, uint64_t len)
 	return rc == 0 ? (int64_t)len : rc;
 }
 
-/* One extent, piece by piece: 0, 1 (stop here) or -errno. */
-static int copy_extent(struct copy_run *run, const struct sparse_extent *e)
+/* One extent, system call by system call: 0, 1 (stop here) or -errno. */
+static int copy_extent(struct copy_run *run, const struct fsal_segment *e)
 {
 	uint64_t end = e->offset - run->src_off + e->length;
 	uint64_t off = e->offset - run->src_off;
-	uint64_t want, piece_began, piece_us;
+	uint64_t want;
 	int64_t n;
 
 	while (off < end) {
-		if (run_should_stop(run))
-			return 1;
-		want = end - off;
-		if (!e->is_hole || run->zero_fill)
+		want = run_room(run, end - off);
+		if (want == 0)
+			return 1; /* this call's piece is done */
+		if (!e->hole || run->zero_fill)
 			want = min_u64(want, SPARSE_COPY_PIECE);
-		want = run_piece_len(run, want);
-		piece_began = elapsed_us(&run->began);
-		n = e->is_hole ? hole_piece(run, off, want) :
-				 data_piece(run, off, want);
-		piece_us = elapsed_us(&run->began) - piece_began;
-		if (piece_us > run->slowest_us)
-			run->slowest_us = piece_us;
+		n = e->hole ? hole_piece(run, off, want) :
+			      data_piece(run, off, want);
 		if (n < 0)
 			return n;
 		run->done += n;
@@ -440,24 +404,26 @@ static int64_t copy_seek_size(void *ctx)
 }
 
 /*
- * The map of the range.  Where the source cannot tell data from holes
- * (no SEEK_DATA) the whole range is data.
+ * The map of what this call may copy: the range, or its first piece, with
+ * every hole the source reports (no folding: the engine keeps them all).
+ * Where the source cannot tell data from holes (no SEEK_DATA) it is all
+ * data.
  */
 static int run_map(struct copy_run *run, struct sparse_map *map)
 {
 	struct copy_seek_ctx ctx = { run->ops, run->src_fd };
 	struct sparse_seeker seeker = { copy_seek, copy_seek_size, &ctx };
 	uint64_t size = run->src_off + run->len;
+	uint64_t want = run_room(run, run->len);
 	int rc;
 
-	rc = sparse_map_walk(&seeker, size, run->src_off, run->len,
-			     run->opts->min_hole, map);
+	rc = sparse_map_walk(&seeker, size, run->src_off, want, map);
 	if (rc != -EINVAL && rc != -EOPNOTSUPP)
 		return rc;
 	map->start = run->src_off;
-	map->end = size;
-	map->eof = run->to_eof;
-	return sparse_map_append(map, run->src_off, run->len, 0, false);
+	map->end = run->src_off + want;
+	map->eof = run->to_eof && want == run->len;
+	return sparse_map_append(map, run->src_off, want, false);
 }
 
 /* Paths 2 and 3 over the map: 0, or -errno (run->done tells how far). */
@@ -471,7 +437,7 @@ static int run_copy(struct copy_run *run)
 	rc = run_map(run, &map);
 	if (rc != 0)
 		return rc;
-	if (map.end < run->src_off + run->len) {
+	if (map.eof && map.end < run->src_off + run->len) {
 		/* The source shrank since run_prepare(): copy what is left. */
 		run->len = map.end - run->src_off;
 		run->to_eof = true;
@@ -543,7 +509,6 @@ int64_t sparse_copy_range(int src_fd, uint64_t src_off, int dst_fd,
 	run.ops = run.opts->ops != NULL ? run.opts->ops : &sparse_copy_sys_ops;
 	if (run.opts->mode > SPARSE_COPY_COPY_ONLY)
 		return -EINVAL;
-	clock_gettime(CLOCK_MONOTONIC, &run.began);
 
 	rc = run_prepare(&run, count);
 	if (rc != 0 || run.len == 0) {

@@ -6,13 +6,19 @@
  *
  * Works on two open file descriptors and is free of any Ganesha header, so
  * that it can be unit tested on its own; the FSAL hands it the descriptors
- * it gets from its fsal_fd machinery.  One call copies at most one chunk of
- * a range, by the cheapest path that works:
+ * it gets from its fsal_fd machinery.  One call copies one piece of a
+ * range, by the cheapest path that works:
  *
  *   1. FICLONERANGE (shared extents), when the offsets and the length are
- *      aligned to the filesystem's block size; the whole range at once;
- *   2. copy_file_range(2) per data extent of the source, holes skipped;
- *   3. a pread/pwrite loop per data extent.
+ *      aligned to the filesystem's block size: the whole range at once;
+ *   2. else at most opts->piece bytes: copy_file_range(2) per data extent
+ *      of the source, holes skipped;
+ *   3. or a pread/pwrite loop per data extent.
+ *
+ * How many pieces one COPY reply makes (its chunk size, its time budget)
+ * is the caller's policy (the protocol layer's nfs42_copy_chunk()); so is
+ * which holes are worth keeping: the engine keeps every hole the source
+ * reports.
  *
  * Holes of the source stay holes in the destination (punched where the
  * destination had data there) and a copy that reaches the source's end of
@@ -70,9 +76,9 @@ extern const struct sparse_copy_ops sparse_copy_sys_ops;
 
 struct sparse_copy_opts {
 	enum sparse_copy_mode mode;
-	uint64_t chunk_bytes; /* at most this many bytes per call; 0: no cap */
-	uint32_t budget_ms; /* stop after this long; 0: no budget */
-	uint64_t min_hole; /* smaller source holes are copied as data */
+	/* at most this many bytes per call unless the whole range is cloned;
+	 * 0: the whole range */
+	uint64_t piece;
 	const struct sparse_copy_ops *ops; /* NULL: sparse_copy_sys_ops */
 };
 
@@ -100,9 +106,9 @@ void sparse_copy_account(struct sparse_copy_counters *counters,
 /*
  * Copy [src_off, src_off + count) of src_fd to dst_off of dst_fd; count 0
  * means up to the source's end of file, and a range past it is cut there.
- * Copies at most one chunk (opts->chunk_bytes, opts->budget_ms; a clone
- * always covers the whole range): continue from src_off + bytes and
- * dst_off + bytes until res->eof or the range is done.
+ * Copies one piece (at most opts->piece bytes; a clone always covers the
+ * whole range): continue from src_off + bytes and dst_off + bytes until
+ * res->eof or the range is done.
  *
  * Returns the bytes copied (also in res->bytes), short after a short write
  * or an error once some bytes are in, or a negative errno when none are:

@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <linux/magic.h>
 
 #include "fsal.h"
 #include "fsal_convert.h"
@@ -56,8 +57,10 @@ static struct config_item sparse_export_items[] = {
 	CONF_ITEM_NOOP("name"),
 	CONF_ITEM_TOKEN("Fsid_Type", SPARSE_FSID_UUID, sparse_fsid_types,
 			sparse_export, fsid_type),
-	CONF_ITEM_UI64("Min_Hole_Size", SPARSE_MIN_HOLE_MIN,
-		       SPARSE_MIN_HOLE_MAX, SPARSE_MIN_HOLE_DEFAULT,
+	CONF_ITEM_STR("Filesystem_Identity", 1, 64, NULL, sparse_export,
+		      fs_identity),
+	/* the old name of READ_PLUS_Min_Hole (sparse_map_old_min_hole) */
+	CONF_ITEM_UI64("Min_Hole_Size", 0, SPARSE_MIN_HOLE_MAX, 0,
 		       sparse_export, min_hole_size),
 	CONF_ITEM_UI32("Test_Metadata_Latency_Ms", 0, SPARSE_MD_LATENCY_MAX_MS,
 		       0, sparse_export, md_latency_ms),
@@ -79,12 +82,21 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 				struct config_error_type *err_type)
 {
 	struct sparse_export *cfg = self_struct;
+	uint8_t uuid[SPARSE_UUID_LEN];
 
 	if (cfg->min_hole_size % 512 != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"FSAL_SPARSE: Min_Hole_Size = %" PRIu64
 			" rejected: must be a multiple of 512 bytes",
 			cfg->min_hole_size);
+		err_type->invalid = true;
+		return 1;
+	}
+	if (cfg->fs_identity != NULL &&
+	    !sparse_uuid_parse(cfg->fs_identity, uuid)) {
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: Filesystem_Identity = \"%s\" rejected: must be a UUID (as uuidgen prints one)",
+			cfg->fs_identity);
 		err_type->invalid = true;
 		return 1;
 	}
@@ -119,9 +131,29 @@ static struct config_block sparse_export_block = {
 	.blk_desc.u.blk.commit = sparse_export_commit,
 };
 
-uint64_t sparse_export_min_hole(struct fsal_export *exp)
+/*
+ * Min_Hole_Size, FSAL_SPARSE's own minimum hole before issue #17, is the
+ * old name of the EXPORT block's READ_PLUS_Min_Hole: one knob, applied by
+ * the protocol layer to every FSAL.  Given, it says so and sets the
+ * export's READ_PLUS_Min_Hole to the larger of the two (what the two
+ * knobs together did), on create and on update.  Called with op_ctx set
+ * for the export.
+ */
+static void sparse_map_old_min_hole(uint64_t min_hole)
 {
-	return atomic_fetch_uint64_t(&sparse_exp(exp)->min_hole_size);
+	struct gsh_export *exp = op_ctx->ctx_export;
+	uint64_t now;
+
+	if (min_hole == 0 || exp == NULL)
+		return;
+	now = atomic_fetch_uint64_t(&exp->read_plus_min_hole);
+	LogWarn(COMPONENT_FSAL,
+		"FSAL_SPARSE: Min_Hole_Size = %" PRIu64
+		" is the old name of the EXPORT block's READ_PLUS_Min_Hole; export %s uses READ_PLUS_Min_Hole = %" PRIu64,
+		min_hole, CTX_FULLPATH(op_ctx),
+		now > min_hole ? now : min_hole);
+	if (min_hole > now)
+		atomic_store_uint64_t(&exp->read_plus_min_hole, min_hole);
 }
 
 /* abstract_atomic.h has no bool variant; bool is one byte here. */
@@ -135,6 +167,99 @@ enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp)
 	return atomic_fetch_uint32_t(&sparse_exp(exp)->copy_engine);
 }
 
+/* ---- filesystem identities --------------------------------------------- */
+
+/*
+ * The identity of each live export's filesystem (the fs_ident in its
+ * handles and MDCACHE keys).  Two filesystems with one UUID (a copied
+ * image, a snapshot, an XFS nouuid mount) would otherwise share cache
+ * entries and descriptors: objects with equal kernel handles on the two
+ * would be one object.  So an identity names one filesystem (st_dev) and
+ * one filesystem has one identity among live exports; the export that
+ * would break this is refused.  btrfs is the exception: every subvolume
+ * has a device number of its own and the filesystem's UUID, and btrfs
+ * never mounts two filesystems with one UUID, so one identity on two btrfs
+ * devices is two subvolumes of one filesystem (whose kernel handles name
+ * the subvolume, so they never collide).
+ *
+ * Locking: sparse_idents_mutex guards sparse_idents and every export's
+ * ident_link; it is taken only at export create and release.
+ */
+static pthread_mutex_t sparse_idents_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct glist_head sparse_idents = GLIST_HEAD_INIT(sparse_idents);
+
+/* The live export exp conflicts with, or NULL.  Under the mutex. */
+static struct sparse_export *sparse_ident_conflict(struct sparse_export *exp)
+{
+	struct glist_head *node;
+
+	glist_for_each(node, &sparse_idents)
+	{
+		struct sparse_export *other =
+			glist_entry(node, struct sparse_export, ident_link);
+
+		if (other->fs_ident == exp->fs_ident &&
+		    other->root_dev != exp->root_dev &&
+		    other->fs_type == BTRFS_SUPER_MAGIC &&
+		    exp->fs_type == BTRFS_SUPER_MAGIC)
+			continue; /* two subvolumes */
+		if ((other->fs_ident == exp->fs_ident) !=
+		    (other->root_dev == exp->root_dev))
+			return other;
+	}
+	return NULL;
+}
+
+static void sparse_ident_refuse(const struct sparse_export *exp,
+				const struct sparse_export *other)
+{
+	if (other->fs_ident == exp->fs_ident)
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: export %s refused: its filesystem (device %u:%u) has the identity %#" PRIx64
+			" of export %s, which is another filesystem (device %u:%u) with the same UUID (a copied image, a snapshot or a nouuid mount). Give one of them its own Filesystem_Identity = \"<uuid>\" (from uuidgen) in its FSAL block, or a new UUID (tune2fs -U, xfs_admin -U)",
+			exp->root_path, major(exp->root_dev),
+			minor(exp->root_dev), exp->fs_ident, other->root_path,
+			major(other->root_dev), minor(other->root_dev));
+	else
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: export %s refused: export %s is on the same filesystem (device %u:%u) with another identity (%#" PRIx64
+			" and %#" PRIx64
+			"); exports of one filesystem must agree on Filesystem_Identity",
+			exp->root_path, other->root_path, major(exp->root_dev),
+			minor(exp->root_dev), exp->fs_ident, other->fs_ident);
+}
+
+/* Enter exp's identity; EEXIST (logged) when it conflicts. */
+static int sparse_ident_register(struct sparse_export *exp)
+{
+	struct sparse_export *other;
+
+	PTHREAD_MUTEX_lock(&sparse_idents_mutex);
+	other = sparse_ident_conflict(exp);
+	if (other == NULL)
+		glist_add_tail(&sparse_idents, &exp->ident_link);
+	else
+		sparse_ident_refuse(exp, other);
+	PTHREAD_MUTEX_unlock(&sparse_idents_mutex);
+	return other == NULL ? 0 : EEXIST;
+}
+
+static void sparse_ident_release(struct sparse_export *exp)
+{
+	PTHREAD_MUTEX_lock(&sparse_idents_mutex);
+	if (!glist_null(&exp->ident_link))
+		glist_del(&exp->ident_link);
+	PTHREAD_MUTEX_unlock(&sparse_idents_mutex);
+}
+
+static void sparse_export_free(struct sparse_export *exp)
+{
+	gsh_free(exp->fs_identity);
+	gsh_free(exp->stall_dir);
+	gsh_free(exp->root_path);
+	gsh_free(exp);
+}
+
 /* ---- export operations ------------------------------------------------- */
 
 static void sparse_release_export(struct fsal_export *exp_hdl)
@@ -146,12 +271,11 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
 	free_export_ops(exp_hdl);
+	sparse_ident_release(exp);
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
-	gsh_free(exp->stall_dir);
-	gsh_free(exp->root_path);
-	gsh_free(exp);
+	sparse_export_free(exp);
 }
 
 static fsal_status_t sparse_get_dynamic_info(struct fsal_export *exp_hdl,
@@ -280,6 +404,7 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 {
 	uint8_t uuid[SPARSE_UUID_LEN];
 	enum sparse_uuid_source src;
+	struct statfs sf;
 	struct stat st;
 	int rc;
 
@@ -296,7 +421,13 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 		return errno;
 
 	exp->root_dev = st.st_dev;
-	src = sparse_fs_uuid(exp->root_fd, st.st_dev, uuid);
+	if (fstatfs(exp->root_fd, &sf) == 0)
+		exp->fs_type = sf.f_type;
+	if (exp->fs_identity != NULL &&
+	    sparse_uuid_parse(exp->fs_identity, uuid))
+		src = SPARSE_UUID_CONFIG; /* checked at parse */
+	else
+		src = sparse_fs_uuid(exp->root_fd, st.st_dev, uuid);
 	exp->fs_ident = sparse_fs_ident(src, uuid, st.st_dev);
 	sparse_choose_fsid(exp, src, uuid);
 	exp->clone_blksize = (uint32_t)sparse_clone_block_size(exp->root_fd);
@@ -399,14 +530,15 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	int rc;
 
 	exp->root_fd = -1;
+	glist_init(&exp->ident_link);
 	fsal_export_init(&exp->export);
 	sparse_export_ops_init(&exp->export.exp_ops);
 
 	if (load_config_from_node(parse_node, &sparse_export_block, exp, true,
 				  err_type) != 0) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: %u..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
-			CTX_FULLPATH(op_ctx), SPARSE_MIN_HOLE_MIN,
+			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: 0..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
+			CTX_FULLPATH(op_ctx),
 			(unsigned long long)SPARSE_MIN_HOLE_MAX,
 			SPARSE_MD_LATENCY_MAX_MS);
 		rc = EINVAL;
@@ -423,6 +555,9 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	rc = sparse_load_handle_key(exp);
 	if (rc != 0)
 		goto err_free;
+	rc = sparse_ident_register(exp);
+	if (rc != 0)
+		goto err_free;
 
 	rc = fsal_attach_export(fsal_hdl, &exp->export.exports);
 	if (rc != 0) {
@@ -432,23 +567,24 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	exp->export.fsal = fsal_hdl;
 	exp->export.up_ops = up_ops;
 	op_ctx->fsal_export = &exp->export;
+	sparse_map_old_min_hole(exp->min_hole_size);
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
-		" (Fsid_Type %s), Min_Hole_Size=%" PRIu64
-		" Test_Metadata_Latency_Ms=%" PRIu32,
+		" (Fsid_Type %s), filesystem identity %#" PRIx64
+		"%s, Test_Metadata_Latency_Ms=%" PRIu32,
 		exp->root_path, exp->fsid.major, exp->fsid.minor,
-		sparse_fsid_type_names[exp->fsid_type], exp->min_hole_size,
+		sparse_fsid_type_names[exp->fsid_type], exp->fs_ident,
+		exp->fs_identity ? " (Filesystem_Identity)" : "",
 		exp->md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 err_free:
+	sparse_ident_release(exp);
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
 	free_export_ops(&exp->export);
-	gsh_free(exp->stall_dir);
-	gsh_free(exp->root_path);
-	gsh_free(exp);
+	sparse_export_free(exp);
 	return posix2fsal_status(rc);
 }
 
@@ -461,7 +597,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export *orig = sparse_exp(original);
 	struct sparse_export cfg;
 	fsal_status_t status;
-	bool stall_changed;
+	bool stall_changed, ident_changed;
 
 	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -472,11 +608,17 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 			(cfg.stall_dir != NULL &&
 			 strcmp(cfg.stall_dir, orig->stall_dir) != 0) ||
 			cfg.stall_ms != orig->stall_ms;
+	ident_changed = (cfg.fs_identity == NULL) !=
+				(orig->fs_identity == NULL) ||
+			(cfg.fs_identity != NULL &&
+			 strcmp(cfg.fs_identity, orig->fs_identity) != 0);
 	gsh_free(cfg.stall_dir);
+	gsh_free(cfg.fs_identity);
 	if (cfg.fsid_type != orig->fsid_type ||
-	    cfg.skip_confinement != orig->skip_confinement || stall_changed) {
+	    cfg.skip_confinement != orig->skip_confinement || stall_changed ||
+	    ident_changed) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type, Test_Skip_Confinement and Test_Stall_Dir/Ms cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, Test_Skip_Confinement and Test_Stall_Dir/Ms cannot change without a restart",
 			orig->root_path);
 		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);
@@ -487,13 +629,14 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 		return status;
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
+	sparse_map_old_min_hole(cfg.min_hole_size);
 	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
 	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
-	LogEvent(COMPONENT_FSAL,
-		 "FSAL_SPARSE export %s updated: Min_Hole_Size=%" PRIu64
-		 " Test_Metadata_Latency_Ms=%" PRIu32,
-		 orig->root_path, cfg.min_hole_size, cfg.md_latency_ms);
+	LogEvent(
+		COMPONENT_FSAL,
+		"FSAL_SPARSE export %s updated: Test_Metadata_Latency_Ms=%" PRIu32,
+		orig->root_path, cfg.md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

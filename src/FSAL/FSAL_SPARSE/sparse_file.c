@@ -220,6 +220,20 @@ static void sparse_end_io(struct fsal_obj_handle *obj_hdl,
 					     openflags, FSAL_O_CLOSED);
 }
 
+/*
+ * Durable_Metadata for a change of a file's blocks or size that the reply
+ * carries no write verifier for (ALLOCATE, DEALLOCATE, CLONE, an OPEN that
+ * truncates): the client cannot know to COMMIT, so fsync fd before the
+ * reply (knfsd commits the metadata after fallocate and syncs after a
+ * clone).  ERR_FSAL_IO when that fails; the change stays made.
+ */
+static fsal_status_t sparse_sync_changed_fd(int fd, const char *what)
+{
+	if (!sparse_durable_md())
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return sparse_fsync_fd(fd, what);
+}
+
 /* ---- open2 and friends ------------------------------------------------- */
 
 static void sparse_fill_attrs_from_fd(int fd, struct fsal_attrlist *attrs,
@@ -313,6 +327,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 
 	if (createmode >= FSAL_EXCLUSIVE && createmode != FSAL_EXCLUSIVE_9P)
 		status = sparse_check_verifier_fd(sfd->fd, verifier);
+	if (!FSAL_IS_ERROR(status) && truncate)
+		status = sparse_sync_changed_fd(sfd->fd, "a truncated file");
 	if (!FSAL_IS_ERROR(status) && attrs_out != NULL &&
 	    (truncate || createmode >= FSAL_EXCLUSIVE))
 		sparse_fill_attrs_from_fd(sfd->fd, attrs_out, &status);
@@ -366,7 +382,7 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	struct stat st;
 	int pfd, fd = -1;
 
-	pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = sparse_open_beneath(dirfd, name, 0);
 	if (pfd < 0) {
 		*status = posix2fsal_status(errno);
 		return -1;
@@ -477,6 +493,7 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	struct sparse_fd *sfd = NULL;
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	bool created = false, ganesha_checks = true;
+	struct sparse_dir_change dc;
 	struct sparse_fh fh;
 	struct stat st;
 	int dirfd, fd = -1, rc;
@@ -491,6 +508,9 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		*caller_perm_check = !FSAL_IS_ERROR(status);
 		return status;
 	}
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	if (createmode != FSAL_NO_CREATE) {
 		mode = fsal2unix_mode(attrib_set->mode) &
@@ -498,27 +518,34 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		FSAL_UNSET_MASK(attrib_set->valid_mask, ATTR_MODE);
 	}
 
-	dirfd = sparse_open_fh(exp, &sparse_hdl(obj_hdl)->fh, O_PATH);
-	if (dirfd < 0)
-		return posix2fsal_status(-dirfd);
+	status = sparse_open_dir(obj_hdl, O_PATH, &dirfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	sparse_md_delay(createmode != FSAL_NO_CREATE ? SPARSE_MD_UPDATE :
 						       SPARSE_MD_READ);
+	/* change_info4 of the parent, for a create and a plain open alike */
+	sparse_dir_change_begin(&dc, dirfd, parent_pre_attrs_out,
+				parent_post_attrs_out);
 	if (createmode != FSAL_NO_CREATE) {
 		fd = sparse_create_file(dirfd, name, flags, mode);
 		created = fd >= 0;
 		if (fd < 0 &&
 		    (errno != EEXIST || createmode != FSAL_UNCHECKED)) {
 			status = posix2fsal_status(errno);
+			sparse_dir_change_end(&dc);
 			goto out;
 		}
 	}
 	if (fd < 0) {
 		fd = sparse_open_existing(dirfd, name, flags, &ganesha_checks,
 					  &status);
-		if (fd < 0)
+		if (fd < 0) {
+			sparse_dir_change_end(&dc);
 			goto out;
+		}
 	}
+	sparse_dir_change_end(&dc);
 	*caller_perm_check = !created && ganesha_checks;
 
 	if (fstat(fd, &st) != 0) {
@@ -538,6 +565,12 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	sfd = sparse_adopt_fd(hdl, state, fd, openflags);
 	fd = -1;
 
+	/* Durable_Metadata: an existing file this OPEN truncated */
+	if (!created && (flags & O_TRUNC) != 0) {
+		status = sparse_sync_changed_fd(sfd->fd, "a truncated file");
+		if (FSAL_IS_ERROR(status))
+			goto out;
+	}
 	if (created)
 		status = sparse_apply_create_attrs(hdl, state, attrib_set,
 						   attrs_out);
@@ -815,10 +848,10 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 	size_t i;
 
 	for (i = 0; i < map->count; i++) {
-		struct sparse_extent *e = &map->ext[i];
+		struct fsal_segment *e = &map->ext[i];
 		uint64_t done = 0;
 
-		while (!e->is_hole && done < e->length) {
+		while (!e->hole && done < e->length) {
 			ssize_t n = pread(fd,
 					  buf + (e->offset - map->start) + done,
 					  e->length - done, e->offset + done);
@@ -837,8 +870,7 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length,
-				 uint64_t min_hole, void *buf,
+				 uint64_t offset, size_t length, void *buf,
 				 struct sparse_map *map)
 {
 	SPARSE_TMP_FD(tmp);
@@ -851,7 +883,7 @@ fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	rc = sparse_map_build_fd(sfd->fd, offset, length, min_hole, map);
+	rc = sparse_map_build_fd(sfd->fd, offset, length, map);
 	if (rc != 0)
 		status = posix2fsal_status(-rc);
 	else
@@ -862,45 +894,42 @@ fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 }
 
 /*
- * obj_ops->read_plus: the map and the data under one I/O bracket.  Holes
- * below the larger of the caller's min_hole and the export's Min_Hole_Size
- * are data.  A map with more extents than the caller has room for is cut
- * after the last one that fits (its data is read all the same; end and eof
- * say where the answer stops).
+ * obj_ops->read_plus: the map and the data under one I/O bracket, every
+ * hole the filesystem reports (which ones are worth a hole segment is the
+ * protocol layer's policy).  A map with more extents than the caller has
+ * room for is cut after the last one that fits (its data is read all the
+ * same; end and eof say where the answer stops).
  */
 static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 				      bool bypass,
 				      struct fsal_read_plus_arg *arg)
 {
-	uint64_t min_hole = sparse_export_min_hole(op_ctx->fsal_export);
 	struct sparse_map map;
 	fsal_status_t status;
-	size_t i;
+	size_t n;
 
 	if (obj_hdl->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
-	if (arg->min_hole > min_hole)
-		min_hole = arg->min_hole;
 
 	sparse_map_init(&map);
 	status = sparse_read_sparse(obj_hdl, arg->state, bypass, arg->offset,
-				    arg->length, min_hole, arg->buf, &map);
+				    arg->length, arg->buf, &map);
 	arg->nseg = 0;
 	arg->end = arg->offset;
 	arg->eof = false;
 	if (FSAL_IS_ERROR(status))
 		goto out;
 
-	for (i = 0; i < map.count && i < arg->max_seg; i++) {
-		arg->seg[i].offset = map.ext[i].offset;
-		arg->seg[i].length = map.ext[i].length;
-		arg->seg[i].hole = map.ext[i].is_hole;
-		arg->end = map.ext[i].offset + map.ext[i].length;
-	}
-	arg->nseg = i;
-	if (i == map.count) {
+	/* the map's runs are the slot's runs: one type, copied as they are */
+	n = map.count < arg->max_seg ? map.count : arg->max_seg;
+	if (n > 0) /* (an empty map has no extents at all) */
+		memcpy(arg->seg, map.ext, n * sizeof(*arg->seg));
+	arg->nseg = n;
+	if (n == map.count) {
 		arg->end = map.end;
 		arg->eof = map.eof;
+	} else if (n > 0) {
+		arg->end = fsal_segment_end(&arg->seg[n - 1]);
 	}
 out:
 	sparse_map_free(&map);
@@ -996,9 +1025,13 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 		LogDebug(COMPONENT_FSAL,
 			 "fallocate(%d, %" PRIu64 ", %" PRIu64 "): %s", mode,
 			 offset, length, strerror(rc));
+	status = posix2fsal_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(
+			sfd->fd, allocate ? "an ALLOCATE" : "a DEALLOCATE");
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
-	return posix2fsal_status(rc);
+	return status;
 }
 
 /* ---- CLONE ------------------------------------------------------------- */
@@ -1060,8 +1093,11 @@ static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 	rc = sparse_clone_fds(sfd->fd, src_offset, sfd->fd, dst_offset, count);
+	status = sparse_clone_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(sfd->fd, "a CLONE destination");
 	sparse_end_io(obj_hdl, state, FSAL_O_RDWR, sfd);
-	return sparse_clone_status(rc);
+	return status;
 }
 
 /* One file of a two-file operation (CLONE, COPY) and its I/O bracket. */
@@ -1118,9 +1154,9 @@ static fsal_status_t sparse_begin_two(struct sparse_io_side *a,
 
 /*
  * NFSv4.2 CLONE: share [src_offset, + count) of src_hdl (count 0: to its
- * EOF) at dst_offset of dst_hdl.  A data operation: under Durable_Metadata
- * nothing more is needed (the shared blocks are as durable as written
- * data until COMMIT, and no name or attribute of the namespace changes).
+ * EOF) at dst_offset of dst_hdl.  CLONE's reply has no write verifier, so
+ * nothing tells the client to COMMIT: under Durable_Metadata the
+ * destination is fsync'ed before the reply.
  */
 static fsal_status_t
 sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
@@ -1143,12 +1179,16 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 		return status;
 	rc = sparse_clone_fds(src.sfd->fd, src_offset, dst.sfd->fd, dst_offset,
 			      count);
+	status = sparse_clone_status(rc);
+	if (rc == 0)
+		status = sparse_sync_changed_fd(dst.sfd->fd,
+						"a CLONE destination");
 	sparse_end_side(&dst);
 	sparse_end_side(&src);
-	return sparse_clone_status(rc);
+	return status;
 }
 
-/* ---- COPY (one chunk) --------------------------------------------------- */
+/* ---- COPY (one piece) --------------------------------------------------- */
 
 /*
  * The engine's errno as the status of obj_ops->copy.  With Copy_Engine =
@@ -1168,16 +1208,14 @@ static fsal_status_t sparse_copy_status(int err, enum sparse_copy_mode mode)
 	return posix2fsal_status(err);
 }
 
-/* One chunk between two open descriptors, as the caller's credentials. */
+/* One piece between two open descriptors, as the caller's credentials. */
 static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 				     struct fsal_copy_arg *arg)
 {
 	struct sparse_export *exp = sparse_op_export();
 	struct sparse_copy_opts opts = {
 		.mode = sparse_export_copy_engine(&exp->export),
-		.chunk_bytes = arg->chunk_bytes,
-		.budget_ms = arg->budget_ms,
-		.min_hole = sparse_export_min_hole(&exp->export),
+		.piece = arg->piece,
 	};
 	struct sparse_copy_result res;
 	int64_t rc;
@@ -1200,9 +1238,10 @@ static fsal_status_t sparse_copy_fds(int src_fd, int dst_fd,
 }
 
 /*
- * NFSv4.2 COPY, one chunk (struct fsal_copy_arg): the copy engine between
+ * NFSv4.2 COPY, one piece (struct fsal_copy_arg): the copy engine between
  * the two files' descriptors, inside both files' I/O brackets (one
- * read-write bracket when they are one file).  Nothing is synced: the
+ * read-write bracket when they are one file): a clone of the whole rest
+ * of the range, or at most arg->piece bytes.  Nothing is synced: the
  * bytes are as durable as after write2 without stability.
  */
 static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
@@ -1370,9 +1409,15 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	/* Growing leaves a hole; shrinking frees the tail. */
+	/* Growing leaves a hole; shrinking frees the tail.  As the caller,
+	 * like a WRITE: the kernel then clears setuid (and setgid with group
+	 * execute) for anyone but root, as for a local truncate.  The
+	 * descriptor is open for writing, which is all ftruncate checks.
+	 */
+	fsal_set_credentials(&op_ctx->creds);
 	if (ftruncate(sfd->fd, (off_t)size) != 0)
 		status = posix2fsal_status(errno);
+	fsal_restore_ganesha_credentials();
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
 	return status;

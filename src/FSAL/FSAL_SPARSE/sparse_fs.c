@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/openat2.h>
 
 #include <blkid/blkid.h>
 
@@ -54,8 +56,7 @@ static int sparse_hex_digit(char c)
 	return -1;
 }
 
-/* "8-4-4-4-12" hex text to 16 bytes; false if it is not one. */
-static bool sparse_parse_uuid(const char *s, uint8_t uuid[SPARSE_UUID_LEN])
+bool sparse_uuid_parse(const char *s, uint8_t uuid[SPARSE_UUID_LEN])
 {
 	int n = 0;
 
@@ -85,7 +86,7 @@ static bool sparse_blkid_uuid(dev_t dev, uint8_t uuid[SPARSE_UUID_LEN])
 		return false;
 	value = blkid_get_tag_value(NULL, "UUID", devname);
 	if (value != NULL)
-		ok = sparse_parse_uuid(value, uuid);
+		ok = sparse_uuid_parse(value, uuid);
 	free(value);
 	free(devname);
 	return ok;
@@ -129,6 +130,53 @@ uint64_t sparse_fs_ident(enum sparse_uuid_source src,
 		return (1ULL << 63) | (uint64_t)major(dev) << 32 | minor(dev);
 	sparse_uuid_halves(uuid, &hi, &lo);
 	return (hi ^ lo) & ~(1ULL << 63);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+bool sparse_name_is_component(const char *name)
+{
+	size_t len;
+
+	if (name == NULL || name[0] == '\0' || strchr(name, '/') != NULL)
+		return false;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	len = strlen(name);
+	return len <= NAME_MAX;
+}
+
+/* openat2(2) has no glibc wrapper in Debian 12. */
+static int sparse_openat2(int dirfd, const char *name, int flags,
+			  uint64_t resolve)
+{
+	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+}
+
+static int sparse_open_resolved(int dirfd, const char *name, int flags,
+				uint64_t resolve)
+{
+	int fd = sparse_openat2(dirfd, name, flags, resolve);
+
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	return openat(dirfd, name, flags); /* Linux < 5.6 */
+}
+
+int sparse_open_beneath(int dirfd, const char *name, int extra_flags)
+{
+	return sparse_open_resolved(
+		dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | extra_flags,
+		RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS);
+}
+
+int sparse_open_parent(int dirfd)
+{
+	return sparse_open_resolved(dirfd, "..",
+				    O_PATH | O_DIRECTORY | O_CLOEXEC,
+				    RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS);
 }
 
 /* ---- confinement --------------------------------------------------------- */
@@ -266,4 +314,10 @@ int sparse_confine_check(const struct sparse_confine *c, int fd,
 	if (S_ISDIR(st->st_mode))
 		return sparse_dir_inside(c, fd);
 	return sparse_file_inside(c, fd, st);
+}
+
+bool sparse_confine_is_root(const struct sparse_confine *c,
+			    const struct stat *st)
+{
+	return sparse_same_inode(st, c->root_dev, c->root_ino);
 }

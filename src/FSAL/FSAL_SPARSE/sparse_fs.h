@@ -21,7 +21,11 @@ enum sparse_uuid_source {
 	SPARSE_UUID_NONE, /* none known (or all zeros) */
 	SPARSE_UUID_KERNEL, /* FS_IOC_GETFSUUID (Linux 6.5+) */
 	SPARSE_UUID_BLKID, /* the superblock of the block device, via libblkid */
+	SPARSE_UUID_CONFIG, /* the export's Filesystem_Identity */
 };
+
+/* "8-4-4-4-12" hex text (dashes optional) to 16 bytes; false if not one. */
+bool sparse_uuid_parse(const char *s, uint8_t uuid[SPARSE_UUID_LEN]);
 
 /*
  * UUID of the filesystem holding fd (whose st_dev is dev): the kernel's
@@ -42,6 +46,33 @@ void sparse_uuid_halves(const uint8_t uuid[SPARSE_UUID_LEN], uint64_t *hi,
  */
 uint64_t sparse_fs_ident(enum sparse_uuid_source src,
 			 const uint8_t uuid[SPARSE_UUID_LEN], dev_t dev);
+
+/* ---- names ---------------------------------------------------------------- */
+
+/*
+ * Is name one path component a client may name: not empty, not "." or
+ * "..", no '/', at most NAME_MAX bytes?  (A C string holds no NUL.)
+ */
+bool sparse_name_is_component(const char *name);
+
+/*
+ * Open name (a component, or a relative path) below dirfd as O_PATH,
+ * never following a symbolic link (the last one is opened itself), never
+ * leaving dirfd's tree and never crossing a mount point, bind mounts of the
+ * same filesystem included (the call fails with EXDEV): openat2() with
+ * RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS.  Kernels without
+ * openat2 (before 5.6) get openat(O_NOFOLLOW), which does cross mounts.
+ * extra_flags: O_DIRECTORY, say.  Returns an fd or -1 with errno.
+ */
+int sparse_open_beneath(int dirfd, const char *name, int extra_flags);
+
+/*
+ * Open the parent of the directory dirfd as O_PATH, without leaving its
+ * mount (EXDEV at the root of the mount).  Returns an fd or -1 with errno.
+ */
+int sparse_open_parent(int dirfd);
+
+/* ---- confinement ------------------------------------------------------------ */
 
 /* Confinement of objects to an export's tree. */
 struct sparse_confine {
@@ -70,5 +101,9 @@ int sparse_confine_init(struct sparse_confine *c, int root_fd);
  */
 int sparse_confine_check(const struct sparse_confine *c, int fd,
 			 const struct stat *st);
+
+/* Is fd (st: its fstat) the export root itself? */
+bool sparse_confine_is_root(const struct sparse_confine *c,
+			    const struct stat *st);
 
 #endif /* SPARSE_FS_H */

@@ -6,8 +6,11 @@
  *
  * Every call opens what it needs from the persistent handle (O_PATH for the
  * parent directory of a namespace change), runs *at() system calls against
- * that descriptor and closes it.  Nothing here holds a lock around a system
- * call, so operations in the same directory run in parallel.
+ * that descriptor and closes it.  The only lock held around a system call
+ * is a directory's change_info stripe (below), across the one *at() call
+ * that changes the directory and two fstat()s; everything slow (the
+ * metadata latency of tests, the durable syncs, lookups) runs outside it,
+ * so operations in the same directory still run in parallel.
  */
 
 #include "config.h"
@@ -20,6 +23,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h>
 
 #include "fsal.h"
 #include "fsal_convert.h"
@@ -92,6 +96,8 @@ static uint64_t sparse_ts_ns(const struct timespec *ts)
 	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
 }
 
+static uint64_t sparse_change_of(const struct stat *st);
+
 /*
  * Fill attrs from a stat.  The change attribute is ctime in nanoseconds
  * (or mtime when a client pushed mtime ahead of ctime): the kernel bumps
@@ -100,9 +106,6 @@ static uint64_t sparse_ts_ns(const struct timespec *ts)
 void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 			  struct fsal_attrlist *attrs)
 {
-	uint64_t ctime_ns = sparse_ts_ns(&st->st_ctim);
-	uint64_t mtime_ns = sparse_ts_ns(&st->st_mtim);
-
 	attrs->valid_mask |= ATTRS_POSIX | ATTR4_CLONE_BLKSIZE;
 	attrs->supported = ATTRS_POSIX | ATTR4_CLONE_BLKSIZE;
 	attrs->clone_blksize = exp->clone_blksize;
@@ -117,10 +120,91 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 	attrs->atime = st->st_atim;
 	attrs->mtime = st->st_mtim;
 	attrs->ctime = st->st_ctim;
-	attrs->change = ctime_ns > mtime_ns ? ctime_ns : mtime_ns;
+	attrs->change = sparse_change_of(st);
 	attrs->spaceused = (uint64_t)st->st_blocks * 512;
 	attrs->rawdev.major = major(st->st_rdev);
 	attrs->rawdev.minor = minor(st->st_rdev);
+}
+
+/* ---- change_info4 of directory updates ----------------------------------
+ *
+ * RFC 8881 3.3.6 (change_info4): "atomic" says that before and after
+ * bracket this one change; a client may then keep its cache of the
+ * directory, updating only its change attribute.  Without it the Linux
+ * client drops its access cache and revalidates every name in the
+ * directory after each create or remove (tar -x cost an ACCESS per entry).
+ * Namespace updates through this FSAL in one directory take that
+ * directory's stripe of sparse_dir_locks around the *at() call and the two
+ * fstat()s.  Locking rule: a stripe is held only across those calls (no
+ * I/O wait beyond the call itself, no other lock taken inside; rename
+ * takes its two stripes in address order).  A change made directly on the
+ * backing filesystem meanwhile is not seen: the reply then claims an
+ * atomicity it does not have and the client's cache of that directory
+ * stays stale until its attribute timeout, as for any local change.
+ */
+#define SPARSE_DIR_LOCKS 64
+static pthread_mutex_t sparse_dir_locks[SPARSE_DIR_LOCKS] = {
+	[0 ... SPARSE_DIR_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER
+};
+
+static uint64_t sparse_change_of(const struct stat *st)
+{
+	uint64_t ctime_ns = sparse_ts_ns(&st->st_ctim);
+	uint64_t mtime_ns = sparse_ts_ns(&st->st_mtim);
+
+	return ctime_ns > mtime_ns ? ctime_ns : mtime_ns;
+}
+
+static pthread_mutex_t *sparse_dir_lock_of(const struct stat *st)
+{
+	uint64_t h = (uint64_t)st->st_ino * 0x9E3779B97F4A7C15ULL ^ st->st_dev;
+
+	return &sparse_dir_locks[(h >> 32) % SPARSE_DIR_LOCKS];
+}
+
+/* fstat dirfd into attrs' change attribute; false if it cannot */
+static bool sparse_dir_change_read(int dirfd, struct fsal_attrlist *attrs,
+				   struct stat *st)
+{
+	if (fstat(dirfd, st) != 0)
+		return false;
+	if (attrs != NULL) {
+		attrs->change = sparse_change_of(st);
+		FSAL_SET_MASK(attrs->valid_mask, ATTR_CHANGE);
+	}
+	return true;
+}
+
+void sparse_dir_change_begin(struct sparse_dir_change *dc, int dirfd,
+			     struct fsal_attrlist *pre,
+			     struct fsal_attrlist *post)
+{
+	struct stat st;
+
+	dc->dirfd = dirfd;
+	dc->active = false;
+	dc->lock = NULL;
+	dc->post = post;
+	if (pre == NULL || post == NULL || fstat(dirfd, &st) != 0)
+		return;
+	dc->lock = sparse_dir_lock_of(&st);
+	dc->active = true;
+	PTHREAD_MUTEX_lock(dc->lock);
+	if (!sparse_dir_change_read(dirfd, pre, &st))
+		FSAL_UNSET_MASK(pre->valid_mask, ATTR_CHANGE);
+}
+
+void sparse_dir_change_end(struct sparse_dir_change *dc)
+{
+	struct stat st;
+
+	if (!dc->active)
+		return;
+	sparse_dir_change_read(dc->dirfd, dc->post, &st);
+	if (dc->lock != NULL)
+		PTHREAD_MUTEX_unlock(dc->lock);
+	dc->active = false;
+	dc->lock = NULL;
 }
 
 /* Report an attribute fetch error the way the caller asked for. */
@@ -264,61 +348,167 @@ static void sparse_handle_to_key(struct fsal_obj_handle *obj_hdl,
 	fh_desc->len = hdl->fh.len;
 }
 
+/* ---- names ------------------------------------------------------------- */
+
+fsal_status_t sparse_check_name(const char *name)
+{
+	if (sparse_name_is_component(name))
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	/* Ganesha filters NFSv4 names, and NFSv3 names since patch 0100:
+	 * whatever comes here by another way stops here.
+	 */
+	LogInfo(COMPONENT_FSAL, "FSAL_SPARSE refused the name \"%s\"",
+		name ? name : "(null)");
+	if (name != NULL && strchr(name, '/') == NULL && name[0] != '\0' &&
+	    strlen(name) > NAME_MAX)
+		return fsalstat(ERR_FSAL_NAMETOOLONG, ENAMETOOLONG);
+	if (name != NULL && (!strcmp(name, ".") || !strcmp(name, "..")))
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	return fsalstat(ERR_FSAL_ACCESS, EACCES);
+}
+
 /* ---- lookup ------------------------------------------------------------ */
+
+/*
+ * Build a handle for the object open (O_PATH) on fd, which must lie on
+ * the export's filesystem.  name is for messages.
+ */
+static fsal_status_t sparse_handle_of_fd(struct sparse_export *exp, int fd,
+					 const char *name,
+					 struct sparse_handle **out,
+					 struct fsal_attrlist *attrs_out)
+{
+	struct sparse_fh fh;
+	struct stat st;
+	int rc;
+
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (st.st_dev != exp->root_dev) {
+		LogDebug(COMPONENT_FSAL,
+			 "%s is on another filesystem, not served", name);
+		return fsalstat(ERR_FSAL_XDEV, EXDEV);
+	}
+	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
+	if (rc != 0)
+		return posix2fsal_status(rc);
+
+	*out = sparse_alloc_handle(exp, &fh, &st);
+	if (attrs_out != NULL)
+		sparse_stat_to_attrs(exp, &st, attrs_out);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
 
 /*
  * Build a handle for dirfd/name.  The object is opened O_PATH first so the
  * handle and the attributes describe the same inode even if the name is
- * being replaced concurrently.
+ * being replaced concurrently; the open never follows a symbolic link,
+ * never leaves dirfd and never crosses a mount point (sparse_open_beneath:
+ * a name that is a mount point, bind mounts of the export's own
+ * filesystem included, is ERR_FSAL_XDEV).
  */
 static fsal_status_t sparse_lookup_at(struct sparse_export *exp, int dirfd,
 				      const char *name,
 				      struct sparse_handle **out,
 				      struct fsal_attrlist *attrs_out)
 {
-	struct sparse_fh fh;
-	struct stat st;
-	int fd, rc = 0;
+	fsal_status_t status;
+	int fd;
 
 	sparse_md_delay(SPARSE_MD_READ);
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	fd = sparse_open_beneath(dirfd, name, 0);
+	if (fd < 0) {
+		if (errno == EXDEV)
+			LogDebug(COMPONENT_FSAL,
+				 "%s is a mount point, not crossed", name);
 		return posix2fsal_status(errno);
-
-	if (fstat(fd, &st) != 0) {
-		rc = errno;
-		goto out;
 	}
-	if (st.st_dev != exp->root_dev) {
-		LogDebug(COMPONENT_FSAL,
-			 "%s is on another filesystem, not served", name);
-		rc = EXDEV;
-		goto out;
-	}
-	rc = sparse_fh_from_name(exp, fd, "", AT_EMPTY_PATH, &fh);
-	if (rc != 0)
-		goto out;
-
-	*out = sparse_alloc_handle(exp, &fh, &st);
-	if (attrs_out != NULL)
-		sparse_stat_to_attrs(exp, &st, attrs_out);
-out:
+	status = sparse_handle_of_fd(exp, fd, name, out, attrs_out);
 	close(fd);
-	return posix2fsal_status(rc);
+	return status;
 }
 
-/* Open the O_PATH descriptor of a directory handle. */
-static fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
-				     int *fd)
+/*
+ * Is the directory open on fd still inside the export?  A directory moved
+ * out (by a local process) after its handle was cached would otherwise
+ * go on serving names below it: lookups, readdir and namespace changes in
+ * it are refused (ERR_FSAL_STALE).  The kernel knows a directory's path,
+ * so this costs two readlinks of /proc/self/fd.
+ */
+static fsal_status_t sparse_dir_confined(struct sparse_export *exp, int fd)
 {
+	struct stat st;
+	int inside;
+
+	if (exp->skip_confinement)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (fstat(fd, &st) != 0)
+		return posix2fsal_status(errno);
+	inside = sparse_confine_check(&exp->confine, fd, &st);
+	if (inside == 1)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	LogInfo(COMPONENT_FSAL,
+		"export %s: directory %llu is no longer inside it: %s",
+		exp->root_path, (unsigned long long)st.st_ino,
+		inside == 0 ? "refused" : strerror(-inside));
+	return fsalstat(ERR_FSAL_STALE, ESTALE);
+}
+
+/* Open the descriptor of a directory handle (flags: O_PATH, or O_RDONLY
+ * for reading it), checked to be still inside the export.
+ */
+fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
+			      int *fd)
+{
+	struct sparse_export *exp = sparse_op_export();
+	fsal_status_t status;
+
 	if (dir_hdl->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, 0);
 
-	*fd = sparse_open_fh(sparse_op_export(), &sparse_hdl(dir_hdl)->fh,
-			     flags);
+	*fd = sparse_open_fh(exp, &sparse_hdl(dir_hdl)->fh, flags);
 	if (*fd < 0)
 		return posix2fsal_status(-*fd);
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	status = sparse_dir_confined(exp, *fd);
+	if (FSAL_IS_ERROR(status)) {
+		close(*fd);
+		*fd = -1;
+	}
+	return status;
+}
+
+/*
+ * ".." of dirfd, which MDCACHE asks for to learn a directory's parent.
+ * The protocol layers never ask for the parent of an export root (NFSv3
+ * answers the root itself, NFSv4 goes to the pseudo filesystem), so for
+ * the root of this export there is no answer (ERR_FSAL_NOENT) rather than
+ * a handle of a directory outside it.  Not the root itself either: MDCACHE
+ * keeps the parent in the directory's cache entry, which every export of
+ * the filesystem shares, and a directory that is this export's root can
+ * lie inside another export, whose LOOKUPP must reach its real parent.
+ */
+static fsal_status_t sparse_lookup_parent(struct sparse_export *exp, int dirfd,
+					  struct sparse_handle **out,
+					  struct fsal_attrlist *attrs_out)
+{
+	fsal_status_t status;
+	struct stat st;
+	int fd;
+
+	sparse_md_delay(SPARSE_MD_READ);
+	if (fstat(dirfd, &st) != 0)
+		return posix2fsal_status(errno);
+	if (sparse_confine_is_root(&exp->confine, &st))
+		return fsalstat(ERR_FSAL_NOENT, ENOENT);
+
+	fd = sparse_open_parent(dirfd);
+	if (fd < 0)
+		return posix2fsal_status(errno);
+	status = sparse_dir_confined(exp, fd);
+	if (!FSAL_IS_ERROR(status))
+		status = sparse_handle_of_fd(exp, fd, "..", out, attrs_out);
+	close(fd);
+	return status;
 }
 
 static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
@@ -326,17 +516,26 @@ static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
 				   struct fsal_obj_handle **handle,
 				   struct fsal_attrlist *attrs_out)
 {
+	struct sparse_export *exp = sparse_op_export();
 	struct sparse_handle *hdl = NULL;
+	bool up = path != NULL && strcmp(path, "..") == 0;
 	fsal_status_t status;
 	int dirfd;
 
 	*handle = NULL;
+	if (!up) {
+		status = sparse_check_name(path);
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
 	status = sparse_open_dir(parent, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
 
-	status = sparse_lookup_at(sparse_op_export(), dirfd, path, &hdl,
-				  attrs_out);
+	if (up)
+		status = sparse_lookup_parent(exp, dirfd, &hdl, attrs_out);
+	else
+		status = sparse_lookup_at(exp, dirfd, path, &hdl, attrs_out);
 	close(dirfd);
 	if (!FSAL_IS_ERROR(status)) {
 		*handle = &hdl->obj_handle;
@@ -397,11 +596,68 @@ static fsal_status_t sparse_emit_dirent(int dirfd, const struct dirent64 *de,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* The first entry of dirfd's directory other than "." and "..", read
+ * through a descriptor of its own; false when it has none.
+ */
+static bool sparse_first_entry(int dirfd, char *buf, ino_t *ino,
+			       char name[NAME_MAX + 1])
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	ssize_t n, pos;
+
+	if (fd < 0)
+		return false;
+	while (!found && (n = getdents64(fd, buf, SPARSE_DIRBUF_SIZE)) > 0) {
+		for (pos = 0; pos < n && !found;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + pos);
+
+			pos += de->d_reclen;
+			if (sparse_is_dot_or_dotdot(de->d_name))
+				continue;
+			*ino = de->d_ino;
+			(void)snprintf(name, NAME_MAX + 1, "%s", de->d_name);
+			found = true;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * tmpfs (Linux 6.18 here) answers a seek to a position after which no
+ * entry is left (they were removed since the client got the cookie) by
+ * listing the directory from its first entry again: a client resuming
+ * there would read the same entries for ever.  The first entry of a
+ * resumed listing cannot be the directory's first (its cookie would be
+ * that of "..", which is never given out), so when it is, the listing
+ * has started over and nothing is left after the cookie.  Only tmpfs does
+ * this; the check costs a second getdents there.
+ */
+static bool sparse_listing_restarted(int dirfd, const struct dirent64 *de)
+{
+	char name[NAME_MAX + 1];
+	char *buf = gsh_malloc(SPARSE_DIRBUF_SIZE);
+	bool restarted;
+	ino_t ino;
+
+	restarted = sparse_first_entry(dirfd, buf, &ino, name) &&
+		    ino == de->d_ino && strcmp(name, de->d_name) == 0;
+	gsh_free(buf);
+	if (restarted)
+		LogDebug(COMPONENT_FSAL,
+			 "readdir: the listing started over at %s: end", name);
+	return restarted;
+}
+
 static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
 				    fsal_cookie_t *whence, void *dir_state,
 				    fsal_readdir_cb cb, attrmask_t attrmask,
 				    bool *eof)
 {
+	/* whether the first entry read must be checked for a restart */
+	bool check_restart = whence != NULL && *whence != 0 &&
+			     sparse_op_export()->fs_type == TMPFS_MAGIC;
 	char *buf = NULL;
 	fsal_status_t status;
 	bool stop = false;
@@ -439,12 +695,20 @@ static fsal_status_t sparse_readdir(struct fsal_obj_handle *dir_hdl,
 			pos += de->d_reclen;
 			if (sparse_is_dot_or_dotdot(de->d_name))
 				continue;
+			if (check_restart) {
+				check_restart = false;
+				if (sparse_listing_restarted(dirfd, de)) {
+					*eof = true;
+					goto done;
+				}
+			}
 			status = sparse_emit_dirent(dirfd, de, cb, dir_state,
 						    attrmask, &stop);
 			if (FSAL_IS_ERROR(status))
 				goto out;
 		}
 	}
+done:
 	status = fsalstat(ERR_FSAL_NO_ERROR, 0);
 out:
 	gsh_free(buf);
@@ -627,25 +891,30 @@ static int sparse_make_at(int dirfd, const char *name,
  * kernel checks permissions and the object gets the caller's ownership),
  * then apply the remaining attributes and make its handle.
  */
-static fsal_status_t sparse_make_object(struct fsal_obj_handle *dir_hdl,
-					const char *name,
-					const struct sparse_new_object *obj,
-					struct fsal_attrlist *attrib,
-					struct fsal_obj_handle **handle,
-					struct fsal_attrlist *attrs_out)
+static fsal_status_t sparse_make_object(
+	struct fsal_obj_handle *dir_hdl, const char *name,
+	const struct sparse_new_object *obj, struct fsal_attrlist *attrib,
+	struct fsal_obj_handle **handle, struct fsal_attrlist *attrs_out,
+	struct fsal_attrlist *pre, struct fsal_attrlist *post)
 {
+	struct sparse_dir_change dc;
 	fsal_status_t status;
 	int dirfd, rc;
 
 	*handle = NULL;
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
 
 	sparse_md_delay(SPARSE_MD_UPDATE);
+	sparse_dir_change_begin(&dc, dirfd, pre, post);
 	sparse_become_caller();
 	rc = sparse_make_at(dirfd, name, obj);
 	sparse_become_server();
+	sparse_dir_change_end(&dc);
 
 	if (rc != 0)
 		status = posix2fsal_status(rc);
@@ -672,7 +941,8 @@ static fsal_status_t sparse_mkdir(struct fsal_obj_handle *dir_hdl,
 	fsal_status_t status;
 
 	status = sparse_make_object(dir_hdl, name, &obj, attrib, handle,
-				    attrs_out);
+				    attrs_out, parent_pre_attrs_out,
+				    parent_post_attrs_out);
 	/* Tests only: the directory is made, hold the answer back */
 	if (!FSAL_IS_ERROR(status))
 		sparse_test_stall("mkdir", name);
@@ -715,7 +985,8 @@ sparse_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_RAWDEV);
 
 	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
-				  attrs_out);
+				  attrs_out, parent_pre_attrs_out,
+				  parent_post_attrs_out);
 }
 
 static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
@@ -734,7 +1005,8 @@ static fsal_status_t sparse_symlink(struct fsal_obj_handle *dir_hdl,
 	/* Symlink permissions are meaningless on Linux. */
 	FSAL_UNSET_MASK(attrib->valid_mask, ATTR_MODE);
 	return sparse_make_object(dir_hdl, name, &obj, attrib, handle,
-				  attrs_out);
+				  attrs_out, parent_pre_attrs_out,
+				  parent_post_attrs_out);
 }
 
 static fsal_status_t sparse_readlink(struct fsal_obj_handle *obj_hdl,
@@ -791,11 +1063,15 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 				 struct fsal_attrlist *destdir_post_attrs_out)
 {
 	char proc_path[SPARSE_PROC_PATH_LEN];
+	struct sparse_dir_change dc;
 	fsal_status_t status;
 	int objfd, dirfd, rc;
 
 	if (obj_hdl->type == DIRECTORY)
 		return fsalstat(ERR_FSAL_ISDIR, 0);
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	objfd = sparse_open_fh(sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
 			       O_PATH | O_NOFOLLOW);
@@ -813,11 +1089,14 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 	 */
 	sparse_proc_path(objfd, proc_path);
 	sparse_md_delay(SPARSE_MD_UPDATE);
+	sparse_dir_change_begin(&dc, dirfd, destdir_pre_attrs_out,
+				destdir_post_attrs_out);
 	sparse_become_caller();
 	rc = linkat(AT_FDCWD, proc_path, dirfd, name, AT_SYMLINK_FOLLOW);
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();
+	sparse_dir_change_end(&dc);
 
 	close(dirfd);
 	close(objfd);
@@ -834,19 +1113,26 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 				   struct fsal_attrlist *parent_post_attrs_out)
 {
 	bool is_dir = obj_hdl->type == DIRECTORY;
+	struct sparse_dir_change dc;
 	fsal_status_t status;
 	int dirfd, rc;
 
+	status = sparse_check_name(name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(dir_hdl, O_PATH, &dirfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
 
 	sparse_md_delay(SPARSE_MD_UPDATE);
+	sparse_dir_change_begin(&dc, dirfd, parent_pre_attrs_out,
+				parent_post_attrs_out);
 	sparse_become_caller();
 	rc = unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();
+	sparse_dir_change_end(&dc);
 	close(dirfd);
 
 	/* POSIX lets rmdir say EEXIST for a non-empty directory. */
@@ -860,6 +1146,49 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 	return sparse_sync_dirs(dir_hdl, NULL);
 }
 
+/*
+ * The change_info4 pair of a rename: one directory's stripe when both
+ * names are in one directory or the two share a stripe (dc[0] holds it,
+ * dc[1] only reads), else both stripes in address order.  dc[1] is ended
+ * first.
+ */
+static void sparse_rename_change_begin(int oldfd, int newfd,
+				       struct fsal_attrlist *old_pre,
+				       struct fsal_attrlist *old_post,
+				       struct fsal_attrlist *new_pre,
+				       struct fsal_attrlist *new_post,
+				       struct sparse_dir_change dc[2])
+{
+	struct stat so, sn;
+	pthread_mutex_t *lo, *ln;
+
+	dc[0].lock = dc[1].lock = NULL;
+	dc[0].active = dc[1].active = false;
+	dc[0].dirfd = oldfd;
+	dc[1].dirfd = newfd;
+	dc[0].post = old_post;
+	dc[1].post = new_post;
+	if (old_pre == NULL || old_post == NULL || new_pre == NULL ||
+	    new_post == NULL || fstat(oldfd, &so) != 0 ||
+	    fstat(newfd, &sn) != 0)
+		return;
+	lo = sparse_dir_lock_of(&so);
+	ln = sparse_dir_lock_of(&sn);
+	if (lo == ln) {
+		PTHREAD_MUTEX_lock(lo);
+	} else {
+		PTHREAD_MUTEX_lock(lo < ln ? lo : ln);
+		PTHREAD_MUTEX_lock(lo < ln ? ln : lo);
+		dc[1].lock = ln;
+	}
+	dc[0].lock = lo;
+	dc[0].active = dc[1].active = true;
+	if (!sparse_dir_change_read(oldfd, old_pre, &so))
+		FSAL_UNSET_MASK(old_pre->valid_mask, ATTR_CHANGE);
+	if (!sparse_dir_change_read(newfd, new_pre, &sn))
+		FSAL_UNSET_MASK(new_pre->valid_mask, ATTR_CHANGE);
+}
+
 static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 				   struct fsal_obj_handle *olddir_hdl,
 				   const char *old_name,
@@ -870,9 +1199,15 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 				   struct fsal_attrlist *newdir_pre_attrs_out,
 				   struct fsal_attrlist *newdir_post_attrs_out)
 {
+	struct sparse_dir_change dc[2];
 	fsal_status_t status;
 	int oldfd, newfd, rc;
 
+	status = sparse_check_name(old_name);
+	if (!FSAL_IS_ERROR(status))
+		status = sparse_check_name(new_name);
+	if (FSAL_IS_ERROR(status))
+		return status;
 	status = sparse_open_dir(olddir_hdl, O_PATH, &oldfd);
 	if (FSAL_IS_ERROR(status))
 		return status;
@@ -883,11 +1218,16 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	}
 
 	sparse_md_delay(SPARSE_MD_UPDATE);
+	sparse_rename_change_begin(oldfd, newfd, olddir_pre_attrs_out,
+				   olddir_post_attrs_out, newdir_pre_attrs_out,
+				   newdir_post_attrs_out, dc);
 	sparse_become_caller();
 	rc = renameat(oldfd, old_name, newfd, new_name);
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();
+	sparse_dir_change_end(&dc[1]);
+	sparse_dir_change_end(&dc[0]);
 
 	if (rc != 0)
 		LogDebug(COMPONENT_FSAL, "rename %s -> %s: %s", old_name,

@@ -47,9 +47,9 @@
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
-/* Defaults and limits of the export tunables (see docs/fsal_sparse.md). */
-#define SPARSE_MIN_HOLE_DEFAULT 4096
-#define SPARSE_MIN_HOLE_MIN 512
+/* Defaults and limits of the export tunables (see docs/fsal_sparse.md).
+ * Min_Hole_Size is the old name of the EXPORT block's READ_PLUS_Min_Hole
+ * (0: not given). */
 #define SPARSE_MIN_HOLE_MAX (1ULL << 30)
 #define SPARSE_MD_LATENCY_MAX_MS 10000
 
@@ -85,10 +85,20 @@ struct sparse_export {
 	 */
 	uint64_t fs_ident;
 	uint8_t handle_key[SPARSE_FH_KEY_BYTES];
+	/* Filesystem_Identity: a UUID given by the admin in place of the
+	 * filesystem's own (NULL: none).  Set at create.
+	 */
+	char *fs_identity;
+	/* On the list of live exports' identities (sparse_export.c),
+	 * under its mutex.
+	 */
+	struct glist_head ident_link;
+	/* statfs() f_type of the export's filesystem.  Set at create. */
+	long fs_type;
 	/* What sparse_create_handle checks a new object against. */
 	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */
-	uint64_t min_hole_size;
+	uint64_t min_hole_size; /* the old Min_Hole_Size, 0: not given */
 	uint32_t md_latency_ms;
 	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 	bool durable_md; /* Durable_Metadata */
@@ -185,6 +195,16 @@ void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);
 
+/* sparse_handle.c: ERR_FSAL_NO_ERROR when name is one component a client
+ * may name (sparse_name_is_component), else the status to answer.
+ */
+fsal_status_t sparse_check_name(const char *name);
+/* The descriptor (O_PATH, or O_RDONLY to read it) of a directory handle
+ * still inside the export (ERR_FSAL_STALE for one moved out of it).
+ */
+fsal_status_t sparse_open_dir(struct fsal_obj_handle *dir_hdl, int flags,
+			      int *fd);
+
 /* sparse_export.c */
 fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 				   void *parse_node,
@@ -195,7 +215,6 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				   struct config_error_type *err_type,
 				   struct fsal_export *original,
 				   struct fsal_module *updated_super);
-uint64_t sparse_export_min_hole(struct fsal_export *exp);
 bool sparse_export_durable_md(struct fsal_export *exp);
 enum sparse_copy_mode sparse_export_copy_engine(struct fsal_export *exp);
 
@@ -228,6 +247,25 @@ fsal_status_t sparse_chown_new(struct sparse_handle *hdl,
 void sparse_undo_create(int dirfd, const char *name, bool is_dir,
 			const struct sparse_fh *made);
 
+/*
+ * change_info4 of a directory update (sparse_handle.c): the directory's
+ * change attribute just before and just after one namespace call, read
+ * under a lock of that directory (a stripe by inode) that every
+ * FSAL_SPARSE namespace update in it takes, so that the two values bracket
+ * that call alone and the reply can say "atomic".  pre/post may be NULL
+ * (then nothing is read or locked); they get ATTR_CHANGE when read.
+ */
+struct sparse_dir_change {
+	int dirfd;
+	bool active; /* pre was read: read post at the end */
+	pthread_mutex_t *lock; /* to unlock at the end, or NULL */
+	struct fsal_attrlist *post;
+};
+void sparse_dir_change_begin(struct sparse_dir_change *dc, int dirfd,
+			     struct fsal_attrlist *pre,
+			     struct fsal_attrlist *post);
+void sparse_dir_change_end(struct sparse_dir_change *dc);
+
 /* sparse_xattr.c: RFC 8276 extended attributes (the "user." namespace) */
 void sparse_xattr_ops_init(struct fsal_obj_ops *ops);
 
@@ -257,7 +295,7 @@ fsal_status_t sparse_setattr2_durable(struct fsal_obj_handle *obj_hdl,
 struct sparse_map;
 /*
  * For READ_PLUS: map [offset, offset + length) of a regular file into data
- * and holes (holes below min_hole folded into data) and
+ * and holes (every hole the filesystem reports) and
  * read the data extents into buf, where buf[i] is file byte offset + i
  * (hole bytes are not touched).  Uses the state's, the global or a
  * temporary descriptor like read2.  The caller initialises and frees map;
@@ -265,8 +303,7 @@ struct sparse_map;
  */
 fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
 				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length,
-				 uint64_t min_hole, void *buf,
+				 uint64_t offset, size_t length, void *buf,
 				 struct sparse_map *map);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,

@@ -46,7 +46,7 @@ uint64_t sparse_map_hole_bytes(const struct sparse_map *map)
 	size_t i;
 
 	for (i = 0; i < map->count; i++)
-		if (map->ext[i].is_hole)
+		if (map->ext[i].hole)
 			total += map->ext[i].length;
 	return total;
 }
@@ -54,7 +54,7 @@ uint64_t sparse_map_hole_bytes(const struct sparse_map *map)
 static int sparse_map_grow(struct sparse_map *map)
 {
 	size_t cap = map->cap ? map->cap * 2 : SPARSE_MAP_FIRST_CAP;
-	struct sparse_extent *ext;
+	struct fsal_segment *ext;
 
 	ext = realloc(map->ext, cap * sizeof(*ext));
 	if (ext == NULL)
@@ -66,7 +66,7 @@ static int sparse_map_grow(struct sparse_map *map)
 
 static uint64_t sparse_map_covered_end(const struct sparse_map *map)
 {
-	const struct sparse_extent *last;
+	const struct fsal_segment *last;
 
 	if (map->count == 0)
 		return map->start;
@@ -75,22 +75,19 @@ static uint64_t sparse_map_covered_end(const struct sparse_map *map)
 }
 
 int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
-		      uint64_t span, bool is_hole)
+		      bool is_hole)
 {
-	struct sparse_extent *last;
+	struct fsal_segment *last;
 	int rc;
 
 	if (length == 0)
 		return 0;
 	if (offset != sparse_map_covered_end(map))
 		return -EINVAL;
-	if (span < length || !is_hole)
-		span = is_hole ? length : 0;
 
 	last = map->count ? &map->ext[map->count - 1] : NULL;
-	if (last != NULL && last->is_hole == is_hole) {
+	if (last != NULL && last->hole == is_hole) {
 		last->length += length;
-		last->span = is_hole ? max_u64(last->span + length, span) : 0;
 		return 0;
 	}
 
@@ -101,33 +98,9 @@ int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
 	}
 	map->ext[map->count].offset = offset;
 	map->ext[map->count].length = length;
-	map->ext[map->count].span = span;
-	map->ext[map->count].is_hole = is_hole;
+	map->ext[map->count].hole = is_hole;
 	map->count++;
 	return 0;
-}
-
-void sparse_map_fold(struct sparse_map *map, uint64_t min_hole)
-{
-	size_t in, out = 0;
-
-	for (in = 0; in < map->count; in++) {
-		struct sparse_extent cur = map->ext[in];
-
-		if (cur.is_hole && cur.span < min_hole) {
-			cur.is_hole = false;
-			cur.span = 0;
-		}
-
-		if (out > 0 && map->ext[out - 1].is_hole == cur.is_hole) {
-			/* Same kind as the previous survivor: merge. */
-			map->ext[out - 1].length += cur.length;
-			map->ext[out - 1].span += cur.span;
-			continue;
-		}
-		map->ext[out++] = cur;
-	}
-	map->count = out;
 }
 
 static int64_t sparse_seek(const struct sparse_seeker *seeker, uint64_t offset,
@@ -138,7 +111,7 @@ static int64_t sparse_seek(const struct sparse_seeker *seeker, uint64_t offset,
 
 void sparse_map_clip(struct sparse_map *map, uint64_t end)
 {
-	struct sparse_extent *e;
+	struct fsal_segment *e;
 	size_t i;
 
 	end = max_u64(end, map->start);
@@ -160,37 +133,6 @@ void sparse_map_clip(struct sparse_map *map, uint64_t end)
 }
 
 /*
- * start lies inside a hole: find where that hole begins, looking back at
- * most min_hole bytes (further back does not change the fold decision).
- * Only the fold decision depends on it, so any surprise answers start.
- */
-static int64_t sparse_leading_hole_start(const struct sparse_seeker *seeker,
-					 uint64_t start, uint64_t min_hole)
-{
-	uint64_t pos = start > min_hole ? start - min_hole : 0;
-	int64_t hole, data;
-
-	while (pos < start) {
-		hole = sparse_seek(seeker, pos, SEEK_HOLE);
-		if (hole == -ENXIO)
-			return start; /* truncated meanwhile */
-		if (hole < 0)
-			return hole;
-		if ((uint64_t)hole >= start)
-			return start; /* layout changed under us */
-		data = sparse_seek(seeker, hole, SEEK_DATA);
-		if (data == -ENXIO || (data >= 0 && (uint64_t)data > start))
-			return hole;
-		if (data < 0)
-			return data;
-		if ((uint64_t)data <= pos)
-			return start; /* no progress: be conservative */
-		pos = data;
-	}
-	return start;
-}
-
-/*
  * A walk in progress.  The file may change under it (a concurrent write,
  * DEALLOCATE or truncate), so the seek answers need not agree with each
  * other.  Whatever they say, the map never shows a hole where the walk saw
@@ -202,7 +144,6 @@ struct sparse_walk {
 	struct sparse_map *map;
 	uint64_t pos;
 	uint64_t size; /* file size as last seen */
-	uint64_t min_hole;
 };
 
 /* An answer showed the file to be at least size bytes long. */
@@ -233,13 +174,12 @@ static int sparse_walk_refresh_size(struct sparse_walk *w)
 }
 
 /* Map [pos, to) as one run (clipped to the map) and move past it. */
-static int sparse_walk_add(struct sparse_walk *w, uint64_t to, uint64_t span,
-			   bool is_hole)
+static int sparse_walk_add(struct sparse_walk *w, uint64_t to, bool is_hole)
 {
 	uint64_t stop = min_u64(to, w->map->end);
 	int rc;
 
-	rc = sparse_map_append(w->map, w->pos, stop - w->pos, span, is_hole);
+	rc = sparse_map_append(w->map, w->pos, stop - w->pos, is_hole);
 	if (rc == 0)
 		w->pos = stop;
 	return rc;
@@ -248,15 +188,7 @@ static int sparse_walk_add(struct sparse_walk *w, uint64_t to, uint64_t span,
 /* [pos, data) is a hole; data may lie past the end of the map. */
 static int sparse_walk_hole(struct sparse_walk *w, uint64_t data)
 {
-	int64_t hole_start = w->pos;
-
-	if (w->pos == w->map->start && w->pos > 0 && w->min_hole > 0) {
-		hole_start = sparse_leading_hole_start(w->seeker, w->pos,
-						       w->min_hole);
-		if (hole_start < 0)
-			return hole_start;
-	}
-	return sparse_walk_add(w, data, data - hole_start, true);
+	return sparse_walk_add(w, data, true);
 }
 
 /* No data at or after pos: a hole up to the end of file, wherever it is. */
@@ -276,7 +208,7 @@ static int sparse_walk_rest_as_data(struct sparse_walk *w)
 
 	if (rc != 0 || w->pos >= w->map->end)
 		return rc;
-	return sparse_walk_add(w, w->map->end, 0, false);
+	return sparse_walk_add(w, w->map->end, false);
 }
 
 /* There is data at pos: map it up to the next hole. */
@@ -296,7 +228,7 @@ static int sparse_walk_data(struct sparse_walk *w)
 	if ((uint64_t)hole <= w->pos)
 		return sparse_walk_rest_as_data(w); /* data punched meanwhile */
 	sparse_walk_saw_size(w, hole);
-	return sparse_walk_add(w, hole, 0, false);
+	return sparse_walk_add(w, hole, false);
 }
 
 static int sparse_walk_step(struct sparse_walk *w)
@@ -315,10 +247,9 @@ static int sparse_walk_step(struct sparse_walk *w)
 }
 
 int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
-		    uint64_t start, uint64_t length, uint64_t min_hole,
-		    struct sparse_map *map)
+		    uint64_t start, uint64_t length, struct sparse_map *map)
 {
-	struct sparse_walk w = { seeker, map, start, file_size, min_hole };
+	struct sparse_walk w = { seeker, map, start, file_size };
 	int rc = 0;
 
 	sparse_map_free(map);
@@ -338,7 +269,6 @@ int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
 		return rc;
 	}
 	map->eof = map->end >= w.size;
-	sparse_map_fold(map, min_hole);
 	return 0;
 }
 
@@ -371,7 +301,7 @@ static int64_t sparse_fd_size(void *ctx)
 }
 
 int sparse_map_build_fd(int fd, uint64_t start, uint64_t length,
-			uint64_t min_hole, struct sparse_map *map)
+			struct sparse_map *map)
 {
 	struct sparse_seeker seeker = { .seek = sparse_fd_seek,
 					.size = sparse_fd_size,
@@ -382,6 +312,5 @@ int sparse_map_build_fd(int fd, uint64_t start, uint64_t length,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	return sparse_map_walk(&seeker, st.st_size, start, length, min_hole,
-			       map);
+	return sparse_map_walk(&seeker, st.st_size, start, length, map);
 }

@@ -7,9 +7,12 @@
  * This helper is deliberately free of any Ganesha header so that it can be
  * unit tested on its own.  A map is built by walking the file with
  * SEEK_DATA/SEEK_HOLE (or with any other "seek" callback, which is how the
- * unit tests feed it synthetic layouts), clipping the result to the asked
- * range and to end of file, and then folding every hole smaller than a
- * minimum size into the data around it.
+ * unit tests feed it synthetic layouts) and clipping the result to the
+ * asked range and to end of file.  It holds the runs the filesystem
+ * reports, every hole however short: which holes are worth reporting is
+ * the protocol layer's policy (READ_PLUS_Min_Hole, nfs42_read_plus_plan.h).
+ * Its runs are struct fsal_segment, the type an FSAL's read_plus slot
+ * reports.
  */
 
 #ifndef SPARSE_MAP_H
@@ -20,28 +23,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/*
- * One run of bytes that is either all data or all hole.  For a hole,
- * span is the size of the whole hole in the file, which is larger than
- * length when the range edges cut the hole; folding looks at span so that
- * a big hole is not turned into data just because the caller asked for a
- * small window of it.
- */
-struct sparse_extent {
-	uint64_t offset;
-	uint64_t length;
-	uint64_t span;
-	bool is_hole;
-};
+#include "fsal_segment.h"
 
 /*
  * The map of [start, end) of a file.  Extents are sorted, adjacent,
- * non-empty, alternate between data and hole after folding, and together
- * cover exactly [start, end).  end is the asked end clipped to the file
+ * non-empty, alternate between data and hole, and together cover exactly
+ * [start, end).  end is the asked end clipped to the file
  * size; eof tells whether end is the end of the file.
  */
 struct sparse_map {
-	struct sparse_extent *ext;
+	struct fsal_segment *ext;
 	size_t count;
 	size_t cap;
 	uint64_t start;
@@ -72,17 +63,10 @@ void sparse_map_free(struct sparse_map *map);
 /*
  * Append an extent right after the last one (offset must equal the end of
  * the map so far), merging it with the last one when of the same kind.
- * span is the true size of a hole (0 means length).  Returns 0, -EINVAL
- * for a gap/overlap, or -ENOMEM.
+ * Returns 0, -EINVAL for a gap/overlap, or -ENOMEM.
  */
 int sparse_map_append(struct sparse_map *map, uint64_t offset, uint64_t length,
-		      uint64_t span, bool is_hole);
-
-/*
- * Turn every hole whose span is below min_hole into data and merge the
- * neighbours.  min_hole == 0 keeps every hole.
- */
-void sparse_map_fold(struct sparse_map *map, uint64_t min_hole);
+		      bool is_hole);
 
 /*
  * Drop everything at or past end (the file turned out to be shorter):
@@ -95,18 +79,17 @@ void sparse_map_clip(struct sparse_map *map, uint64_t end);
 
 /*
  * Walk [start, start + length) of a file of size file_size with seeker,
- * producing a clipped, folded map.  length == 0 or start >= file_size gives
+ * producing a clipped map.  length == 0 or start >= file_size gives
  * an empty map with eof set.  A file seen to shrink during the walk ends
  * the map there (eof set); one seen to grow clears eof.  Returns 0 or a
  * negative errno (never for a file that merely changed).
  */
 int sparse_map_walk(const struct sparse_seeker *seeker, uint64_t file_size,
-		    uint64_t start, uint64_t length, uint64_t min_hole,
-		    struct sparse_map *map);
+		    uint64_t start, uint64_t length, struct sparse_map *map);
 
 /* Same walk on an open file descriptor, using lseek(2) and fstat(2). */
 int sparse_map_build_fd(int fd, uint64_t start, uint64_t length,
-			uint64_t min_hole, struct sparse_map *map);
+			struct sparse_map *map);
 
 /* Total bytes of holes in the map (handy for logs and tests). */
 uint64_t sparse_map_hole_bytes(const struct sparse_map *map);

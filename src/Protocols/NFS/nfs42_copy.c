@@ -25,29 +25,34 @@
 /* Bytes one read2/write2 of the generic loop moves. */
 #define NFS42_COPY_IO_SIZE (1024 * 1024)
 
+/*
+ * A chunk with a time budget is copied in pieces of at most this many
+ * bytes, checked against the budget in between; without one, a piece is
+ * all the cap allows.
+ */
+#define NFS42_COPY_PIECE (1024 * 1024)
+
+static uint64_t elapsed_us(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000000 +
+	       (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
 /* ---- the generic read2/write2 loop -------------------------------------- */
 
 struct gen_copy {
 	struct fsal_obj_handle *src;
 	struct fsal_obj_handle *dst;
 	struct fsal_copy_arg *arg;
-	struct nfs42_chunk chunk;
-	struct timespec began;
-	uint64_t end; /* where the range ends in the source */
+	uint64_t end; /* where the piece may end in the source */
 	uint64_t dst_size; /* the destination's size when the call began */
 	bool seek_ok; /* the source's seek2 tells data from holes */
 	bool punch_ok; /* the destination's DEALLOCATE works */
 	char *buf; /* NFS42_COPY_IO_SIZE bytes */
 };
-
-static uint64_t gen_elapsed_us(const struct gen_copy *g)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - g->began.tv_sec) * 1000000 +
-	       (now.tv_nsec - g->began.tv_nsec) / 1000;
-}
 
 /*
  * read2 or write2 of [off, off + len) through Ganesha's synchronous
@@ -121,7 +126,7 @@ static uint64_t gen_seek(struct gen_copy *g, uint64_t off, bool want_hole)
 /*
  * A hole of the source over [off, off + len): the destination must read
  * zeros there.  Past its size when the copy began it does already (and the
- * final size is set at the end); below, punch, or write zeros.
+ * size is set at the end); below, punch, or write zeros.
  */
 static fsal_status_t gen_hole(struct gen_copy *g, uint64_t off, uint64_t len)
 {
@@ -162,13 +167,11 @@ static fsal_status_t gen_data(struct gen_copy *g, uint64_t off, uint64_t len,
 	uint64_t at = g->arg->dst_offset + (off - g->arg->src_offset);
 	fsal_status_t status;
 	size_t want, got, put;
-	uint64_t block_began;
 	bool eof;
 
 	*done = 0;
 	*short_read = false;
 	while (*done < len) {
-		block_began = gen_elapsed_us(g);
 		want = len - *done < NFS42_COPY_IO_SIZE ? len - *done :
 							  NFS42_COPY_IO_SIZE;
 		status = gen_io(g, false, off + *done, want, &got, &eof);
@@ -186,15 +189,12 @@ static fsal_status_t gen_data(struct gen_copy *g, uint64_t off, uint64_t len,
 			*short_read = true;
 			break;
 		}
-		nfs42_chunk_piece_took(&g->chunk,
-				       gen_elapsed_us(g) - block_began);
-		if (nfs42_chunk_over_budget(&g->chunk, gen_elapsed_us(g)))
-			break;
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* A copy that reached the source's EOF: the destination holds it all. */
+/* The destination holds the piece: at least dst_offset + copied long (a
+ * piece that ended in a hole of the source wrote nothing there). */
 static fsal_status_t gen_extend(struct gen_copy *g)
 {
 	uint64_t want = g->arg->dst_offset + g->arg->copied;
@@ -223,16 +223,12 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 			      .arg = arg,
 			      .seek_ok = true,
 			      .punch_ok = true };
-	fsal_status_t status;
-	uint64_t size, pos, next, n;
-	bool stop = false;
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	uint64_t size, pos, next, n, room;
+	bool range_to_eof, stop = false;
 
 	arg->copied = 0;
 	arg->eof = false;
-	g.chunk.cap = arg->chunk_bytes;
-	g.chunk.budget_ms = arg->budget_ms;
-	clock_gettime(CLOCK_MONOTONIC, &g.began);
-
 	status = nfs42_file_size(src, &size);
 	if (FSAL_IS_ERROR(status))
 		return status;
@@ -240,38 +236,37 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 		arg->eof = true;
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	}
-	g.end = arg->count == 0 || arg->count >= size - arg->src_offset ?
-			size :
-			arg->src_offset + arg->count;
+	range_to_eof = arg->count >= size - arg->src_offset;
+	room = range_to_eof ? size - arg->src_offset : arg->count;
+	if (arg->piece != 0 && arg->piece < room)
+		room = arg->piece;
+	g.end = arg->src_offset + room;
 	status = nfs42_file_size(dst, &g.dst_size);
 	if (FSAL_IS_ERROR(status))
 		return status;
 	g.buf = gsh_malloc(NFS42_COPY_IO_SIZE);
 
 	pos = arg->src_offset;
-	while (pos < g.end && !stop &&
-	       !nfs42_chunk_stop(&g.chunk, gen_elapsed_us(&g))) {
+	while (pos < g.end && !stop) {
 		next = gen_seek(&g, pos, false);
 		if (next > pos) {
-			n = nfs42_chunk_piece(&g.chunk, next - pos);
+			n = next - pos;
 			status = gen_hole(&g, pos, n);
 		} else {
 			next = gen_seek(&g, pos, true);
 			if (next <= pos) /* seek2 raced a write: one block */
 				next = pos + 1;
-			n = nfs42_chunk_piece(&g.chunk, next - pos);
-			status = gen_data(&g, pos, n, &n, &stop);
+			status = gen_data(&g, pos, next - pos, &n, &stop);
 		}
 		if (FSAL_IS_ERROR(status))
 			break;
 		pos += n;
-		g.chunk.done += n;
-		arg->copied = g.chunk.done;
+		arg->copied = pos - arg->src_offset;
 	}
 	gsh_free(g.buf);
 
-	arg->eof = pos >= g.end && g.end == size;
-	if (arg->copied > 0 && arg->eof) {
+	arg->eof = range_to_eof && pos >= size;
+	if (arg->copied > 0) {
 		fsal_status_t ext = gen_extend(&g);
 
 		if (FSAL_IS_ERROR(ext) && !FSAL_IS_ERROR(status))
@@ -288,18 +283,67 @@ fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 	return status;
 }
 
+/* ---- a chunk: pieces under the chunk's cap and budget -------------------- */
+
+/* The bytes the next piece may move (want > 0: what is left). */
+static uint64_t copy_piece_size(const struct nfs42_chunk *chunk, uint64_t want)
+{
+	if (chunk->budget_ms != 0 && want > NFS42_COPY_PIECE)
+		want = NFS42_COPY_PIECE;
+	return nfs42_chunk_piece(chunk, want);
+}
+
 fsal_status_t nfs42_copy_chunk(struct fsal_obj_handle *src,
 			       struct fsal_obj_handle *dst,
-			       struct fsal_copy_arg *arg)
+			       struct nfs42_copy_req *req)
 {
-	fsal_status_t status;
+	struct nfs42_chunk chunk = { .cap = req->cap,
+				     .budget_ms = req->budget_ms };
+	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
+	struct fsal_copy_arg arg;
+	struct timespec began;
+	uint64_t piece_began;
+	bool generic = false;
 
-	arg->copied = 0;
-	arg->eof = false;
-	status = src->obj_ops->copy(src, dst, arg);
-	if (status.major != ERR_FSAL_NOTSUPP)
-		return status;
-	return nfs42_copy_generic(src, dst, arg);
+	req->copied = 0;
+	req->eof = false;
+	clock_gettime(CLOCK_MONOTONIC, &began);
+	while (chunk.done < req->count &&
+	       !nfs42_chunk_stop(&chunk, elapsed_us(&began))) {
+		memset(&arg, 0, sizeof(arg));
+		arg.src_state = req->src_state;
+		arg.dst_state = req->dst_state;
+		arg.src_offset = req->src_offset + chunk.done;
+		arg.dst_offset = req->dst_offset + chunk.done;
+		arg.count = req->count - chunk.done;
+		arg.piece = copy_piece_size(&chunk, arg.count);
+		piece_began = elapsed_us(&began);
+		if (!generic) {
+			status = src->obj_ops->copy(src, dst, &arg);
+			/* no copy of its own (or declined): read2/write2 */
+			if (status.major == ERR_FSAL_NOTSUPP &&
+			    chunk.done == 0) {
+				generic = true;
+				continue;
+			}
+		} else {
+			status = nfs42_copy_generic(src, dst, &arg);
+		}
+		nfs42_chunk_piece_took(&chunk,
+				       elapsed_us(&began) - piece_began);
+		if (arg.copied > arg.count)
+			arg.copied = arg.count; /* (an FSAL saying too much) */
+		chunk.done += arg.copied;
+		if (FSAL_IS_ERROR(status) || arg.eof || arg.copied == 0) {
+			req->eof = arg.eof && !FSAL_IS_ERROR(status);
+			break;
+		}
+	}
+	req->copied = chunk.done;
+	/* Once any byte was copied, the count is the answer. */
+	if (FSAL_IS_ERROR(status) && req->copied > 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return status;
 }
 
 /* ---- checks shared by COPY and CLONE ------------------------------------ */
@@ -435,4 +479,30 @@ nfsstat4 nfs42_copy_check_range(struct fsal_obj_handle *src,
 			 opname, src_off, count, dst_off, size);
 		return NFS4ERR_INVAL;
 	}
+}
+
+nfsstat4 nfs42_copy_verify(compound_data_t *data, stateid4 *src_stateid,
+			   stateid4 *dst_stateid, uint64_t src_off,
+			   uint64_t dst_off, uint64_t count,
+			   state_t **src_state, state_t **dst_state,
+			   uint64_t *len, const char *opname)
+{
+	struct fsal_obj_handle *src = data->saved_obj;
+	struct fsal_obj_handle *dst = data->current_obj;
+	nfsstat4 status;
+
+	*src_state = NULL;
+	*dst_state = NULL;
+	*len = 0;
+	status = nfs42_copy_check_fhs(data);
+	if (status == NFS4_OK)
+		status = nfs42_copy_check_side(data, src_stateid, src, false,
+					       src_state, opname);
+	if (status == NFS4_OK)
+		status = nfs42_copy_check_side(data, dst_stateid, dst, true,
+					       dst_state, opname);
+	if (status == NFS4_OK)
+		status = nfs42_copy_check_range(src, dst, src_off, dst_off,
+						count, len, opname);
+	return status;
 }

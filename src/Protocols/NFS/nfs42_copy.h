@@ -2,9 +2,11 @@
 /* Copyright (C) 2026 The nfs-sparse authors */
 
 /*
- * NFSv4.2 server-side copy, protocol layer: the copy of one chunk (the
- * FSAL's copy, else a generic read2/write2 loop) and the checks COPY and
- * CLONE share (RFC 7862 15.2.3, 15.13.3).
+ * NFSv4.2 server-side copy, protocol layer: the copy of one chunk, piece
+ * after piece through the FSAL's copy slot (else a generic read2/write2
+ * loop), with the chunk's policy (size cap, time budget) applied here and
+ * nowhere else, and the checks COPY and CLONE share (RFC 7862 15.2.3,
+ * 15.13.3).
  */
 
 #ifndef NFS42_COPY_H
@@ -14,30 +16,62 @@
 #include "nfs_proto_data.h"
 #include "sal_data.h"
 
+/* One chunk of a copy: what to copy, its bounds, and what it did. */
+struct nfs42_copy_req {
+	struct state_t *src_state; /* source state (open for read), or NULL */
+	struct state_t *dst_state; /* destination state, or NULL */
+	uint64_t src_offset, dst_offset;
+	uint64_t count; /* > 0: the rest of the range, resolved by COPY */
+	uint64_t cap; /* at most this many bytes (0: no cap) */
+	uint32_t budget_ms; /* and about this long (0: no budget) */
+	uint64_t copied; /* out: bytes of the range copied */
+	bool eof; /* out: the source ends at src_offset + copied */
+};
+
 /*
- * One chunk of a COPY from src to dst: obj_ops->copy, or, when the FSAL
- * answers ERR_FSAL_NOTSUPP, the generic read2/write2 loop (skipping source
- * holes where seek2 works).  op_ctx must be set for the export.  arg as in
- * fsal_api.h (struct fsal_copy_arg).  Same object as source and
- * destination must not self-deadlock.
+ * One chunk of a copy from src to dst: pieces through obj_ops->copy, or,
+ * when the FSAL answers ERR_FSAL_NOTSUPP, through the generic read2/write2
+ * loop, until the range is done, the source ends, or the chunk's cap or
+ * budget says stop (nfs42_chunk_stop: never before the first piece; a
+ * clone may cover the whole range in one piece, whatever the cap).  Once
+ * a byte was copied, the count is the answer, not an error.  op_ctx must
+ * be set for the export.  One object as source and destination must not
+ * self-deadlock.
  */
 fsal_status_t nfs42_copy_chunk(struct fsal_obj_handle *src,
 			       struct fsal_obj_handle *dst,
-			       struct fsal_copy_arg *arg);
+			       struct nfs42_copy_req *req);
 
 /*
- * The generic loop alone (what nfs42_copy_chunk falls back to): reads the
- * source with read2 and writes the destination with write2, I/O block by
- * block, never holding both files' I/O at once.  Source holes (seek2) are
+ * One piece by the generic loop (what nfs42_copy_chunk falls back to), as
+ * obj_ops->copy's contract says (struct fsal_copy_arg): reads the source
+ * with read2 and writes the destination with write2, I/O block by block,
+ * never holding both files' I/O at once.  Source holes (seek2) are
  * skipped, punched (DEALLOCATE) or zero-filled in the destination where it
- * may hold data, and a copy that reaches the source's EOF leaves the
- * destination at least dst_offset + copied long.
+ * may hold data, and the destination is left at least dst_offset + copied
+ * long.
  */
 fsal_status_t nfs42_copy_generic(struct fsal_obj_handle *src,
 				 struct fsal_obj_handle *dst,
 				 struct fsal_copy_arg *arg);
 
 /* ---- checks shared by COPY and CLONE ------------------------------------ */
+
+/*
+ * Everything COPY and CLONE check before moving a byte (RFC 7862 15.2.3,
+ * 15.13.3), as knfsd's nfsd4_verify_copy: both file handles
+ * (nfs42_copy_check_fhs), the source stateid for reading and the
+ * destination one for writing with their open modes, delegation conflicts
+ * and permission (nfs42_copy_check_side), and the range
+ * (nfs42_copy_check_range; *len: what count resolves to now, count 0 being
+ * "to the source's EOF").  *src_state and *dst_state are NULL or
+ * referenced, also on error: the caller drops them with dec_state_t_ref.
+ */
+nfsstat4 nfs42_copy_verify(compound_data_t *data, stateid4 *src_stateid,
+			   stateid4 *dst_stateid, uint64_t src_off,
+			   uint64_t dst_off, uint64_t count,
+			   state_t **src_state, state_t **dst_state,
+			   uint64_t *len, const char *opname);
 
 /*
  * SAVED_FH (source) and CURRENT_FH (destination): both set, both regular

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include "nfs42_read_plus_plan.h"
 
@@ -15,7 +16,7 @@
 
 /* A run of the window: adjacent extents of the same kind, merged. */
 struct rp_run {
-	enum rp_seg_type type;
+	bool hole; /* a hole segment, else data */
 	uint64_t offset;
 	uint64_t length;
 };
@@ -25,16 +26,16 @@ static uint64_t xdr_pad4(uint64_t n)
 	return (n + 3) & ~3ULL;
 }
 
-static uint64_t segment_cost(enum rp_seg_type type, uint64_t length)
+static uint64_t segment_cost(bool hole, uint64_t length)
 {
-	if (type == RP_SEG_HOLE)
+	if (hole)
 		return RP_XDR_HOLE;
 	return RP_XDR_DATA_HEAD + xdr_pad4(length);
 }
 
-static uint64_t extent_end(const struct rp_extent *e)
+static uint64_t extent_end(const struct fsal_segment *e)
 {
-	return e->offset + e->length;
+	return fsal_segment_end(e);
 }
 
 /*
@@ -54,7 +55,7 @@ static uint64_t window_end(const struct rp_request *req)
  * Extents ending before from are skipped; empty extents are allowed
  * anywhere.
  */
-static bool layout_covers(const struct rp_extent *ext, size_t next,
+static bool layout_covers(const struct fsal_segment *ext, size_t next,
 			  uint64_t from, uint64_t to)
 {
 	uint64_t pos = from;
@@ -74,10 +75,10 @@ static bool layout_covers(const struct rp_extent *ext, size_t next,
 	return pos >= to;
 }
 
-static enum rp_seg_type extent_type(const struct rp_extent *e,
-				    bool report_holes)
+/* Is e a hole segment of the reply? */
+static bool extent_type(const struct fsal_segment *e, bool report_holes)
 {
-	return report_holes && e->hole ? RP_SEG_HOLE : RP_SEG_DATA;
+	return report_holes && e->hole;
 }
 
 /*
@@ -85,7 +86,7 @@ static enum rp_seg_type extent_type(const struct rp_extent *e,
  * extents of the same kind merged, clipped to end.  *i is where the
  * search starts and is left on the run's last extent.
  */
-static void next_run(const struct rp_extent *ext, size_t next, size_t *i,
+static void next_run(const struct fsal_segment *ext, size_t next, size_t *i,
 		     uint64_t pos, uint64_t end, bool report_holes,
 		     struct rp_run *run)
 {
@@ -93,11 +94,11 @@ static void next_run(const struct rp_extent *ext, size_t next, size_t *i,
 
 	while (ext[*i].length == 0 || extent_end(&ext[*i]) <= pos)
 		(*i)++;
-	run->type = extent_type(&ext[*i], report_holes);
+	run->hole = extent_type(&ext[*i], report_holes);
 	run_end = extent_end(&ext[*i]);
 	while (run_end < end && *i + 1 < next &&
 	       (ext[*i + 1].length == 0 ||
-		extent_type(&ext[*i + 1], report_holes) == run->type)) {
+		extent_type(&ext[*i + 1], report_holes) == run->hole)) {
 		(*i)++;
 		if (extent_end(&ext[*i]) > run_end)
 			run_end = extent_end(&ext[*i]);
@@ -133,15 +134,15 @@ static uint64_t data_prefix_fitting(const struct rp_run *run, uint64_t left)
  */
 static bool fit_run(struct rp_run *run, uint64_t left)
 {
-	if (segment_cost(run->type, run->length) <= left)
+	if (segment_cost(run->hole, run->length) <= left)
 		return true;
-	if (run->type == RP_SEG_HOLE)
+	if (run->hole)
 		return false;
 	run->length = data_prefix_fitting(run, left);
 	return run->length > 0;
 }
 
-int rp_plan_build(const struct rp_request *req, const struct rp_extent *ext,
+int rp_plan_build(const struct rp_request *req, const struct fsal_segment *ext,
 		  size_t next, struct rp_plan *plan)
 {
 	uint64_t pos = req->offset, end, left;
@@ -169,11 +170,11 @@ int rp_plan_build(const struct rp_request *req, const struct rp_extent *ext,
 		whole = run.length;
 		if (!fit_run(&run, left))
 			break;
-		plan->seg[plan->nseg].type = run.type;
+		plan->seg[plan->nseg].hole = run.hole;
 		plan->seg[plan->nseg].offset = run.offset;
 		plan->seg[plan->nseg].length = run.length;
 		plan->nseg++;
-		left -= segment_cost(run.type, run.length);
+		left -= segment_cost(run.hole, run.length);
 		pos += run.length;
 		if (run.length < whole)
 			break; /* cut to fit: the budget is spent */
@@ -190,35 +191,34 @@ uint64_t rp_plan_xdr_size(const struct rp_plan *plan)
 	size_t i;
 
 	for (i = 0; i < plan->nseg; i++)
-		size += segment_cost(plan->seg[i].type, plan->seg[i].length);
+		size += segment_cost(plan->seg[i].hole, plan->seg[i].length);
 	return size;
 }
 
-static uint64_t rp_plan_bytes_of(const struct rp_plan *plan,
-				 enum rp_seg_type type)
+static uint64_t rp_plan_bytes_of(const struct rp_plan *plan, bool hole)
 {
 	uint64_t bytes = 0;
 	size_t i;
 
 	for (i = 0; i < plan->nseg; i++)
-		if (plan->seg[i].type == type)
+		if (plan->seg[i].hole == hole)
 			bytes += plan->seg[i].length;
 	return bytes;
 }
 
 uint64_t rp_plan_data_bytes(const struct rp_plan *plan)
 {
-	return rp_plan_bytes_of(plan, RP_SEG_DATA);
+	return rp_plan_bytes_of(plan, false);
 }
 
 uint64_t rp_plan_hole_bytes(const struct rp_plan *plan)
 {
-	return rp_plan_bytes_of(plan, RP_SEG_HOLE);
+	return rp_plan_bytes_of(plan, true);
 }
 
 uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from)
 {
-	const struct rp_segment *last;
+	const struct fsal_segment *last;
 
 	if (plan->nseg == 0)
 		return from;
@@ -228,10 +228,10 @@ uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from)
 
 /* ---- building a layout ----------------------------------------------- */
 
-int rp_layout_append(struct rp_extent *ext, size_t *n, size_t max,
+int rp_layout_append(struct fsal_segment *ext, size_t *n, size_t max,
 		     uint64_t offset, uint64_t length, bool hole)
 {
-	struct rp_extent *last = *n ? &ext[*n - 1] : NULL;
+	struct fsal_segment *last = *n ? &ext[*n - 1] : NULL;
 
 	if (length == 0)
 		return 0;
@@ -248,24 +248,23 @@ int rp_layout_append(struct rp_extent *ext, size_t *n, size_t max,
 	return 0;
 }
 
-uint64_t rp_layout_cost(const struct rp_extent *ext, size_t n)
+uint64_t rp_layout_cost(const struct fsal_segment *ext, size_t n)
 {
 	uint64_t cost = RP_XDR_RESOK_FIXED;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		cost += segment_cost(ext[i].hole ? RP_SEG_HOLE : RP_SEG_DATA,
-				     ext[i].length);
+		cost += segment_cost(ext[i].hole, ext[i].length);
 	return cost;
 }
 
-void rp_layout_fold(struct rp_extent *ext, size_t *n, uint64_t min_hole,
+void rp_layout_fold(struct fsal_segment *ext, size_t *n, uint64_t min_hole,
 		    uint64_t file_size)
 {
 	size_t i, out = 0;
 
 	for (i = 0; i < *n; i++) {
-		struct rp_extent e = ext[i];
+		struct fsal_segment e = ext[i];
 		bool bounded = i > 0 &&
 			       (i + 1 < *n || extent_end(&e) == file_size);
 
@@ -279,6 +278,17 @@ void rp_layout_fold(struct rp_extent *ext, size_t *n, uint64_t min_hole,
 	*n = out;
 }
 
+void rp_layout_zero_short_holes(const struct fsal_segment *ext, size_t n,
+				uint64_t min_hole, char *buf, uint64_t start)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ext[i].hole && ext[i].length < min_hole &&
+		    ext[i].offset >= start)
+			memset(buf + (ext[i].offset - start), 0, ext[i].length);
+}
+
 uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room)
 {
 	uint64_t cut;
@@ -289,15 +299,14 @@ uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room)
 	return cut > pos ? cut : pos + room;
 }
 
-size_t rp_layout_fit(struct rp_extent *ext, size_t n, uint64_t budget)
+size_t rp_layout_fit(struct fsal_segment *ext, size_t n, uint64_t budget)
 {
 	uint64_t cost = RP_XDR_RESOK_FIXED;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct rp_extent *e = &ext[i];
-		uint64_t need = segment_cost(
-			e->hole ? RP_SEG_HOLE : RP_SEG_DATA, e->length);
+		struct fsal_segment *e = &ext[i];
+		uint64_t need = segment_cost(e->hole, e->length);
 
 		if (cost + need <= budget) {
 			cost += need;

@@ -9,8 +9,8 @@
  * the reply budget.  It reads no file and encodes nothing: the operation
  * reads the planned data segments and encodes the plan.  No Ganesha header
  * is used here, so that the rules can be unit tested on their own and any
- * FSAL's layout (FSAL_SPARSE's map, a SEEK_DATA/SEEK_HOLE walk) can feed
- * them.  The rules are described in docs/read_plus.md.
+ * FSAL's layout (FSAL_SPARSE's map through the read_plus slot, a
+ * SEEK_DATA/SEEK_HOLE walk) can feed them.  The rules are described in docs/read_plus.md.
  */
 
 #ifndef NFS42_READ_PLUS_PLAN_H
@@ -20,35 +20,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Segment types; the values are those of data_content4 on the wire. */
-enum rp_seg_type {
-	RP_SEG_DATA = 0, /* NFS4_CONTENT_DATA */
-	RP_SEG_HOLE = 1, /* NFS4_CONTENT_HOLE */
-};
+#include "fsal_segment.h"
 
 /* XDR sizes of a reply (READ_PLUS4resok) and of its parts. */
 #define RP_XDR_RESOK_FIXED 8 /* rpr_eof + length of rpr_contents<> */
 #define RP_XDR_DATA_HEAD 16 /* content + d_offset + length of d_data */
 #define RP_XDR_HOLE 20 /* content + di_offset + di_length */
+/* The smallest segment: a hole, or one byte of data padded to 4. */
+#define RP_XDR_MIN_SEGMENT 20
 
-/* The file's layout: one run that is all data or all hole. */
-struct rp_extent {
-	uint64_t offset;
-	uint64_t length;
-	bool hole;
-};
-
-static inline uint64_t rp_extent_end(const struct rp_extent *e)
-{
-	return e->offset + e->length;
-}
-
-/* One planned segment of the reply. */
-struct rp_segment {
-	enum rp_seg_type type;
-	uint64_t offset;
-	uint64_t length;
-};
+/*
+ * A layout and a plan are runs of struct fsal_segment (fsal_segment.h):
+ * the type the FSAL reports them in, from the file to the encoder.  In a
+ * layout, hole means the file has a hole there; in a plan, a hole segment
+ * (NFS4_CONTENT_HOLE) versus a data one (NFS4_CONTENT_DATA).
+ */
 
 struct rp_request {
 	uint64_t offset; /* rpa_offset */
@@ -68,7 +54,7 @@ struct rp_request {
  * max_seg segments (one per extent is always enough).
  */
 struct rp_plan {
-	struct rp_segment *seg;
+	struct fsal_segment *seg;
 	size_t max_seg;
 	size_t nseg;
 	bool eof;
@@ -84,7 +70,7 @@ struct rp_plan {
  * budget came from ca_maxresponsesize_cached), or -EINVAL when the layout
  * does not cover the window or plan has no room for a segment.
  */
-int rp_plan_build(const struct rp_request *req, const struct rp_extent *ext,
+int rp_plan_build(const struct rp_request *req, const struct fsal_segment *ext,
 		  size_t next, struct rp_plan *plan);
 
 /* Bytes of READ_PLUS4resok encoding plan: what the budget is checked on. */
@@ -112,23 +98,34 @@ uint64_t rp_plan_end(const struct rp_plan *plan, uint64_t from);
  * extent, merged with it when of the same kind.  Empty runs are ignored.
  * Returns 0, or -ENOSPC when a new extent is needed and there is no room.
  */
-int rp_layout_append(struct rp_extent *ext, size_t *n, size_t max,
+int rp_layout_append(struct fsal_segment *ext, size_t *n, size_t max,
 		     uint64_t offset, uint64_t length, bool hole);
 
 /* Bytes ext[0..n) takes as a READ_PLUS4resok when each extent is a
  * segment.
  */
-uint64_t rp_layout_cost(const struct rp_extent *ext, size_t n);
+uint64_t rp_layout_cost(const struct fsal_segment *ext, size_t n);
 
 /*
  * Fold holes shorter than min_hole into data, measuring only holes whose
  * both ends the layout shows: data before it, and data after it or the
  * end of file at file_size.  A hole at the start of the layout, or one
  * the layout's end cuts short of EOF, may be longer than it shows and is
- * kept.  Neighbours are merged.
+ * kept.  Neighbours are merged.  The one rule for every FSAL: an FSAL
+ * reports every hole it finds, and READ_PLUS_Min_Hole is applied here.
+ * Bytes of a folded hole read as zeros: a caller holding the data in a
+ * buffer zeroes them (rp_layout_zero_short_holes).
  */
-void rp_layout_fold(struct rp_extent *ext, size_t *n, uint64_t min_hole,
+void rp_layout_fold(struct fsal_segment *ext, size_t *n, uint64_t min_hole,
 		    uint64_t file_size);
+
+/*
+ * Zero, in buf (buf[0] is file offset start), every hole of the layout
+ * shorter than min_hole (the FSAL leaves hole bytes untouched): any of
+ * them rp_layout_fold may turn into data then reads as zeros.
+ */
+void rp_layout_zero_short_holes(const struct fsal_segment *ext, size_t n,
+				uint64_t min_hole, char *buf, uint64_t start);
 
 /*
  * Where a window from pos towards end may stop so that at most room bytes
@@ -143,6 +140,6 @@ uint64_t rp_room_end(uint64_t pos, uint64_t end, uint64_t room);
  * is dropped, or, for data, cut with rp_room_end when at least 4 bytes of
  * it fit.  Returns the new number of extents.
  */
-size_t rp_layout_fit(struct rp_extent *ext, size_t n, uint64_t budget);
+size_t rp_layout_fit(struct fsal_segment *ext, size_t n, uint64_t budget);
 
 #endif /* NFS42_READ_PLUS_PLAN_H */

@@ -6,7 +6,8 @@
  * destination; [cl_src_offset, + cl_count) of the source is made to share
  * its blocks at cl_dst_offset of the destination (cl_count 0: up to the
  * source's end of file).  The checks the RFC puts on the server are done
- * here; alignment to the filesystem's block size is the FSAL's (it knows
+ * here (nfs42_copy_verify, shared with COPY); alignment to the filesystem's
+ * block size is the FSAL's (it knows
  * the block size), which answers ERR_FSAL_INVAL, and ERR_FSAL_NOTSUPP where
  * the filesystem cannot share blocks.  Only reachable in minor version 2:
  * nfs4_Compound answers OP_ILLEGAL for it in 4.0 and 4.1.
@@ -22,6 +23,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 
 static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
@@ -34,25 +36,15 @@ static nfsstat4 clone_do(compound_data_t *data, struct sp42_CLONE4args *args)
 	nfsstat4 status;
 	uint64_t len;
 
-	status = nfs42_copy_check_fhs(data);
-	if (status != NFS4_OK)
-		return status;
-
-	status = nfs42_copy_check_side(data, &args->cl_src_stateid, src, false,
-				       &src_state, "CLONE");
-	if (status == NFS4_OK)
-		status = nfs42_copy_check_side(data, &args->cl_dst_stateid, dst,
-					       true, &dst_state, "CLONE");
-	if (status == NFS4_OK)
-		status = nfs42_copy_check_range(src, dst, args->cl_src_offset,
-						args->cl_dst_offset,
-						args->cl_count, &len, "CLONE");
-
+	status = nfs42_copy_verify(data, &args->cl_src_stateid,
+				   &args->cl_dst_stateid, args->cl_src_offset,
+				   args->cl_dst_offset, args->cl_count,
+				   &src_state, &dst_state, &len, "CLONE");
 	if (status == NFS4_OK) {
 		fsal_status = dst->obj_ops->clone(
 			src, src_state, args->cl_src_offset, dst, dst_state,
 			args->cl_dst_offset, args->cl_count);
-		status = nfs4_Errno_status(fsal_status);
+		status = nfs42_io_status(fsal_status);
 		if (status == NFS4_OK)
 			nfs42_stats_copy(op_ctx->ctx_export, NFS42_CLONE, len);
 		LogDebug(COMPONENT_NFS_V4,

@@ -9,7 +9,7 @@
  * Copy_Chunk_Size and Copy_Time_Budget_Ms, whichever comes first; a clone
  * covers the whole range at once) and returns the short wr_count: the
  * client goes on with another COPY from there (RFC 7862 15.2.3).  The
- * checks are those of CLONE (nfs42_copy.c).  Only reachable in minor
+ * checks are those of CLONE (nfs42_copy_verify, nfs42_copy.c).  Only reachable in minor
  * version 2: nfs4_Compound answers OP_ILLEGAL for it in 4.0 and 4.1.
  */
 
@@ -23,6 +23,7 @@
 #include "nfs_convert.h"
 #include "export_mgr.h"
 #include "nfs42_copy.h"
+#include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
 #include "nfs42_copy_async.h"
 
@@ -59,22 +60,23 @@ static void copy_sync_reply(struct sp42_COPY4resok *ok, uint64_t copied)
 	ok->cr_requirements.cr_synchronous = true;
 }
 
-/* Stateids, open modes, permission and the range of a COPY. */
+/*
+ * The checks of a COPY: an inter-server copy (RFC 7862 4.8, a source
+ * server given) is not done, and is answered first, as knfsd does: its
+ * source stateid belongs to the other server.  Then COPY's checks are
+ * CLONE's (nfs42_copy_verify); *len is what the range resolves to now
+ * (ca_count 0: to the source's EOF as it is at this moment), what the copy
+ * moves at most, whatever the source does afterwards.
+ */
 static nfsstat4 copy_check(compound_data_t *data, struct sp42_COPY4args *args,
-			   state_t **src_state, state_t **dst_state)
+			   state_t **src_state, state_t **dst_state,
+			   uint64_t *len)
 {
-	struct fsal_obj_handle *src = data->saved_obj;
-	struct fsal_obj_handle *dst = data->current_obj;
-	nfsstat4 status;
-	uint64_t len;
-
-	status = nfs42_copy_check_fhs(data);
-	if (status != NFS4_OK)
-		return status;
-
-	/* Inter-server copy (RFC 7862 4.8) is not done: a server that does
-	 * not support it answers NFS4ERR_NOTSUPP (as Linux nfsd does), and
-	 * the client copies by itself.
+	*src_state = NULL;
+	*dst_state = NULL;
+	/* A server that does not support inter-server copy answers
+	 * NFS4ERR_NOTSUPP (as Linux nfsd does), and the client copies by
+	 * itself.
 	 */
 	if (args->ca_source_server.ca_source_server_len != 0) {
 		LogDebug(
@@ -83,18 +85,10 @@ static nfsstat4 copy_check(compound_data_t *data, struct sp42_COPY4args *args,
 			args->ca_source_server.ca_source_server_len);
 		return NFS4ERR_NOTSUPP;
 	}
-
-	status = nfs42_copy_check_side(data, &args->ca_src_stateid, src, false,
-				       src_state, "COPY");
-	if (status != NFS4_OK)
-		return status;
-	status = nfs42_copy_check_side(data, &args->ca_dst_stateid, dst, true,
-				       dst_state, "COPY");
-	if (status != NFS4_OK)
-		return status;
-	return nfs42_copy_check_range(src, dst, args->ca_src_offset,
-				      args->ca_dst_offset, args->ca_count, &len,
-				      "COPY");
+	return nfs42_copy_verify(data, &args->ca_src_stateid,
+				 &args->ca_dst_stateid, args->ca_src_offset,
+				 args->ca_dst_offset, args->ca_count, src_state,
+				 dst_state, len, "COPY");
 }
 
 static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
@@ -102,23 +96,34 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 {
 	struct fsal_obj_handle *src = data->saved_obj;
 	struct fsal_obj_handle *dst = data->current_obj;
-	struct fsal_copy_arg arg = { 0 };
+	struct nfs42_copy_req req = { 0 };
 	state_t *src_state = NULL;
 	state_t *dst_state = NULL;
 	fsal_status_t fsal_status;
 	nfsstat4 status;
+	bool queued;
+	uint64_t len;
 
-	status = copy_check(data, args, &src_state, &dst_state);
+	status = copy_check(data, args, &src_state, &dst_state, &len);
 	if (status != NFS4_OK)
 		goto out;
+	if (len == 0) {
+		/* at the source's EOF: nothing to copy, done at once */
+		copy_sync_reply(&res->cr_u.cr_resok4, 0);
+		goto out;
+	}
 
-	arg.src_state = src_state;
-	arg.src_offset = args->ca_src_offset;
-	arg.dst_state = dst_state;
-	arg.dst_offset = args->ca_dst_offset;
-	arg.count = args->ca_count;
-	arg.chunk_bytes = nfs_param.nfsv4_param.copy_chunk_size;
-	arg.budget_ms = copy_engine_budget_ms(
+	/* The range is resolved once, here: a chunk never measures "to EOF"
+	 * again (a copy of a file onto itself past its end would chase its
+	 * own writes).
+	 */
+	req.src_state = src_state;
+	req.src_offset = args->ca_src_offset;
+	req.dst_state = dst_state;
+	req.dst_offset = args->ca_dst_offset;
+	req.count = len;
+	req.cap = nfs_param.nfsv4_param.copy_chunk_size;
+	req.budget_ms = copy_engine_budget_ms(
 		nfs_param.nfsv4_param.copy_time_budget_ms);
 
 	/* Asynchronous (RFC 7862 15.2.3): a copy stateid at once, the copy
@@ -126,26 +131,29 @@ static nfsstat4 copy_do(compound_data_t *data, struct sp42_COPY4args *args,
 	 * the pool or this client's quota is full, one chunk now
 	 * (cr_synchronous true), which the RFC allows whatever was asked.
 	 */
-	if (!args->ca_synchronous &&
-	    nfs42_copy_async_start(data, src, src_state, dst, dst_state,
-				   args->ca_src_offset, args->ca_dst_offset,
-				   args->ca_count, res))
-		goto out;
+	if (!args->ca_synchronous) {
+		status = nfs42_copy_async_start(data, src, dst,
+						args->ca_src_offset,
+						args->ca_dst_offset, len, res,
+						&queued);
+		if (status != NFS4_OK || queued)
+			goto out;
+	}
 
-	fsal_status = nfs42_copy_chunk(src, dst, &arg);
+	fsal_status = nfs42_copy_chunk(src, dst, &req);
 	LogDebug(COMPONENT_NFS_V4,
 		 "COPY %" PRIu64 "+%" PRIu64 " to %" PRIu64 ": %" PRIu64
 		 " bytes%s, %s",
 		 args->ca_src_offset, args->ca_count, args->ca_dst_offset,
-		 arg.copied, arg.eof ? " to EOF" : "",
+		 req.copied, req.eof ? " to EOF" : "",
 		 msg_fsal_err(fsal_status.major));
 	/* Once any byte was copied, the count is the answer. */
-	if (FSAL_IS_ERROR(fsal_status) && arg.copied == 0) {
-		status = nfs4_Errno_status(fsal_status);
+	if (FSAL_IS_ERROR(fsal_status) && req.copied == 0) {
+		status = nfs42_io_status(fsal_status);
 		goto out;
 	}
-	copy_sync_reply(&res->cr_u.cr_resok4, arg.copied);
-	nfs42_stats_copy(op_ctx->ctx_export, NFS42_COPY_SYNC, arg.copied);
+	copy_sync_reply(&res->cr_u.cr_resok4, req.copied);
+	nfs42_stats_copy(op_ctx->ctx_export, NFS42_COPY_SYNC, req.copied);
 
 out:
 	if (src_state != NULL)

@@ -44,7 +44,7 @@
  * whether end is EOF; runs is the FSAL's answer to one read_plus call.
  */
 struct rp_layout {
-	struct rp_extent *ext;
+	struct fsal_segment *ext;
 	size_t n;
 	size_t max;
 	uint64_t end;
@@ -140,14 +140,6 @@ static nfsstat4 rp_check_stateid(compound_data_t *data, stateid4 *stateid,
 		status = NFS4ERR_OPENMODE;
 	dec_state_t_ref(open);
 	return status;
-}
-
-/* READ answers NFS4ERR_LOCKED for a share reservation in the way. */
-static nfsstat4 rp_fsal_error(fsal_status_t st)
-{
-	if (st.major == ERR_FSAL_SHARE_DENIED)
-		st = fsalstat(ERR_FSAL_LOCKED, 0);
-	return nfs4_Errno_status(st);
 }
 
 /* Append a run (merged with the last one when alike); false when full. */
@@ -322,14 +314,14 @@ static fsal_status_t rp_generic(struct fsal_obj_handle *obj, state_t *state,
 	rp_layout_fold(l->ext, &l->n, min_hole, size);
 	l->eof = l->n > 0 && l->end == size;
 	i = rp_layout_fit(l->ext, l->n, budget);
-	if (i < l->n || (i > 0 && rp_extent_end(&l->ext[i - 1]) < l->end)) {
+	if (i < l->n || (i > 0 && fsal_segment_end(&l->ext[i - 1]) < l->end)) {
 		l->n = i;
-		l->end = i ? rp_extent_end(&l->ext[i - 1]) : offset;
+		l->end = i ? fsal_segment_end(&l->ext[i - 1]) : offset;
 		l->eof = false;
 	}
 
 	for (i = 0; i < l->n; i++) {
-		struct rp_extent *s = &l->ext[i];
+		struct fsal_segment *s = &l->ext[i];
 		uint64_t got = 0;
 		bool eof = false;
 
@@ -387,6 +379,27 @@ static uint64_t rp_budget(compound_data_t *data, nfsstat4 *too_big)
 	return room > used ? room - used : 0;
 }
 
+/*
+ * A budget with room for READ_PLUS4resok's fixed part but for no segment
+ * (docs/read_plus.md rules 4 and 7): at or past EOF the answer is eof
+ * without a segment; below it nothing the reply could say fits, which is
+ * too_big, never NFS4_OK without a segment and without eof.
+ */
+static nfsstat4 rp_eof_only(struct fsal_obj_handle *obj, uint64_t offset,
+			    nfsstat4 too_big, struct sp42_READ_PLUS4resok *ok)
+{
+	fsal_status_t st;
+	uint64_t size;
+
+	st = nfs42_file_size(obj, &size);
+	if (FSAL_IS_ERROR(st))
+		return nfs4_Errno_status(st);
+	if (offset < size)
+		return too_big;
+	ok->rpr_eof = true;
+	return NFS4_OK;
+}
+
 /* The export's READ_PLUS settings (EXPORT block, patch 0012). */
 static void rp_export_config(bool *enabled, bool *holes, uint64_t *min_hole)
 {
@@ -395,6 +408,30 @@ static void rp_export_config(bool *enabled, bool *holes, uint64_t *min_hole)
 	*enabled = exp->read_plus_enabled;
 	*holes = exp->read_plus_holes;
 	*min_hole = atomic_fetch_uint64_t(&exp->read_plus_min_hole);
+}
+
+/*
+ * Whether the reply is wrapped with RPCSEC_GSS privacy: ntirpc's
+ * gss_wrap_iov then encrypts the reply's vectors in place, so data sent by
+ * reference would encrypt the file buffer itself, and a cached reply
+ * (sa_cachethis) encoded again from it would go out encrypted twice.
+ * Such a reply copies its data (sp42_iobuf.copy).  Integrity only adds a
+ * checksum and krb5 alone neither: both keep the zero-copy path.  Without
+ * GSS support compiled in, no request is wrapped.
+ */
+static bool rp_reply_encrypted(compound_data_t *data)
+{
+#ifdef _HAVE_GSSAPI
+	struct svc_req *req = data->req;
+
+	if (req != NULL && req->rq_msg.cb_cred.oa_flavor == RPCSEC_GSS) {
+		struct rpc_gss_cred *gc =
+			(struct rpc_gss_cred *)req->rq_msg.rq_cred_body;
+
+		return gc->gc_svc == RPCSEC_GSS_SVC_PRIVACY;
+	}
+#endif
+	return false;
 }
 
 /* Turn a plan into the result; data segments refer to iob. */
@@ -408,9 +445,9 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 	if (plan->nseg > 0)
 		c = gsh_calloc(plan->nseg, sizeof(*c));
 	for (i = 0; i < plan->nseg; i++) {
-		const struct rp_segment *s = &plan->seg[i];
+		const struct fsal_segment *s = &plan->seg[i];
 
-		if (s->type == RP_SEG_HOLE) {
+		if (s->hole) {
 			c[i].rpc_content = NFS4_CONTENT_HOLE;
 			c[i].rpc_u.rpc_hole.di_offset = s->offset;
 			c[i].rpc_u.rpc_hole.di_length = s->length;
@@ -430,7 +467,8 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 }
 
 /*
- * Layout and data from the FSAL's read_plus slot, window after window:
+ * Layout and data from the FSAL's read_plus slot (every hole it finds,
+ * folded here by READ_PLUS_Min_Hole), window after window:
  * each window is as long as the data the reply can still take, so a file
  * of data is read no further than the reply goes, while holes (which cost
  * their header only) let the reply reach on to count.  NOTSUPP on the
@@ -455,7 +493,6 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 		struct fsal_read_plus_arg arg = {
 			.state = state,
 			.offset = pos,
-			.min_hole = min_hole,
 			.buf = buf + (pos - offset),
 			.seg = l->runs,
 			.max_seg = l->max - l->n,
@@ -495,6 +532,11 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 			break;
 		pos = arg.end;
 	}
+	/* The FSAL reported every hole: READ_PLUS_Min_Hole applies here, as
+	 * on the generic path (one rule); a folded hole reads as zeros.
+	 */
+	rp_layout_zero_short_holes(l->ext, l->n, min_hole, buf, offset);
+	rp_layout_fold(l->ext, &l->n, min_hole, l->eof ? l->end : UINT64_MAX);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -607,6 +649,15 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 		data->op_resp_size = sizeof(nfsstat4) + RP_XDR_RESOK_FIXED;
 		goto out;
 	}
+	if (budget < RP_XDR_RESOK_FIXED + RP_XDR_MIN_SEGMENT) {
+		/* room for eof and no segment: only an answer at EOF fits */
+		res->rp_status = rp_eof_only(obj, args->rpa_offset, too_big,
+					     &res->rp_u.rp_resok4);
+		if (res->rp_status == NFS4_OK)
+			data->op_resp_size =
+				sizeof(nfsstat4) + RP_XDR_RESOK_FIXED;
+		goto out;
+	}
 
 	/* Room for the runs: segments cost at least 16 bytes each, and runs
 	 * of filesystems are sectors at least (an FSAL finding more ends its
@@ -620,13 +671,14 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	layout.ext = gsh_malloc(layout.max * sizeof(*layout.ext));
 	layout.runs = gsh_malloc(layout.max * sizeof(*layout.runs));
 	iob = sp42_iobuf_alloc(count);
+	iob->copy = rp_reply_encrypted(data);
 
 	st = rp_read_layout(obj, state, bypass, args->rpa_offset, count, holes,
 			    min_hole, budget, iob->data, &layout);
 	if (!FSAL_IS_ERROR(st))
 		st = rp_allow_read(obj, READ_ACCESS_CHECK_POLICY_POST);
 	if (FSAL_IS_ERROR(st)) {
-		res->rp_status = rp_fsal_error(st);
+		res->rp_status = nfs42_io_status(st);
 		goto out;
 	}
 

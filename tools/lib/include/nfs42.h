@@ -570,6 +570,17 @@ int nfs42_session_destroy(struct nfs42_client *cl);
 void nfs42_client_free(struct nfs42_client *cl);
 /* NULL procedure */
 int nfs42_null(struct nfs42_client *cl);
+/*
+ * One ONC RPC call of any program and version on the connection, with the
+ * client's credentials (no session; for the side protocols of NFSv3, MOUNT
+ * and friends).  args: the procedure's XDR-encoded arguments.  On success
+ * *reply is malloc'ed (free it) and its results start at offset *body;
+ * the reply of a call the server did not accept is an error (-EINVAL for
+ * GARBAGE_ARGS, -EPROTO else, -EACCES for an auth error).
+ */
+int nfs42_rpc_raw(struct nfs42_client *cl, uint32_t prog, uint32_t vers,
+		  uint32_t proc, const void *args, size_t args_len,
+		  uint8_t **reply, size_t *len, size_t *body);
 
 const char *nfs42_client_error(const struct nfs42_client *cl);
 void nfs42_set_cred(struct nfs42_client *cl, uint32_t uid, uint32_t gid,

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * FSAL_SPARSE on a tmpfs export (harness --export-tmpfs), with MDCACHE's
+ * dirent cache off (Dir_Chunk = 0) so that every READDIR reaches the FSAL
+ * with the client's cookie.  FSAL_SPARSE's cookies are the kernel's d_off;
+ * on a tmpfs (kernel 6.18 here) a seek to a d_off after which no entry is
+ * left (they were removed since) lists the directory from its first
+ * entry again, so a client resuming there got the first entries again,
+ * and the Linux client and ours looped for ever (found on a minimal Debian
+ * whose /tmp is a tmpfs).  A resumed listing on tmpfs whose first entry is
+ * the directory's first entry has started over: it ends there.
+ */
+#include "e2e_fsal_util.h"
+
+#define N_FILES 24
+
+/* One READDIR of dir from cookie, at most maxcount bytes of reply: the
+ * names (appended to seen, counting repeats) and the last cookie.
+ */
+static int readdir_page(struct nfs42_client *cl, const struct nfs42_fh *dir,
+			uint64_t cookie, const uint8_t *verf,
+			struct e2e_names *seen, unsigned int *repeats,
+			uint64_t *last, uint8_t *verf_out, bool *eof)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FILEID, -1);
+	struct nfs42_compound *c = e2e_cpd(cl, dir);
+	const struct nfs42_res *r;
+	uint32_t i;
+	int idx, rc;
+
+	idx = nfs42_op_readdir(c, cookie, verf, 256, 512, &bm);
+	rc = nfs42_compound_run(c);
+	if (rc != 0) {
+		nfs42_compound_free(c);
+		return rc;
+	}
+	r = nfs42_res(c, idx);
+	for (i = 0; i < r->u.readdir.n; i++) {
+		struct nfs42_dirent e = r->u.readdir.entries[i];
+
+		if (e2e_names_has(seen, e.name))
+			(*repeats)++;
+		else
+			e2e_names_collect(seen, &e);
+		*last = e.cookie;
+	}
+	memcpy(verf_out, r->u.readdir.cookieverf, NFS4_VERIFIER_SIZE);
+	*eof = r->u.readdir.eof;
+	nfs42_compound_free(c);
+	return 0;
+}
+
+/*
+ * Make N_FILES entries in a new directory, READDIR a first page, remove
+ * `removed` of the entries the page did not list (the first of them
+ * when removed is 1, all of them when it is N_FILES), then READDIR on
+ * from the page's last cookie until eof: no entry may come twice, none
+ * removed may come, every other must.
+ */
+static void resume_after_removes(unsigned int removed)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *dir = e2e_fmt("d-%d-%u", (int)getpid(), removed);
+	struct e2e_names first = { 0 }, seen;
+	uint8_t verf[NFS4_VERIFIER_SIZE] = { 0 };
+	unsigned int repeats = 0, pages, gone = 0, i;
+	struct nfs42_fh dfh;
+	uint64_t cookie = 0;
+	bool eof = false;
+
+	ck_assert_int_eq(mkdir(e2e_backing(dir), 0755), 0);
+	for (i = 0; i < N_FILES; i++)
+		e2e_put_backing(e2e_fmt("%s/f%02u", dir, i), "x", 1);
+	dfh = e2e_fh(cl, dir);
+
+	ck_nfs_ok(cl, readdir_page(cl, &dfh, 0, verf, &first, &repeats, &cookie,
+				   verf, &eof));
+	ck_assert_msg(!eof && first.n > 0 && first.n < N_FILES,
+		      "the first page holds %d of %d entries", first.n,
+		      N_FILES);
+	/* the tmpfs lists the newest first: f23, f22, ... */
+	for (i = N_FILES; i-- > 0 && gone < removed;) {
+		char *name = e2e_fmt("f%02u", i);
+
+		if (e2e_names_has(&first, name))
+			continue;
+		ck_assert_int_eq(
+			unlink(e2e_backing(e2e_fmt("%s/%s", dir, name))), 0);
+		gone++;
+	}
+
+	seen = first;
+	for (pages = 1; !eof && pages < 4 * N_FILES; pages++)
+		ck_nfs_ok(cl, readdir_page(cl, &dfh, cookie, verf, &seen,
+					   &repeats, &cookie, verf, &eof));
+	ck_assert_msg(eof, "READDIR did not end after %u pages", pages);
+	ck_assert_msg(repeats == 0,
+		      "resuming after %u removed entries gave %u entries again",
+		      gone, repeats);
+	ck_assert_msg(seen.n == (int)(N_FILES - gone),
+		      "%d entries listed, expected %u", seen.n, N_FILES - gone);
+	nfs42_client_free(cl);
+}
+
+START_TEST(readdir_resumes_after_the_next_is_removed)
+{
+	resume_after_removes(1);
+}
+END_TEST
+
+/* Nothing left after the cookie: tmpfs then lists from the start again */
+START_TEST(readdir_ends_when_the_rest_is_removed)
+{
+	resume_after_removes(N_FILES);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fsal_tmpfs");
+	TCase *tc = tcase_create("tmpfs");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, readdir_resumes_after_the_next_is_removed);
+	tcase_add_test(tc, readdir_ends_when_the_rest_is_removed);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# Sourced by the host side of every tests/linux test (a script run under
+# tests/e2e/harness.sh, so NFS42_* name the server).
+set -euo pipefail
+
+LINUX_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LINUX_OUT=""
+CHECK_TAG=" (host)"
+. "$LINUX_DIR/checks.sh"
+h_ok() { ok "$@"; }
+h_bad() { bad "$@"; }
+h_check() { check "$@"; }
+h_check_eq() { check_eq "$@"; }
+
+# linux_full_only: skip (77) unless SPARSE_LINUX_ALL=1 (tests/linux/run-all.sh);
+# the tests outside the CI subset
+linux_full_only() {
+	if [ "${SPARSE_LINUX_ALL:-0}" != 1 ]; then
+		echo "linux: skipped: not in the CI subset; tests/linux/run-all.sh runs it"
+		exit 77
+	fi
+}
+
+# linux_guest [vm.sh options] -- GUEST_SCRIPT [ARGS]: run the script in a
+# guest (guest/ relative names are this directory's); LINUX_OUT is the
+# run's directory (LINUX_OUT/xchg the guest's /run/xchg) until h_done.
+# Returns the script's status (77 passes through: the caller exits).
+linux_guest() {
+	local opts=() rc=0
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	local script=$1
+	shift
+	[ -f "$script" ] || script=$LINUX_DIR/$script
+	[ -n "$LINUX_OUT" ] || LINUX_OUT=$(mktemp -d "${TMPDIR:-/tmp}/linux-test.XXXXXX")
+	"$LINUX_DIR/vm.sh" --out "$LINUX_OUT" ${opts[@]+"${opts[@]}"} -- \
+		"$script" "$@" || rc=$?
+	if [ $rc = 77 ]; then
+		rm -rf "$LINUX_OUT"
+		exit 77
+	fi
+	return $rc
+}
+
+# h_done [GUEST_RC]: exit 1 when the guest or a host check failed (the run's
+# directory kept), else 0 (removed)
+h_done() {
+	local grc=${1:-0}
+	if [ "$grc" != 0 ] || [ $CHECK_FAILS -ne 0 ]; then
+		echo "linux: failed (guest exit $grc, $CHECK_FAILS host check(s)); kept $LINUX_OUT"
+		exit 1
+	fi
+	[ -n "$LINUX_OUT" ] && rm -rf "$LINUX_OUT"
+	exit 0
+}
