@@ -116,14 +116,84 @@ START_TEST(readdir_ends_when_the_rest_is_removed)
 }
 END_TEST
 
+/*
+ * The change attribute moves on every change made through the server,
+ * also where the kernel's timestamps are one clock tick coarse (tmpfs
+ * here; ext4/XFS before Linux 6.13): CREATEs in one directory, each
+ * followed by a GETATTR of the directory in the same compound, and
+ * WRITEs to one file, each followed by a GETATTR of it, back to back:
+ * every value differs from the one before, and every CREATE's
+ * change_info has after != before.  FSAL_SPARSE reported max(ctime,
+ * mtime), equal for changes within one tick (fsal_sparse.md).
+ */
+#define N_CHANGES 200
+
+START_TEST(change_moves_within_a_tick)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, -1);
+	struct nfs42_client *cl = e2e_client();
+	char *dir = e2e_fmt("c-%d", (int)getpid());
+	unsigned int i, same_dir = 0, same_cinfo = 0, same_file = 0;
+	struct nfs42_stateid anon = { 0 };
+	struct nfs42_fh dfh, ffh;
+	uint64_t last = 0;
+
+	ck_assert_int_eq(mkdir(e2e_backing(dir), 0755), 0);
+	e2e_put_backing(e2e_fmt("%s/f", dir), "x", 1);
+	dfh = e2e_fh(cl, dir);
+	ffh = e2e_fh(cl, e2e_fmt("%s/f", dir));
+
+	for (i = 0; i < N_CHANGES; i++) {
+		struct nfs42_create_args a = { .type = NF4DIR,
+					       .name = e2e_fmt("d%03u", i) };
+		struct nfs42_compound *c = e2e_cpd(cl, &dfh);
+		const struct nfs42_res *cr;
+		int ci, gi;
+		uint64_t now;
+
+		ci = nfs42_op_create(c, &a);
+		nfs42_op_putfh(c, &dfh);
+		gi = nfs42_op_getattr(c, &bm);
+		ck_nfs_ok(cl, nfs42_compound_run(c));
+		cr = nfs42_res(c, ci);
+		now = nfs42_res(c, gi)->u.getattr->change;
+		same_cinfo += cr->u.create.cinfo.after ==
+			      cr->u.create.cinfo.before;
+		same_dir += i > 0 && now == last;
+		last = now;
+		nfs42_compound_free(c);
+	}
+	last = 0;
+	for (i = 0; i < N_CHANGES; i++) {
+		struct nfs42_compound *c = e2e_cpd(cl, &ffh);
+		uint64_t now;
+		int gi;
+
+		nfs42_op_write(c, &anon, i, FILE_SYNC4, "y", 1);
+		gi = nfs42_op_getattr(c, &bm);
+		ck_nfs_ok(cl, nfs42_compound_run(c));
+		now = nfs42_res(c, gi)->u.getattr->change;
+		same_file += i > 0 && now == last;
+		last = now;
+		nfs42_compound_free(c);
+	}
+	ck_assert_msg(
+		same_dir == 0 && same_cinfo == 0 && same_file == 0,
+		"of %d changes each, the change attribute did not move: %u times for the directory, %u times in CREATE's change_info, %u times for the file",
+		N_CHANGES, same_dir, same_cinfo, same_file);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fsal_tmpfs");
 	TCase *tc = tcase_create("tmpfs");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, readdir_resumes_after_the_next_is_removed);
 	tcase_add_test(tc, readdir_ends_when_the_rest_is_removed);
+	tcase_add_test(tc, change_moves_within_a_tick);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -919,6 +919,12 @@ START_TEST(t_returned_before_revoke)
 	ck_assert_int_eq(pthread_join(opener, NULL), 0);
 	ck_nfs_ok(b, oarg.rc);
 	ck_assert(log_has("test stall lease_drop"));
+	/* the revocation check logs once it has the lock the DELEGRETURN
+	 * just gave up */
+	for (wait = 0;
+	     wait < 50 && !log_has("returned just before its revocation");
+	     wait++)
+		usleep(100 * 1000);
 	ck_assert_msg(log_has("returned just before its revocation"),
 		      "the revocation did not race the DELEGRETURN");
 	ck_assert_msg(

@@ -80,8 +80,10 @@ static int renew(struct nfs42_client *cl)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s [-r RETRY_S] [-l LEASE_S] PATH "
-			"OFFSET LENGTH RELEASE_FILE\n", "linux_lock");
+	fprintf(stderr,
+		"usage: %s [-r RETRY_S] [-l LEASE_S] PATH "
+		"OFFSET LENGTH RELEASE_FILE\n",
+		"linux_lock");
 	return 2;
 }
 

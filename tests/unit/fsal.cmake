@@ -37,3 +37,11 @@ sparse_unit_test(check_sparse_fs
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_fs.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE
   LIBS blkid)
+
+# The change attribute's table (sparse_change.c): changes through the
+# server move it also within one clock tick.
+sparse_unit_test(check_sparse_change
+  SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_change.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_change.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE
+  LIBS Threads::Threads)

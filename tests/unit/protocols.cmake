@@ -46,3 +46,5 @@ sparse_ntirpc_unit_test(check_read_plus_xdr)
 # libntirpc's back-channel calls on a closing connection (the ntirpc
 # patch).
 sparse_ntirpc_unit_test(check_ntirpc_callback)
+set_tests_properties(unit/check_ntirpc_callback PROPERTIES ENVIRONMENT
+  "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/sanitizers/lsan.supp")

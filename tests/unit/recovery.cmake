@@ -7,15 +7,15 @@
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 find_package(Threads REQUIRED)
 
-sparse_unit_test(check_sparse_recdb
-  SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_recdb.c
+sparse_unit_test(check_clientdb
+  SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/clientdb.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_clientdb.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/SAL/recovery
   LIBS PkgConfig::SQLITE3 Threads::Threads)
 
-sparse_unit_test(check_sparse_gcommit
-  SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_recdb.c
-          ${CMAKE_SOURCE_DIR}/src/SAL/recovery/sparse_gcommit.c
-          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_gcommit.c
+sparse_unit_test(check_clientdb_batch
+  SOURCES ${CMAKE_SOURCE_DIR}/src/SAL/recovery/clientdb.c
+          ${CMAKE_SOURCE_DIR}/src/SAL/recovery/clientdb_batch.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_clientdb_batch.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/SAL/recovery
   LIBS PkgConfig::SQLITE3 Threads::Threads)

@@ -530,6 +530,8 @@ sparse_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	if (createmode != FSAL_NO_CREATE) {
 		fd = sparse_create_file(dirfd, name, flags, mode);
 		created = fd >= 0;
+		if (created)
+			sparse_changed(obj_hdl);
 		if (fd < 0 &&
 		    (errno != EEXIST || createmode != FSAL_UNCHECKED)) {
 			status = posix2fsal_status(errno);
@@ -738,6 +740,7 @@ static void sparse_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
 
 	if (n >= 0) {
 		write_arg->io_amount = n;
+		sparse_changed(obj_hdl);
 		/* FILE_SYNC/DATA_SYNC: data and metadata on disk now. */
 		if (write_arg->fsal_stable && fsync(sfd->fd) != 0) {
 			status = posix2fsal_status(errno);
@@ -1027,6 +1030,8 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 			 offset, length, strerror(rc));
 	status = posix2fsal_status(rc);
 	if (rc == 0)
+		sparse_changed(obj_hdl);
+	if (rc == 0)
 		status = sparse_sync_changed_fd(
 			sfd->fd, allocate ? "an ALLOCATE" : "a DEALLOCATE");
 
@@ -1094,6 +1099,8 @@ static fsal_status_t sparse_clone_self(struct fsal_obj_handle *obj_hdl,
 		return status;
 	rc = sparse_clone_fds(sfd->fd, src_offset, sfd->fd, dst_offset, count);
 	status = sparse_clone_status(rc);
+	if (rc == 0)
+		sparse_changed(obj_hdl);
 	if (rc == 0)
 		status = sparse_sync_changed_fd(sfd->fd, "a CLONE destination");
 	sparse_end_io(obj_hdl, state, FSAL_O_RDWR, sfd);
@@ -1181,6 +1188,8 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 			      count);
 	status = sparse_clone_status(rc);
 	if (rc == 0)
+		sparse_changed(dst_hdl);
+	if (rc == 0)
 		status = sparse_sync_changed_fd(dst.sfd->fd,
 						"a CLONE destination");
 	sparse_end_side(&dst);
@@ -1262,6 +1271,8 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 		if (FSAL_IS_ERROR(status))
 			return status;
 		status = sparse_copy_fds(dst.sfd->fd, dst.sfd->fd, arg);
+		if (arg->copied > 0)
+			sparse_changed(dst_hdl);
 		sparse_end_side(&dst);
 		return status;
 	}
@@ -1270,6 +1281,8 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 	if (FSAL_IS_ERROR(status))
 		return status;
 	status = sparse_copy_fds(src.sfd->fd, dst.sfd->fd, arg);
+	if (arg->copied > 0)
+		sparse_changed(dst_hdl);
 	sparse_end_side(&dst);
 	sparse_end_side(&src);
 	return status;
@@ -1418,6 +1431,8 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 	if (ftruncate(sfd->fd, (off_t)size) != 0)
 		status = posix2fsal_status(errno);
 	fsal_restore_ganesha_credentials();
+	if (!FSAL_IS_ERROR(status))
+		sparse_changed(obj_hdl);
 
 	sparse_end_io(obj_hdl, state, FSAL_O_WRITE, sfd);
 	return status;
@@ -1508,6 +1523,8 @@ fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 		return posix2fsal_status(-fd);
 	rc = sparse_set_meta(fd, obj_hdl->type, attrib_set);
 	close(fd);
+	if (rc == 0)
+		sparse_changed(obj_hdl);
 	if (rc != 0)
 		LogDebug(COMPONENT_FSAL, "setattr: %s", strerror(rc));
 	return posix2fsal_status(rc);

@@ -100,8 +100,11 @@ static uint64_t sparse_change_of(const struct stat *st);
 
 /*
  * Fill attrs from a stat.  The change attribute is ctime in nanoseconds
- * (or mtime when a client pushed mtime ahead of ctime): the kernel bumps
- * ctime, with fine-grained timestamps, on every data and metadata change.
+ * (or mtime when a client pushed mtime ahead of ctime), raised where that
+ * would not show a change made through the server or would go back below
+ * a value reported (sparse_change.h): the kernel bumps ctime on every data
+ * and metadata change, but only to the clock tick on ext4/XFS before Linux
+ * 6.13, and tmpfs gives a directory a removed file's time.
  */
 void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 			  struct fsal_attrlist *attrs)
@@ -120,7 +123,8 @@ void sparse_stat_to_attrs(struct sparse_export *exp, const struct stat *st,
 	attrs->atime = st->st_atim;
 	attrs->mtime = st->st_mtim;
 	attrs->ctime = st->st_ctim;
-	attrs->change = sparse_change_of(st);
+	attrs->change = sparse_change_report(st->st_dev, st->st_ino,
+					     sparse_change_of(st));
 	attrs->spaceused = (uint64_t)st->st_blocks * 512;
 	attrs->rawdev.major = major(st->st_rdev);
 	attrs->rawdev.minor = minor(st->st_rdev);
@@ -169,7 +173,8 @@ static bool sparse_dir_change_read(int dirfd, struct fsal_attrlist *attrs,
 	if (fstat(dirfd, st) != 0)
 		return false;
 	if (attrs != NULL) {
-		attrs->change = sparse_change_of(st);
+		attrs->change = sparse_change_report(st->st_dev, st->st_ino,
+						     sparse_change_of(st));
 		FSAL_SET_MASK(attrs->valid_mask, ATTR_CHANGE);
 	}
 	return true;
@@ -913,6 +918,8 @@ static fsal_status_t sparse_make_object(
 	sparse_dir_change_begin(&dc, dirfd, pre, post);
 	sparse_become_caller();
 	rc = sparse_make_at(dirfd, name, obj);
+	if (rc == 0)
+		sparse_changed(dir_hdl);
 	sparse_become_server();
 	sparse_dir_change_end(&dc);
 
@@ -1093,6 +1100,10 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 				destdir_post_attrs_out);
 	sparse_become_caller();
 	rc = linkat(AT_FDCWD, proc_path, dirfd, name, AT_SYMLINK_FOLLOW);
+	if (rc == 0) {
+		sparse_changed(destdir_hdl);
+		sparse_changed(obj_hdl);
+	}
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();
@@ -1129,6 +1140,10 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 				parent_post_attrs_out);
 	sparse_become_caller();
 	rc = unlinkat(dirfd, name, is_dir ? AT_REMOVEDIR : 0);
+	if (rc == 0) {
+		sparse_changed(dir_hdl);
+		sparse_changed(obj_hdl);
+	}
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();
@@ -1189,6 +1204,17 @@ static void sparse_rename_change_begin(int oldfd, int newfd,
 		FSAL_UNSET_MASK(new_pre->valid_mask, ATTR_CHANGE);
 }
 
+/* Do the two names name one object (rename(2) then does nothing)? */
+static bool sparse_names_same_object(int oldfd, const char *old_name, int newfd,
+				     const char *new_name)
+{
+	struct stat a, b;
+
+	return fstatat(oldfd, old_name, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(newfd, new_name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 				   struct fsal_obj_handle *olddir_hdl,
 				   const char *old_name,
@@ -1202,6 +1228,7 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	struct sparse_dir_change dc[2];
 	fsal_status_t status;
 	int oldfd, newfd, rc;
+	bool noop;
 
 	status = sparse_check_name(old_name);
 	if (!FSAL_IS_ERROR(status))
@@ -1221,8 +1248,17 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	sparse_rename_change_begin(oldfd, newfd, olddir_pre_attrs_out,
 				   olddir_post_attrs_out, newdir_pre_attrs_out,
 				   newdir_post_attrs_out, dc);
+	/* renaming an object onto itself (or a hard link of it) changes
+	 * nothing: its change_info must say so (RFC 8881 18.26.4)
+	 */
+	noop = sparse_names_same_object(oldfd, old_name, newfd, new_name);
 	sparse_become_caller();
 	rc = renameat(oldfd, old_name, newfd, new_name);
+	if (rc == 0 && !noop) {
+		sparse_changed(olddir_hdl);
+		sparse_changed(newdir_hdl);
+		sparse_changed(obj_hdl);
+	}
 	if (rc != 0)
 		rc = errno;
 	sparse_become_server();

@@ -44,6 +44,7 @@
 #include "sparse_fh.h"
 #include "sparse_fs.h"
 #include "sparse_copy.h"
+#include "sparse_change.h"
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
@@ -194,6 +195,15 @@ void sparse_test_invalidate_dir(struct fsal_obj_handle *dir);
 void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);
+
+/* The server changed obj, or is about to (sparse_change.h): the next change
+ * attribute reported for it is above the last one, also where ctime and
+ * mtime are one clock tick coarse.  Every object served lies on root_dev.
+ */
+static inline void sparse_changed(struct fsal_obj_handle *obj)
+{
+	sparse_change_touch(sparse_op_export()->root_dev, obj->fileid);
+}
 
 /* sparse_handle.c: ERR_FSAL_NO_ERROR when name is one component a client
  * may name (sparse_name_is_component), else the status to answer.

@@ -156,6 +156,8 @@ static fsal_status_t sparse_xattr_call(struct fsal_obj_handle *obj_hdl,
 	}
 	close(fd);
 	if (!FSAL_IS_ERROR(status) && op != SPARSE_XA_GET)
+		sparse_changed(obj_hdl);
+	if (!FSAL_IS_ERROR(status) && op != SPARSE_XA_GET)
 		status = sparse_sync_obj(obj_hdl);
 	return status;
 }

@@ -27,8 +27,8 @@
 #include "nfs4.h"
 #include "nfs_core.h"
 #include "sal_functions.h"
-#include "sparse_gcommit.h"
-#include "sparse_recdb.h"
+#include "clientdb_batch.h"
+#include "clientdb.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +48,7 @@ static struct config_item sqlite_recov_items[] = {
 		       database_dir),
 	CONF_ITEM_UI32("Group_Commit_Window_Ms", 0, 1000, 2, sqlite_recov_param,
 		       window_ms),
-	CONF_ITEM_UI32("Busy_Timeout_Ms", 0, 60000, SPARSE_RECDB_BUSY_MS,
+	CONF_ITEM_UI32("Busy_Timeout_Ms", 0, 60000, CLIENTDB_BUSY_MS,
 		       sqlite_recov_param, busy_timeout_ms),
 	CONFIG_EOL
 };
@@ -68,8 +68,8 @@ static struct config_block sqlite_recov_blk = {
 	.blk_desc.u.blk.commit = noop_conf_commit
 };
 
-static struct sparse_recdb *recdb;
-static struct sparse_gc *gc;
+static struct clientdb *store;
+static struct clientdb_batch *committer;
 
 int sqlite_recov_load_config(config_file_t parse_tree,
 			     struct config_error_type *err_type)
@@ -100,49 +100,50 @@ static int sqlite_recov_init(void)
 		LogEvent(COMPONENT_CLIENTID,
 			 "Failed to create recovery directory %s: %s", dir,
 			 strerror(errno));
-	rc = sparse_recdb_open(dir, &recdb);
+	rc = clientdb_open(dir, &store);
 	if (rc) {
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery database refused (%s): %s; not starting rather "
 			"than losing client records",
-			strerror(-rc), sparse_recdb_errmsg(recdb));
-		sparse_recdb_close(recdb);
-		recdb = NULL;
+			strerror(-rc), clientdb_errmsg(store));
+		clientdb_close(store);
+		store = NULL;
 		return rc;
 	}
-	rc = sparse_recdb_set_busy_timeout(recdb, sqlite_param.busy_timeout_ms);
+	rc = clientdb_set_busy_timeout(store, sqlite_param.busy_timeout_ms);
 	if (!rc)
-		rc = sparse_gc_start(recdb, sqlite_param.window_ms, &gc);
+		rc = clientdb_batch_start(store, sqlite_param.window_ms,
+					  &committer);
 	if (rc) {
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: committer thread: %s", strerror(-rc));
-		sparse_recdb_close(recdb);
-		recdb = NULL;
+		clientdb_close(store);
+		store = NULL;
 		return rc;
 	}
 	LogEvent(
 		COMPONENT_CLIENTID,
 		"SQLite recovery database %s/%s (schema %d, group commit window %u ms, busy timeout %u ms)",
-		dir, SPARSE_RECDB_FILE, sparse_recdb_version(recdb),
+		dir, CLIENTDB_FILE, clientdb_version(store),
 		sqlite_param.window_ms, sqlite_param.busy_timeout_ms);
 	return 0;
 }
 
 static void sqlite_recov_shutdown(void)
 {
-	struct sparse_gc_stats st;
+	struct clientdb_batch_stats st;
 
-	if (!gc)
+	if (!committer)
 		return;
-	sparse_gc_get_stats(gc, &st);
-	sparse_gc_stop(gc);
-	gc = NULL;
+	clientdb_batch_get_stats(committer, &st);
+	clientdb_batch_stop(committer);
+	committer = NULL;
 	LogEvent(COMPONENT_CLIENTID,
 		 "SQLite recovery: %" PRIu64 " changes in %" PRIu64
 		 " transactions, %" PRIu64 " failed",
 		 st.requests, st.commits, st.failed);
-	sparse_recdb_close(recdb);
-	recdb = NULL;
+	clientdb_close(store);
+	store = NULL;
 }
 
 /*
@@ -206,9 +207,10 @@ static bool sqlite_add_clid_checked(nfs_client_id_t *clientid)
 
 	gsh_free(clientid->cid_recov_tag);
 	clientid->cid_recov_tag = NULL;
-	rc = sparse_gc_add(gc, tag, strlen(tag), addr, strlen(addr));
+	rc = clientdb_batch_add(committer, tag, strlen(tag), addr,
+				strlen(addr));
 	if (rc) {
-		sparse_gc_last_error(gc, err, sizeof(err));
+		clientdb_batch_last_error(committer, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: record of client %s NOT stored (%s): %s; the client is not confirmed (NFS4ERR_DELAY)",
 			tag, strerror(-rc), err);
@@ -274,18 +276,19 @@ static void sqlite_rm_clid(nfs_client_id_t *clientid)
 		return;
 	clientid->cid_recov_tag = NULL;
 	if (!wait) {
-		rc = sparse_gc_remove_nowait(gc, tag, strlen(tag));
+		rc = clientdb_batch_remove_nowait(committer, tag, strlen(tag));
 	} else {
 		/* Another process holding the database past the busy timeout
 		 * must not let the state go before the record: wait for it.
 		 */
-		while ((rc = sparse_gc_remove(gc, tag, strlen(tag))) == -EBUSY)
+		while ((rc = clientdb_batch_remove(committer, tag,
+						   strlen(tag))) == -EBUSY)
 			LogCrit(COMPONENT_CLIENTID,
 				"SQLite recovery: database locked, still removing the record of %s before releasing its state",
 				tag);
 	}
 	if (rc) {
-		sparse_gc_last_error(gc, err, sizeof(err));
+		clientdb_batch_last_error(committer, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: record of client %s NOT removed (%s): %s",
 			tag, strerror(-rc), err);
@@ -303,8 +306,8 @@ static void sqlite_add_revoke_fh(nfs_client_id_t *clientid, nfs_fh4 *fh)
 
 	if (tag == NULL)
 		return;
-	rc = sparse_gc_add_revoked(gc, tag, strlen(tag), fh->nfs_fh4_val,
-				   fh->nfs_fh4_len);
+	rc = clientdb_batch_add_revoked(committer, tag, strlen(tag),
+					fh->nfs_fh4_val, fh->nfs_fh4_len);
 	if (rc)
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: revoked handle of %s NOT stored (%s)",
@@ -312,7 +315,7 @@ static void sqlite_add_revoke_fh(nfs_client_id_t *clientid, nfs_fh4 *fh)
 }
 
 struct read_ctx {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	add_clid_entry_hook add_clid;
 	add_rfh_entry_hook add_rfh;
 	clid_entry_t *ent;
@@ -347,8 +350,8 @@ static int read_client(const void *key, size_t klen, const void *val,
 	ctx->ent = ctx->add_clid(name);
 	ctx->count++;
 	LogDebug(COMPONENT_CLIENTID, "SQLite recovery: may reclaim %s", name);
-	return sparse_recdb_foreach_old_revoked(ctx->db, key, klen, read_handle,
-						ctx);
+	return clientdb_foreach_old_revoked(ctx->db, key, klen, read_handle,
+					    ctx);
 }
 
 /*
@@ -370,29 +373,29 @@ static void sqlite_read_clids(nfs_grace_start_t *gsp,
 			 gsp->event);
 		return;
 	}
-	ctx.db = sparse_gc_lock(gc);
-	rc = sparse_recdb_grace_start(ctx.db);
+	ctx.db = clientdb_batch_lock(committer);
+	rc = clientdb_grace_start(ctx.db);
 	if (!rc)
-		rc = sparse_recdb_foreach_old(ctx.db, read_client, &ctx);
+		rc = clientdb_foreach_old(ctx.db, read_client, &ctx);
 	if (rc)
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: reading client records failed (%s): %s",
-			strerror(-rc), sparse_recdb_errmsg(ctx.db));
-	sparse_gc_unlock(gc);
+			strerror(-rc), clientdb_errmsg(ctx.db));
+	clientdb_batch_unlock(committer);
 	LogEvent(COMPONENT_CLIENTID, "SQLite recovery: %d clients may reclaim",
 		 ctx.count);
 }
 
 static void sqlite_end_grace(void)
 {
-	struct sparse_recdb *db = sparse_gc_lock(gc);
-	int rc = sparse_recdb_grace_end(db);
+	struct clientdb *db = clientdb_batch_lock(committer);
+	int rc = clientdb_grace_end(db);
 
 	if (rc)
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: forgetting old records failed (%s): %s",
-			strerror(-rc), sparse_recdb_errmsg(db));
-	sparse_gc_unlock(gc);
+			strerror(-rc), clientdb_errmsg(db));
+	clientdb_batch_unlock(committer);
 }
 
 static struct nfs4_recovery_backend sqlite_backend = {

@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The nfs-sparse authors
  *
  * Group commit over the client-record store (src/SAL/recovery/
- * sparse_gcommit.c), on temporary databases in TMPDIR: many threads adding
+ * clientdb_batch.c), on temporary databases in TMPDIR: many threads adding
  * at once share few transactions and every record is there; changes of
  * one key keep their order; stop writes what is queued.
  */
@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sparse_gcommit.h"
-#include "recdb_test_util.h"
+#include "clientdb_batch.h"
+#include "clientdb_test_util.h"
 
 static char dir[256];
 
@@ -35,7 +35,7 @@ static void teardown(void)
 	recdb_tmpdir_remove(dir);
 }
 
-static struct sparse_recdb *open_db(void)
+static struct clientdb *open_db(void)
 {
 	return recdb_open_ok(dir);
 }
@@ -48,11 +48,11 @@ static int count_cb(const void *k, size_t kl, const void *v, size_t vl,
 	return 0;
 }
 
-static int count(struct sparse_recdb *db)
+static int count(struct clientdb *db)
 {
 	int n = 0;
 
-	ck_assert_int_eq(sparse_recdb_foreach(db, count_cb, &n), 0);
+	ck_assert_int_eq(clientdb_foreach(db, count_cb, &n), 0);
 	return n;
 }
 
@@ -61,7 +61,7 @@ static int count(struct sparse_recdb *db)
 static int per_thread = PER_THREAD;
 
 struct worker {
-	struct sparse_gc *gc;
+	struct clientdb_batch *committer;
 	pthread_barrier_t *start;
 	int id;
 	int failed;
@@ -76,14 +76,14 @@ static void *add_worker(void *arg)
 	pthread_barrier_wait(w->start);
 	for (i = 0; i < per_thread; i++) {
 		snprintf(key, sizeof(key), "client-%d-%d", w->id, i);
-		if (sparse_gc_add(w->gc, key, strlen(key), "v", 1))
+		if (clientdb_batch_add(w->committer, key, strlen(key), "v", 1))
 			w->failed++;
 	}
 	return NULL;
 }
 
 /* Run THREADS threads adding PER_THREAD records each, all at once. */
-static void run_adders(struct sparse_gc *gc)
+static void run_adders(struct clientdb_batch *committer)
 {
 	pthread_t th[THREADS];
 	struct worker w[THREADS];
@@ -92,7 +92,9 @@ static void run_adders(struct sparse_gc *gc)
 
 	pthread_barrier_init(&start, NULL, THREADS);
 	for (i = 0; i < THREADS; i++) {
-		w[i] = (struct worker){ .gc = gc, .start = &start, .id = i };
+		w[i] = (struct worker){ .committer = committer,
+					.start = &start,
+					.id = i };
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, add_worker, &w[i]), 0);
 	}
@@ -105,15 +107,15 @@ static void run_adders(struct sparse_gc *gc)
 
 START_TEST(t_many_threads_few_commits)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
-	struct sparse_gc_stats st;
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st;
 
 	/* a wide window, so that a loaded machine still gathers */
-	ck_assert_int_eq(sparse_gc_start(db, 20, &gc), 0);
-	run_adders(gc);
-	sparse_gc_get_stats(gc, &st);
-	sparse_gc_stop(gc);
+	ck_assert_int_eq(clientdb_batch_start(db, 20, &committer), 0);
+	run_adders(committer);
+	clientdb_batch_get_stats(committer, &st);
+	clientdb_batch_stop(committer);
 	printf("group commit: %llu adds in %llu transactions (largest %llu)\n",
 	       (unsigned long long)st.requests, (unsigned long long)st.commits,
 	       (unsigned long long)st.max_batch);
@@ -124,30 +126,30 @@ START_TEST(t_many_threads_few_commits)
 	ck_assert_uint_le(st.commits, st.requests / 4);
 	ck_assert_uint_gt(st.max_batch, 1);
 	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 
 	/* durable: a new connection sees them all */
 	db = open_db();
 	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 /* window 0: nobody waits for others, concurrent adds still share commits */
 START_TEST(t_window_zero)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
-	struct sparse_gc_stats st;
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st;
 
-	ck_assert_int_eq(sparse_gc_start(db, 0, &gc), 0);
-	run_adders(gc);
-	sparse_gc_get_stats(gc, &st);
-	sparse_gc_stop(gc);
+	ck_assert_int_eq(clientdb_batch_start(db, 0, &committer), 0);
+	run_adders(committer);
+	clientdb_batch_get_stats(committer, &st);
+	clientdb_batch_stop(committer);
 	ck_assert_uint_eq(st.requests, THREADS * PER_THREAD);
 	ck_assert_uint_le(st.commits, st.requests);
 	ck_assert_int_eq(count(db), THREADS * PER_THREAD);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
@@ -165,19 +167,21 @@ static int64_t now_ms(void)
  */
 START_TEST(t_window_only_when_concurrent)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
-	struct sparse_gc_stats st;
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st;
 	int64_t t0, dt;
 	int i;
 
-	ck_assert_int_eq(sparse_gc_start(db, 2000, &gc), 0);
+	ck_assert_int_eq(clientdb_batch_start(db, 2000, &committer), 0);
 	/* one after the other: no window */
 	t0 = now_ms();
 	for (i = 0; i < 3; i++)
-		ck_assert_int_eq(sparse_gc_add(gc, &i, sizeof(i), "v", 1), 0);
+		ck_assert_int_eq(clientdb_batch_add(committer, &i, sizeof(i),
+						    "v", 1),
+				 0);
 	dt = now_ms() - t0;
-	sparse_gc_get_stats(gc, &st);
+	clientdb_batch_get_stats(committer, &st);
 	ck_assert_uint_eq(st.commits, 3);
 	ck_assert_int_lt(dt, 2000);
 	/*
@@ -185,17 +189,17 @@ START_TEST(t_window_only_when_concurrent)
 	 * the window and share a transaction (a straggler may need one more)
 	 */
 	per_thread = 1;
-	run_adders(gc);
-	sparse_gc_get_stats(gc, &st);
-	sparse_gc_stop(gc);
+	run_adders(committer);
+	clientdb_batch_get_stats(committer, &st);
+	clientdb_batch_stop(committer);
 	ck_assert_uint_le(st.commits, 3 + 3);
 	ck_assert_int_eq(count(db), 3 + THREADS);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 struct flip {
-	struct sparse_gc *gc;
+	struct clientdb_batch *committer;
 	int n;
 };
 
@@ -205,10 +209,13 @@ static void *flip_worker(void *arg)
 	int i;
 
 	for (i = 0; i < f->n; i++) {
-		ck_assert_int_eq(sparse_gc_add(f->gc, "same", 4, "v", 1), 0);
-		ck_assert_int_eq(sparse_gc_remove(f->gc, "same", 4), 0);
+		ck_assert_int_eq(
+			clientdb_batch_add(f->committer, "same", 4, "v", 1), 0);
+		ck_assert_int_eq(clientdb_batch_remove(f->committer, "same", 4),
+				 0);
 	}
-	ck_assert_int_eq(sparse_gc_add(f->gc, "same", 4, "last", 4), 0);
+	ck_assert_int_eq(clientdb_batch_add(f->committer, "same", 4, "last", 4),
+			 0);
 	return NULL;
 }
 
@@ -232,32 +239,33 @@ static int handle_cb(const void *fh, size_t fhlen, void *arg)
 /* Removes, revoked handles and the order of changes of one key. */
 START_TEST(t_remove_revoke_order)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
 	struct flip f;
 	pthread_t th;
 	char val[5] = "";
 	int n = 0;
 
-	ck_assert_int_eq(sparse_gc_start(db, 2, &gc), 0);
-	ck_assert_int_eq(sparse_gc_add(gc, "k", 1, "v", 1), 0);
-	ck_assert_int_eq(sparse_gc_add_revoked(gc, "k", 1, "fh", 2), 0);
-	db = sparse_gc_lock(gc);
-	ck_assert_int_eq(
-		sparse_recdb_foreach_revoked(db, "k", 1, handle_cb, &n), 0);
-	sparse_gc_unlock(gc);
+	ck_assert_int_eq(clientdb_batch_start(db, 2, &committer), 0);
+	ck_assert_int_eq(clientdb_batch_add(committer, "k", 1, "v", 1), 0);
+	ck_assert_int_eq(clientdb_batch_add_revoked(committer, "k", 1, "fh", 2),
+			 0);
+	db = clientdb_batch_lock(committer);
+	ck_assert_int_eq(clientdb_foreach_revoked(db, "k", 1, handle_cb, &n),
+			 0);
+	clientdb_batch_unlock(committer);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(sparse_gc_remove(gc, "k", 1), 0);
+	ck_assert_int_eq(clientdb_batch_remove(committer, "k", 1), 0);
 	/* removing what is not there is fine */
-	ck_assert_int_eq(sparse_gc_remove(gc, "k", 1), 0);
-	f = (struct flip){ .gc = gc, .n = 20 };
+	ck_assert_int_eq(clientdb_batch_remove(committer, "k", 1), 0);
+	f = (struct flip){ .committer = committer, .n = 20 };
 	ck_assert_int_eq(pthread_create(&th, NULL, flip_worker, &f), 0);
 	pthread_join(th, NULL);
-	sparse_gc_stop(gc);
+	clientdb_batch_stop(committer);
 	ck_assert_int_eq(count(db), 1);
-	ck_assert_int_eq(sparse_recdb_foreach(db, val_cb, val), 0);
+	ck_assert_int_eq(clientdb_foreach(db, val_cb, val), 0);
 	ck_assert_str_eq(val, "last");
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
@@ -268,73 +276,76 @@ END_TEST
  */
 START_TEST(t_remove_nowait)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
-	struct sparse_gc_stats st;
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st;
 	char key[32];
 	int i;
 
-	ck_assert_int_eq(sparse_recdb_begin(db), 0);
+	ck_assert_int_eq(clientdb_begin(db), 0);
 	for (i = 0; i < 200; i++) {
 		snprintf(key, sizeof(key), "expired-%d", i);
-		ck_assert_int_eq(sparse_recdb_add(db, key, strlen(key), "v", 1),
-				 0);
+		ck_assert_int_eq(clientdb_add(db, key, strlen(key), "v", 1), 0);
 	}
-	ck_assert_int_eq(sparse_recdb_commit(db), 0);
-	ck_assert_int_eq(sparse_gc_start(db, 2, &gc), 0);
+	ck_assert_int_eq(clientdb_commit(db), 0);
+	ck_assert_int_eq(clientdb_batch_start(db, 2, &committer), 0);
 	for (i = 0; i < 200; i++) {
 		snprintf(key, sizeof(key), "expired-%d", i);
-		ck_assert_int_eq(sparse_gc_remove_nowait(gc, key, strlen(key)),
+		ck_assert_int_eq(clientdb_batch_remove_nowait(committer, key,
+							      strlen(key)),
 				 0);
 	}
 	/* the client comes back: its add lands after its removal */
-	ck_assert_int_eq(sparse_gc_add(gc, "expired-7", 9, "v", 1), 0);
-	sparse_gc_get_stats(gc, &st);
+	ck_assert_int_eq(clientdb_batch_add(committer, "expired-7", 9, "v", 1),
+			 0);
+	clientdb_batch_get_stats(committer, &st);
 	ck_assert_uint_eq(st.requests, 201);
 	ck_assert_uint_le(st.commits, 20);
 	ck_assert_int_eq(count(db), 1);
 	/* queued when stop comes: written */
-	ck_assert_int_eq(sparse_gc_remove_nowait(gc, "expired-7", 9), 0);
-	sparse_gc_stop(gc);
+	ck_assert_int_eq(
+		clientdb_batch_remove_nowait(committer, "expired-7", 9), 0);
+	clientdb_batch_stop(committer);
 	ck_assert_int_eq(count(db), 0);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 static void *late_adder(void *arg)
 {
-	struct sparse_gc *gc = arg;
+	struct clientdb_batch *committer = arg;
 
-	return (void *)(intptr_t)sparse_gc_add(gc, "late", 4, "v", 1);
+	return (void *)(intptr_t)clientdb_batch_add(committer, "late", 4, "v",
+						    1);
 }
 
 /* stop writes what is queued before the committer ends */
 START_TEST(t_stop_flushes)
 {
-	struct sparse_recdb *db = open_db();
-	struct sparse_gc *gc;
-	struct sparse_gc_stats st = { 0 };
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st = { 0 };
 	pthread_t th;
 	void *res;
 
-	ck_assert_int_eq(sparse_gc_start(db, 1000, &gc), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, late_adder, gc), 0);
+	ck_assert_int_eq(clientdb_batch_start(db, 1000, &committer), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, late_adder, committer), 0);
 	while (!st.requests) {
 		usleep(10 * 1000);
-		sparse_gc_get_stats(gc, &st);
+		clientdb_batch_get_stats(committer, &st);
 	}
-	sparse_gc_stop(gc);
+	clientdb_batch_stop(committer);
 	pthread_join(th, &res);
 	ck_assert_int_eq((int)(intptr_t)res, 0);
 	ck_assert_int_eq(count(db), 1);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("check_sparse_gcommit");
-	TCase *tc = tcase_create("gcommit");
+	Suite *s = suite_create("check_clientdb_batch");
+	TCase *tc = tcase_create("batch");
 	SRunner *sr;
 	int failed;
 

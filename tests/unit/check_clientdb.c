@@ -2,7 +2,7 @@
 /*
  * Copyright (C) 2026 The nfs-sparse authors
  *
- * The client-record store (src/SAL/recovery/sparse_recdb.c) on temporary
+ * The client-record store (src/SAL/recovery/clientdb.c) on temporary
  * databases in TMPDIR. Syncs are counted by a pass-through SQLite VFS
  * registered as the default: every xSync it forwards is one fsync or
  * fdatasync of the unix VFS.
@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "sparse_recdb.h"
-#include "recdb_test_util.h"
+#include "clientdb.h"
+#include "clientdb_test_util.h"
 
 /* ---- counting VFS ---- */
 
@@ -184,11 +184,11 @@ static char *dbfile(void)
 {
 	static char p[4200];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, SPARSE_RECDB_FILE);
+	snprintf(p, sizeof(p), "%s/%s", dir, CLIENTDB_FILE);
 	return p;
 }
 
-static struct sparse_recdb *open_ok(void)
+static struct clientdb *open_ok(void)
 {
 	return recdb_open_ok(dir);
 }
@@ -205,11 +205,11 @@ static int count_cb(const void *k, size_t kl, const void *v, size_t vl,
 	return 0;
 }
 
-static int count_records(struct sparse_recdb *db)
+static int count_records(struct clientdb *db)
 {
 	int n = 0;
 
-	ck_assert_int_eq(sparse_recdb_foreach(db, count_cb, &n), 0);
+	ck_assert_int_eq(clientdb_foreach(db, count_cb, &n), 0);
 	return n;
 }
 
@@ -228,16 +228,16 @@ static void raw_sql(const char *sql)
 
 START_TEST(t_create_schema)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	struct stat sb;
 	sqlite3 *s;
 	sqlite3_stmt *st;
 	int n = 0;
 
-	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
+	ck_assert_int_eq(clientdb_version(db), CLIENTDB_VERSION);
 	ck_assert_int_eq(count_records(db), 0);
 	ck_assert_int_eq(stat(dbfile(), &sb), 0);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 
 	/* Tables and journal mode, seen by a plain connection. */
 	ck_assert_int_eq(sqlite3_open(dbfile(), &s), SQLITE_OK);
@@ -264,40 +264,40 @@ END_TEST
 
 START_TEST(t_migrate_empty_file)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int fd = open(dbfile(), O_CREAT | O_WRONLY, 0600);
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
-	ck_assert_int_eq(sparse_recdb_add(db, "a", 1, "x", 1), 0);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_version(db), CLIENTDB_VERSION);
+	ck_assert_int_eq(clientdb_add(db, "a", 1, "x", 1), 0);
+	clientdb_close(db);
 }
 END_TEST
 
 START_TEST(t_migrate_v0_db)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 
 	/* A version-0 database holding an unrelated table. */
 	raw_sql("CREATE TABLE other(x); INSERT INTO other VALUES(1);");
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
-	ck_assert_int_eq(sparse_recdb_add(db, "a", 1, "x", 1), 0);
+	ck_assert_int_eq(clientdb_version(db), CLIENTDB_VERSION);
+	ck_assert_int_eq(clientdb_add(db, "a", 1, "x", 1), 0);
 	ck_assert_int_eq(count_records(db), 1);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 START_TEST(t_newer_version_refused)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 
 	raw_sql("PRAGMA user_version = 99;");
-	ck_assert_int_eq(sparse_recdb_open(dir, &db), -ENOTSUP);
-	ck_assert_ptr_nonnull(strstr(sparse_recdb_errmsg(db), "99"));
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_open(dir, &db), -ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "99"));
+	clientdb_close(db);
 }
 END_TEST
 
@@ -323,38 +323,38 @@ static int collect_cb(const void *k, size_t kl, const void *v, size_t vl,
 
 START_TEST(t_reopen_keeps)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	struct rec r[4] = { 0 };
 
-	ck_assert_int_eq(sparse_recdb_add(db, "c1", 2, "v1", 2), 0);
-	ck_assert_int_eq(sparse_recdb_add(db, "c2", 2, "v2", 2), 0);
-	ck_assert_int_eq(sparse_recdb_add(db, "c1", 2, "w1", 2), 0);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_add(db, "c1", 2, "v1", 2), 0);
+	ck_assert_int_eq(clientdb_add(db, "c2", 2, "v2", 2), 0);
+	ck_assert_int_eq(clientdb_add(db, "c1", 2, "w1", 2), 0);
+	clientdb_close(db);
 
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_foreach(db, collect_cb, r), 0);
+	ck_assert_int_eq(clientdb_foreach(db, collect_cb, r), 0);
 	ck_assert_str_eq(r[0].key, "c1");
 	ck_assert_str_eq(r[0].val, "w1");
 	ck_assert_str_eq(r[1].key, "c2");
 	ck_assert_str_eq(r[1].val, "v2");
 	ck_assert_str_eq(r[2].key, "");
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 static void fill_and_close(int n)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	char k[24];
 	int i;
 
-	ck_assert_int_eq(sparse_recdb_begin(db), 0);
+	ck_assert_int_eq(clientdb_begin(db), 0);
 	for (i = 0; i < n; i++) {
 		snprintf(k, sizeof(k), "client-%04d", i);
-		ck_assert_int_eq(sparse_recdb_add(db, k, strlen(k), k, 8), 0);
+		ck_assert_int_eq(clientdb_add(db, k, strlen(k), k, 8), 0);
 	}
-	ck_assert_int_eq(sparse_recdb_commit(db), 0);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_commit(db), 0);
+	clientdb_close(db);
 }
 
 static void garbage(off_t off, size_t len)
@@ -371,35 +371,35 @@ static void garbage(off_t off, size_t len)
 
 START_TEST(t_corrupt_header)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int rc;
 
 	fill_and_close(10);
 	garbage(0, 100);
-	rc = sparse_recdb_open(dir, &db);
-	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, sparse_recdb_errmsg(db));
-	ck_assert_ptr_nonnull(strstr(sparse_recdb_errmsg(db), dbfile()));
-	sparse_recdb_close(db);
+	rc = clientdb_open(dir, &db);
+	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, clientdb_errmsg(db));
+	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), dbfile()));
+	clientdb_close(db);
 }
 END_TEST
 
 START_TEST(t_corrupt_page)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int rc;
 
 	/* Enough rows for a multi-page table; smash a page in the middle. */
 	fill_and_close(2000);
 	garbage(4 * 4096 + 8, 2000);
-	rc = sparse_recdb_open(dir, &db);
-	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, sparse_recdb_errmsg(db));
-	sparse_recdb_close(db);
+	rc = clientdb_open(dir, &db);
+	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, clientdb_errmsg(db));
+	clientdb_close(db);
 }
 END_TEST
 
 START_TEST(t_dir_is_file)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	char f[4200];
 	int fd, rc;
 
@@ -407,10 +407,10 @@ START_TEST(t_dir_is_file)
 	fd = open(f, O_CREAT | O_WRONLY, 0600);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	rc = sparse_recdb_open(f, &db);
-	ck_assert_msg(rc == -ENOTDIR, "rc %d: %s", rc, sparse_recdb_errmsg(db));
-	ck_assert_ptr_nonnull(strstr(sparse_recdb_errmsg(db), "notadir"));
-	sparse_recdb_close(db);
+	rc = clientdb_open(f, &db);
+	ck_assert_msg(rc == -ENOTDIR, "rc %d: %s", rc, clientdb_errmsg(db));
+	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "notadir"));
+	clientdb_close(db);
 }
 END_TEST
 
@@ -455,7 +455,7 @@ static void undo_readonly(void)
 /* Open in a read-only directory, with or without a database in it. */
 static void readonly_dir_case(int records)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int rc;
 
 	if (records)
@@ -465,11 +465,11 @@ static void readonly_dir_case(int records)
 			dir);
 		return;
 	}
-	rc = sparse_recdb_open(dir, &db);
+	rc = clientdb_open(dir, &db);
 	undo_readonly();
-	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, sparse_recdb_errmsg(db));
-	ck_assert_ptr_nonnull(strstr(sparse_recdb_errmsg(db), "not writable"));
-	sparse_recdb_close(db);
+	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, clientdb_errmsg(db));
+	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "not writable"));
+	clientdb_close(db);
 }
 
 START_TEST(t_readonly_dir_new)
@@ -487,7 +487,7 @@ END_TEST
 
 START_TEST(t_readonly_file)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int rc;
 
 	fill_and_close(3);
@@ -495,36 +495,36 @@ START_TEST(t_readonly_file)
 		fprintf(stderr, "readonly file: not possible here\n");
 		return;
 	}
-	rc = sparse_recdb_open(dir, &db);
+	rc = clientdb_open(dir, &db);
 	if (geteuid() == 0)
 		immutable(dbfile(), 0);
-	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, sparse_recdb_errmsg(db));
-	sparse_recdb_close(db);
+	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, clientdb_errmsg(db));
+	clientdb_close(db);
 }
 END_TEST
 
 START_TEST(t_group_commit)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	char k[24];
 	int i, before, batch, single;
 
 	before = sync_count;
-	ck_assert_int_eq(sparse_recdb_begin(db), 0);
+	ck_assert_int_eq(clientdb_begin(db), 0);
 	for (i = 0; i < 1000; i++) {
 		snprintf(k, sizeof(k), "client-%04d", i);
-		ck_assert_int_eq(sparse_recdb_add(db, k, strlen(k), "v", 1), 0);
+		ck_assert_int_eq(clientdb_add(db, k, strlen(k), "v", 1), 0);
 	}
-	ck_assert_int_eq(sparse_recdb_commit(db), 0);
+	ck_assert_int_eq(clientdb_commit(db), 0);
 	batch = sync_count - before;
 	ck_assert_int_eq(count_records(db), 1000);
 
 	/* One record outside a batch: one transaction, one fsync. */
 	before = sync_count;
-	ck_assert_int_eq(sparse_recdb_add(db, "single", 6, "v", 1), 0);
+	ck_assert_int_eq(clientdb_add(db, "single", 6, "v", 1), 0);
 	single = sync_count - before;
 	before = sync_count;
-	ck_assert_int_eq(sparse_recdb_remove(db, "single", 6), 0);
+	ck_assert_int_eq(clientdb_remove(db, "single", 6), 0);
 	ck_assert_int_eq(sync_count - before, 1);
 	fprintf(stderr, "syncs: 1000 adds in a batch %d, one add %d\n", batch,
 		single);
@@ -532,12 +532,12 @@ START_TEST(t_group_commit)
 	ck_assert_int_eq(single, 1);
 
 	/* A rolled back batch leaves nothing. */
-	ck_assert_int_eq(sparse_recdb_begin(db), 0);
-	ck_assert_int_eq(sparse_recdb_add(db, "gone", 4, "v", 1), 0);
-	ck_assert_int_eq(sparse_recdb_rollback(db), 0);
+	ck_assert_int_eq(clientdb_begin(db), 0);
+	ck_assert_int_eq(clientdb_add(db, "gone", 4, "v", 1), 0);
+	ck_assert_int_eq(clientdb_rollback(db), 0);
 	ck_assert_int_eq(count_records(db), 1000);
-	ck_assert_int_eq(sparse_recdb_commit(db), -EINVAL);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_commit(db), -EINVAL);
+	clientdb_close(db);
 }
 END_TEST
 
@@ -579,43 +579,43 @@ static int64_t mono_ms(void)
 
 /*
  * The write lock held by another connection: an add waits for it (the
- * busy timeout, SPARSE_RECDB_BUSY_MS by default) instead of failing at
+ * busy timeout, CLIENTDB_BUSY_MS by default) instead of failing at
  * once; with the timeout set to 0 it fails with -EBUSY, and with one
  * shorter than the hold after about that long.
  */
 START_TEST(t_busy_timeout)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	struct writer w;
 	int64_t t0, took;
 	int rc;
 
 	writer_start(&w, 300);
 	t0 = mono_ms();
-	rc = sparse_recdb_add(db, "waited", 6, "v", 1);
+	rc = clientdb_add(db, "waited", 6, "v", 1);
 	took = mono_ms() - t0;
 	pthread_join(w.thread, NULL);
 	ck_assert_msg(rc == 0, "add under another writer: %d %s", rc,
-		      sparse_recdb_errmsg(db));
+		      clientdb_errmsg(db));
 	ck_assert_int_ge(took, 250);
 
-	ck_assert_int_eq(sparse_recdb_set_busy_timeout(db, 0), 0);
+	ck_assert_int_eq(clientdb_set_busy_timeout(db, 0), 0);
 	writer_start(&w, 300);
-	rc = sparse_recdb_add(db, "refused", 7, "v", 1);
+	rc = clientdb_add(db, "refused", 7, "v", 1);
 	ck_assert_int_eq(rc, -EBUSY);
 	pthread_join(w.thread, NULL);
 
-	ck_assert_int_eq(sparse_recdb_set_busy_timeout(db, 100), 0);
+	ck_assert_int_eq(clientdb_set_busy_timeout(db, 100), 0);
 	writer_start(&w, 600);
 	t0 = mono_ms();
-	rc = sparse_recdb_add(db, "late", 4, "v", 1);
+	rc = clientdb_add(db, "late", 4, "v", 1);
 	took = mono_ms() - t0;
 	ck_assert_int_eq(rc, -EBUSY);
 	ck_assert_int_ge(took, 90);
 	ck_assert_int_lt(took, 550);
 	pthread_join(w.thread, NULL);
 	ck_assert_int_eq(count_records(db), 1);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
@@ -632,45 +632,45 @@ static int collect_fh(const void *fh, size_t len, void *arg)
 
 START_TEST(t_remove_and_revoked)
 {
-	struct sparse_recdb *db = open_ok();
+	struct clientdb *db = open_ok();
 	struct rec r[4] = { 0 }, q[4] = { 0 };
 
-	ck_assert_int_eq(sparse_recdb_add(db, "c1", 2, "v", 1), 0);
-	ck_assert_int_eq(sparse_recdb_add(db, "c2", 2, "v", 1), 0);
-	ck_assert_int_eq(sparse_recdb_add_revoked(db, "c1", 2, "fhB", 3), 0);
-	ck_assert_int_eq(sparse_recdb_add_revoked(db, "c1", 2, "fhA", 3), 0);
-	ck_assert_int_eq(sparse_recdb_add_revoked(db, "c1", 2, "fhA", 3), 0);
-	ck_assert_int_eq(sparse_recdb_add_revoked(db, "c2", 2, "fhC", 3), 0);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_add(db, "c1", 2, "v", 1), 0);
+	ck_assert_int_eq(clientdb_add(db, "c2", 2, "v", 1), 0);
+	ck_assert_int_eq(clientdb_add_revoked(db, "c1", 2, "fhB", 3), 0);
+	ck_assert_int_eq(clientdb_add_revoked(db, "c1", 2, "fhA", 3), 0);
+	ck_assert_int_eq(clientdb_add_revoked(db, "c1", 2, "fhA", 3), 0);
+	ck_assert_int_eq(clientdb_add_revoked(db, "c2", 2, "fhC", 3), 0);
+	clientdb_close(db);
 
 	db = open_ok();
-	ck_assert_int_eq(
-		sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh, r), 0);
+	ck_assert_int_eq(clientdb_foreach_revoked(db, "c1", 2, collect_fh, r),
+			 0);
 	ck_assert_str_eq(r[0].key, "fhA");
 	ck_assert_str_eq(r[1].key, "fhB");
 	ck_assert_str_eq(r[2].key, "");
 
-	ck_assert_int_eq(sparse_recdb_remove(db, "c1", 2), 0);
-	ck_assert_int_eq(sparse_recdb_remove(db, "c1", 2), -ENOENT);
+	ck_assert_int_eq(clientdb_remove(db, "c1", 2), 0);
+	ck_assert_int_eq(clientdb_remove(db, "c1", 2), -ENOENT);
 	ck_assert_int_eq(count_records(db), 1);
 	memset(r, 0, sizeof(r));
-	ck_assert_int_eq(
-		sparse_recdb_foreach_revoked(db, "c1", 2, collect_fh, r), 0);
+	ck_assert_int_eq(clientdb_foreach_revoked(db, "c1", 2, collect_fh, r),
+			 0);
 	ck_assert_str_eq(r[0].key, "");
-	ck_assert_int_eq(
-		sparse_recdb_foreach_revoked(db, "c2", 2, collect_fh, q), 0);
+	ck_assert_int_eq(clientdb_foreach_revoked(db, "c2", 2, collect_fh, q),
+			 0);
 	ck_assert_str_eq(q[0].key, "fhC");
 
 	/* Removes inside a batch share its transaction. */
-	ck_assert_int_eq(sparse_recdb_begin(db), 0);
-	ck_assert_int_eq(sparse_recdb_remove(db, "c2", 2), 0);
-	ck_assert_int_eq(sparse_recdb_remove(db, "nope", 4), -ENOENT);
-	ck_assert_int_eq(sparse_recdb_commit(db), 0);
-	sparse_recdb_close(db);
+	ck_assert_int_eq(clientdb_begin(db), 0);
+	ck_assert_int_eq(clientdb_remove(db, "c2", 2), 0);
+	ck_assert_int_eq(clientdb_remove(db, "nope", 4), -ENOENT);
+	ck_assert_int_eq(clientdb_commit(db), 0);
+	clientdb_close(db);
 
 	db = open_ok();
 	ck_assert_int_eq(count_records(db), 0);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
@@ -693,7 +693,7 @@ static int count_fh_cb(const void *fh, size_t fhlen, void *arg)
 /* A version-1 file (before the grace tables) keeps its records. */
 START_TEST(t_migrate_v1_grace)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int n = 0;
 
 	raw_sql("CREATE TABLE meta(k TEXT PRIMARY KEY, v);"
@@ -705,35 +705,34 @@ START_TEST(t_migrate_v1_grace)
 		"INSERT INTO revoked VALUES(x'61', x'6868');"
 		"PRAGMA user_version = 1;");
 	db = open_ok();
-	ck_assert_int_eq(sparse_recdb_version(db), SPARSE_RECDB_VERSION);
+	ck_assert_int_eq(clientdb_version(db), CLIENTDB_VERSION);
 	ck_assert_int_eq(count_records(db), 1);
 	/* grace start: the record becomes an old one, with its handle */
-	ck_assert_int_eq(sparse_recdb_grace_start(db), 0);
+	ck_assert_int_eq(clientdb_grace_start(db), 0);
 	ck_assert_int_eq(count_records(db), 0);
-	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(clientdb_foreach_old(db, count_old_cb, &n), 0);
 	ck_assert_int_eq(n, 1);
 	n = 0;
-	ck_assert_int_eq(sparse_recdb_foreach_old_revoked(db, "a", 1,
-							  count_fh_cb, &n),
-			 0);
+	ck_assert_int_eq(
+		clientdb_foreach_old_revoked(db, "a", 1, count_fh_cb, &n), 0);
 	ck_assert_int_eq(n, 1);
 	/* a restart during grace keeps the old records */
-	ck_assert_int_eq(sparse_recdb_add(db, "b", 1, "y", 1), 0);
-	ck_assert_int_eq(sparse_recdb_grace_start(db), 0);
+	ck_assert_int_eq(clientdb_add(db, "b", 1, "y", 1), 0);
+	ck_assert_int_eq(clientdb_grace_start(db), 0);
 	n = 0;
-	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(clientdb_foreach_old(db, count_old_cb, &n), 0);
 	ck_assert_int_eq(n, 2);
-	ck_assert_int_eq(sparse_recdb_grace_end(db), 0);
+	ck_assert_int_eq(clientdb_grace_end(db), 0);
 	n = 0;
-	ck_assert_int_eq(sparse_recdb_foreach_old(db, count_old_cb, &n), 0);
+	ck_assert_int_eq(clientdb_foreach_old(db, count_old_cb, &n), 0);
 	ck_assert_int_eq(n, 0);
-	sparse_recdb_close(db);
+	clientdb_close(db);
 }
 END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sparse_recdb");
+	Suite *s = suite_create("clientdb");
 	TCase *tc = tcase_create("recdb");
 	SRunner *sr;
 	int failed;

@@ -2,7 +2,7 @@
 /*
  * Copyright (C) 2026 The nfs-sparse authors
  *
- * sparse_gcommit: group commit over a sparse_recdb store (issue #9).
+ * clientdb_batch: group commit over a clientdb store (issue #9).
  *
  * Callers hand in record changes (add, remove, revoked handle) and wait
  * until the change is durable. One committer thread gathers the changes
@@ -17,21 +17,21 @@
  * the next one.
  *
  * Every other use of the store (grace start and end, reading the records)
- * goes through sparse_gc_lock()/sparse_gc_unlock(), which serialize it
+ * goes through clientdb_batch_lock()/clientdb_batch_unlock(), which serialize it
  * with the committer. No Ganesha headers.
  */
 
-#ifndef SPARSE_GCOMMIT_H
-#define SPARSE_GCOMMIT_H
+#ifndef CLIENTDB_BATCH_H
+#define CLIENTDB_BATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sparse_recdb.h"
+#include "clientdb.h"
 
-struct sparse_gc;
+struct clientdb_batch;
 
-struct sparse_gc_stats {
+struct clientdb_batch_stats {
 	uint64_t requests; /* changes handed in */
 	uint64_t commits; /* transactions written (one fsync each) */
 	uint64_t failed; /* changes that ended in an error */
@@ -39,32 +39,37 @@ struct sparse_gc_stats {
 };
 
 /* Start the committer over an open store; the store stays the caller's. */
-int sparse_gc_start(struct sparse_recdb *db, unsigned int window_ms,
-		    struct sparse_gc **out);
+int clientdb_batch_start(struct clientdb *db, unsigned int window_ms,
+			 struct clientdb_batch **out);
 /* Write what is queued, stop the committer; the store stays open. */
-void sparse_gc_stop(struct sparse_gc *gc);
+void clientdb_batch_stop(struct clientdb_batch *committer);
 
 /* Each returns once the change is committed: 0 or a negative errno. */
-int sparse_gc_add(struct sparse_gc *gc, const void *key, size_t klen,
-		  const void *val, size_t vlen);
+int clientdb_batch_add(struct clientdb_batch *committer, const void *key,
+		       size_t klen, const void *val, size_t vlen);
 /* Removing a record that is not there is not an error. */
-int sparse_gc_remove(struct sparse_gc *gc, const void *key, size_t klen);
+int clientdb_batch_remove(struct clientdb_batch *committer, const void *key,
+			  size_t klen);
 /*
  * Queue a removal and return at once: it is written with the next
  * transaction (within the window plus one fsync), before any change queued
  * after it; a failure only shows in the stats and the last error.
- * sparse_gc_stop() writes it if still queued.
+ * clientdb_batch_stop() writes it if still queued.
  */
-int sparse_gc_remove_nowait(struct sparse_gc *gc, const void *key, size_t klen);
-int sparse_gc_add_revoked(struct sparse_gc *gc, const void *key, size_t klen,
-			  const void *fh, size_t fhlen);
+int clientdb_batch_remove_nowait(struct clientdb_batch *committer,
+				 const void *key, size_t klen);
+int clientdb_batch_add_revoked(struct clientdb_batch *committer,
+			       const void *key, size_t klen, const void *fh,
+			       size_t fhlen);
 
 /* Exclusive use of the store between transactions. */
-struct sparse_recdb *sparse_gc_lock(struct sparse_gc *gc);
-void sparse_gc_unlock(struct sparse_gc *gc);
+struct clientdb *clientdb_batch_lock(struct clientdb_batch *committer);
+void clientdb_batch_unlock(struct clientdb_batch *committer);
 
-void sparse_gc_get_stats(struct sparse_gc *gc, struct sparse_gc_stats *st);
+void clientdb_batch_get_stats(struct clientdb_batch *committer,
+			      struct clientdb_batch_stats *st);
 /* Text of the last error a change or commit ended in. */
-void sparse_gc_last_error(struct sparse_gc *gc, char *buf, size_t len);
+void clientdb_batch_last_error(struct clientdb_batch *committer, char *buf,
+			       size_t len);
 
-#endif /* SPARSE_GCOMMIT_H */
+#endif /* CLIENTDB_BATCH_H */

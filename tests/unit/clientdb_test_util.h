@@ -2,17 +2,17 @@
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
  * Helpers shared by the client-record store's Check suites
- * (check_sparse_recdb, check_sparse_gcommit): a temporary database
+ * (check_clientdb, check_clientdb_batch): a temporary database
  * directory per test, and an open that must succeed.
  */
-#ifndef RECDB_TEST_UTIL_H
-#define RECDB_TEST_UTIL_H
+#ifndef CLIENTDB_TEST_UTIL_H
+#define CLIENTDB_TEST_UTIL_H
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sparse_recdb.h"
+#include "clientdb.h"
 
 /* Make DIR (SIZE bytes) a new directory TMPDIR/PREFIX.XXXXXX. */
 static inline void recdb_tmpdir_make(char *dir, size_t size, const char *prefix)
@@ -31,13 +31,13 @@ static inline void recdb_tmpdir_remove(const char *dir)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-static inline struct sparse_recdb *recdb_open_ok(const char *dir)
+static inline struct clientdb *recdb_open_ok(const char *dir)
 {
-	struct sparse_recdb *db;
-	int rc = sparse_recdb_open(dir, &db);
+	struct clientdb *db;
+	int rc = clientdb_open(dir, &db);
 
-	ck_assert_msg(rc == 0, "open: %d %s", rc, sparse_recdb_errmsg(db));
+	ck_assert_msg(rc == 0, "open: %d %s", rc, clientdb_errmsg(db));
 	return db;
 }
 
-#endif /* RECDB_TEST_UTIL_H */
+#endif /* CLIENTDB_TEST_UTIL_H */

@@ -2,7 +2,7 @@
 /*
  * Copyright (C) 2026 The nfs-sparse authors
  *
- * Durable client records on SQLite (see sparse_recdb.h and docs/design.md,
+ * Durable client records on SQLite (see clientdb.h and docs/design.md,
  * "Client records").
  */
 
@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sparse_recdb.h"
+#include "clientdb.h"
 
-struct sparse_recdb {
+struct clientdb {
 	sqlite3 *sql;
 	char *path;
 	int in_batch;
@@ -39,7 +39,7 @@ static const char schema_v1[] =
 
 /*
  * Version 2: the records of the previous server instance, kept for the
- * grace period (sparse_recdb_grace_start/_end).
+ * grace period (clientdb_grace_start/_end).
  */
 static const char schema_v2[] =
 	"CREATE TABLE IF NOT EXISTS old_clients(key BLOB PRIMARY KEY,"
@@ -49,9 +49,9 @@ static const char schema_v2[] =
 	"PRAGMA user_version = 2;";
 
 /* Upgrade steps: steps[i] takes version i to version i + 1. */
-static const char *const steps[SPARSE_RECDB_VERSION] = { schema_v1, schema_v2 };
+static const char *const steps[CLIENTDB_VERSION] = { schema_v1, schema_v2 };
 
-static int set_err(struct sparse_recdb *db, int rc, const char *fmt, ...)
+static int set_err(struct clientdb *db, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -66,7 +66,7 @@ static int set_err(struct sparse_recdb *db, int rc, const char *fmt, ...)
 }
 
 /* Map an SQLite result to a negative errno and record the message. */
-static int sql_err(struct sparse_recdb *db, int src, const char *what)
+static int sql_err(struct clientdb *db, int src, const char *what)
 {
 	int sys = db->sql ? sqlite3_system_errno(db->sql) : 0;
 	const char *m = db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(src);
@@ -106,7 +106,7 @@ static int sql_err(struct sparse_recdb *db, int src, const char *what)
 		       sys ? ", " : "", sys ? strerror(sys) : "");
 }
 
-static int exec(struct sparse_recdb *db, const char *sql, const char *what)
+static int exec(struct clientdb *db, const char *sql, const char *what)
 {
 	int src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
 
@@ -114,7 +114,7 @@ static int exec(struct sparse_recdb *db, const char *sql, const char *what)
 }
 
 /* Run one statement returning a single integer. */
-static int query_int(struct sparse_recdb *db, const char *sql, int *val)
+static int query_int(struct clientdb *db, const char *sql, int *val)
 {
 	sqlite3_stmt *st;
 	int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
@@ -135,8 +135,8 @@ static int query_int(struct sparse_recdb *db, const char *sql, int *val)
  * (-EUCLEAN for integrity_check; -ENOTSUP for journal_mode, since a silent
  * fallback from WAL to another journal would cost fsyncs).
  */
-static int pragma_expect(struct sparse_recdb *db, const char *sql,
-			 const char *want, int code)
+static int pragma_expect(struct clientdb *db, const char *sql, const char *want,
+			 int code)
 {
 	sqlite3_stmt *st;
 	const unsigned char *res;
@@ -158,7 +158,7 @@ static int pragma_expect(struct sparse_recdb *db, const char *sql,
 	return rc;
 }
 
-static int migrate(struct sparse_recdb *db)
+static int migrate(struct clientdb *db)
 {
 	int version = 0, rc;
 	char what[64];
@@ -166,19 +166,19 @@ static int migrate(struct sparse_recdb *db)
 	rc = query_int(db, "PRAGMA user_version", &version);
 	if (rc)
 		return rc;
-	if (version > SPARSE_RECDB_VERSION)
+	if (version > CLIENTDB_VERSION)
 		return set_err(db, -ENOTSUP,
 			       "schema version %d is newer than %d", version,
-			       SPARSE_RECDB_VERSION);
+			       CLIENTDB_VERSION);
 	if (version < 0)
 		return set_err(db, -EUCLEAN, "schema version %d", version);
-	if (version == SPARSE_RECDB_VERSION)
+	if (version == CLIENTDB_VERSION)
 		return 0;
 	/* All steps in one transaction: a crash leaves the old version. */
 	rc = exec(db, "BEGIN IMMEDIATE", "schema upgrade begin");
 	if (rc)
 		return rc;
-	for (; version < SPARSE_RECDB_VERSION && !rc; version++) {
+	for (; version < CLIENTDB_VERSION && !rc; version++) {
 		snprintf(what, sizeof(what), "schema upgrade to version %d",
 			 version + 1);
 		rc = exec(db, steps[version], what);
@@ -194,12 +194,12 @@ static int migrate(struct sparse_recdb *db)
  * create and remove a probe file. Root ignores mode bits but not an
  * immutable directory or a read-only mount; both are caught here.
  */
-static int probe_dir(struct sparse_recdb *db, const char *dir)
+static int probe_dir(struct clientdb *db, const char *dir)
 {
 	char *probe;
 	int fd, err;
 
-	if (asprintf(&probe, "%s/.sparse_recdb.probe", dir) < 0)
+	if (asprintf(&probe, "%s/.clientdb.probe", dir) < 0)
 		return set_err(db, -ENOMEM, "open: out of memory");
 	fd = open(probe, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	err = errno;
@@ -217,16 +217,16 @@ static int probe_dir(struct sparse_recdb *db, const char *dir)
 	return set_err(db, -err, "open: directory %s: %s", dir, strerror(err));
 }
 
-int sparse_recdb_open(const char *dir, struct sparse_recdb **out)
+int clientdb_open(const char *dir, struct clientdb **out)
 {
-	struct sparse_recdb *db;
+	struct clientdb *db;
 	int src, rc;
 
 	*out = NULL;
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	if (asprintf(&db->path, "%s/%s", dir, SPARSE_RECDB_FILE) < 0) {
+	if (asprintf(&db->path, "%s/%s", dir, CLIENTDB_FILE) < 0) {
 		free(db);
 		return -ENOMEM;
 	}
@@ -245,7 +245,7 @@ int sparse_recdb_open(const char *dir, struct sparse_recdb **out)
 	/* Another process holding the write lock for a moment (an admin's
 	 * sqlite3, a backup) makes writes wait, not fail at once.
 	 */
-	rc = sparse_recdb_set_busy_timeout(db, SPARSE_RECDB_BUSY_MS);
+	rc = clientdb_set_busy_timeout(db, CLIENTDB_BUSY_MS);
 	if (rc)
 		return rc;
 	/* SQLite falls back to read-only without telling: refuse that here. */
@@ -275,7 +275,7 @@ int sparse_recdb_open(const char *dir, struct sparse_recdb **out)
 	return rc;
 }
 
-void sparse_recdb_close(struct sparse_recdb *db)
+void clientdb_close(struct clientdb *db)
 {
 	if (!db)
 		return;
@@ -285,14 +285,14 @@ void sparse_recdb_close(struct sparse_recdb *db)
 	free(db);
 }
 
-const char *sparse_recdb_errmsg(const struct sparse_recdb *db)
+const char *clientdb_errmsg(const struct clientdb *db)
 {
 	if (!db)
 		return "out of memory";
 	return db->msg[0] ? db->msg : "no error";
 }
 
-int sparse_recdb_version(struct sparse_recdb *db)
+int clientdb_version(struct clientdb *db)
 {
 	int version = -1;
 	int rc = query_int(db, "PRAGMA user_version", &version);
@@ -300,14 +300,14 @@ int sparse_recdb_version(struct sparse_recdb *db)
 	return rc ? rc : version;
 }
 
-int sparse_recdb_set_busy_timeout(struct sparse_recdb *db, int ms)
+int clientdb_set_busy_timeout(struct clientdb *db, int ms)
 {
 	int src = sqlite3_busy_timeout(db->sql, ms);
 
 	return src == SQLITE_OK ? 0 : sql_err(db, src, "busy timeout");
 }
 
-int sparse_recdb_begin(struct sparse_recdb *db)
+int clientdb_begin(struct clientdb *db)
 {
 	int rc;
 
@@ -319,7 +319,7 @@ int sparse_recdb_begin(struct sparse_recdb *db)
 	return rc;
 }
 
-int sparse_recdb_commit(struct sparse_recdb *db)
+int clientdb_commit(struct clientdb *db)
 {
 	int rc;
 
@@ -332,7 +332,7 @@ int sparse_recdb_commit(struct sparse_recdb *db)
 	return rc;
 }
 
-int sparse_recdb_rollback(struct sparse_recdb *db)
+int clientdb_rollback(struct clientdb *db)
 {
 	if (!db->in_batch)
 		return set_err(db, -EINVAL, "rollback: no batch open");
@@ -341,7 +341,7 @@ int sparse_recdb_rollback(struct sparse_recdb *db)
 }
 
 /* Prepare sql and bind the blobs given as (pointer, length) pairs. */
-static int prepare(struct sparse_recdb *db, const char *sql, sqlite3_stmt **st,
+static int prepare(struct clientdb *db, const char *sql, sqlite3_stmt **st,
 		   int nblobs, ...)
 {
 	va_list ap;
@@ -369,8 +369,7 @@ static int prepare(struct sparse_recdb *db, const char *sql, sqlite3_stmt **st,
 }
 
 /* Step a statement that returns no rows, then finalize it. */
-static int step_done(struct sparse_recdb *db, sqlite3_stmt *st,
-		     const char *what)
+static int step_done(struct clientdb *db, sqlite3_stmt *st, const char *what)
 {
 	int src = sqlite3_step(st);
 
@@ -378,8 +377,8 @@ static int step_done(struct sparse_recdb *db, sqlite3_stmt *st,
 	return src == SQLITE_DONE ? 0 : sql_err(db, src, what);
 }
 
-int sparse_recdb_add(struct sparse_recdb *db, const void *key, size_t klen,
-		     const void *val, size_t vlen)
+int clientdb_add(struct clientdb *db, const void *key, size_t klen,
+		 const void *val, size_t vlen)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -394,7 +393,7 @@ int sparse_recdb_add(struct sparse_recdb *db, const void *key, size_t klen,
 	return step_done(db, st, "add");
 }
 
-int sparse_recdb_remove(struct sparse_recdb *db, const void *key, size_t klen)
+int clientdb_remove(struct clientdb *db, const void *key, size_t klen)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -422,8 +421,8 @@ int sparse_recdb_remove(struct sparse_recdb *db, const void *key, size_t klen)
 	return exec(db, "RELEASE rm", "remove commit");
 }
 
-static int foreach_client(struct sparse_recdb *db, const char *sql,
-			  sparse_recdb_client_cb cb, void *arg)
+static int foreach_client(struct clientdb *db, const char *sql,
+			  clientdb_client_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, src;
@@ -447,16 +446,14 @@ static int foreach_client(struct sparse_recdb *db, const char *sql,
 	return rc;
 }
 
-int sparse_recdb_foreach(struct sparse_recdb *db, sparse_recdb_client_cb cb,
-			 void *arg)
+int clientdb_foreach(struct clientdb *db, clientdb_client_cb cb, void *arg)
 {
 	return foreach_client(
 		db, "SELECT key, value, added FROM clients ORDER BY key", cb,
 		arg);
 }
 
-int sparse_recdb_foreach_old(struct sparse_recdb *db, sparse_recdb_client_cb cb,
-			     void *arg)
+int clientdb_foreach_old(struct clientdb *db, clientdb_client_cb cb, void *arg)
 {
 	return foreach_client(
 		db, "SELECT key, value, added FROM old_clients ORDER BY key",
@@ -464,8 +461,7 @@ int sparse_recdb_foreach_old(struct sparse_recdb *db, sparse_recdb_client_cb cb,
 }
 
 /* Run sql (several statements) as one transaction, or nested in a batch. */
-static int exec_atomic(struct sparse_recdb *db, const char *sql,
-		       const char *what)
+static int exec_atomic(struct clientdb *db, const char *sql, const char *what)
 {
 	int rc = exec(db, "SAVEPOINT atomic", what);
 
@@ -480,7 +476,7 @@ static int exec_atomic(struct sparse_recdb *db, const char *sql,
 	return exec(db, "RELEASE atomic", what);
 }
 
-int sparse_recdb_grace_start(struct sparse_recdb *db)
+int clientdb_grace_start(struct clientdb *db)
 {
 	return exec_atomic(
 		db,
@@ -492,15 +488,15 @@ int sparse_recdb_grace_start(struct sparse_recdb *db)
 		"grace start");
 }
 
-int sparse_recdb_grace_end(struct sparse_recdb *db)
+int clientdb_grace_end(struct clientdb *db)
 {
 	return exec_atomic(db,
 			   "DELETE FROM old_clients; DELETE FROM old_revoked;",
 			   "grace end");
 }
 
-int sparse_recdb_add_revoked(struct sparse_recdb *db, const void *key,
-			     size_t klen, const void *fh, size_t fhlen)
+int clientdb_add_revoked(struct clientdb *db, const void *key, size_t klen,
+			 const void *fh, size_t fhlen)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -512,9 +508,8 @@ int sparse_recdb_add_revoked(struct sparse_recdb *db, const void *key,
 	return rc ? rc : step_done(db, st, "add revoked");
 }
 
-static int foreach_handle(struct sparse_recdb *db, const char *sql,
-			  const void *key, size_t klen,
-			  sparse_recdb_handle_cb cb, void *arg)
+static int foreach_handle(struct clientdb *db, const char *sql, const void *key,
+			  size_t klen, clientdb_handle_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, src;
@@ -534,9 +529,8 @@ static int foreach_handle(struct sparse_recdb *db, const char *sql,
 	return rc;
 }
 
-int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
-				 size_t klen, sparse_recdb_handle_cb cb,
-				 void *arg)
+int clientdb_foreach_revoked(struct clientdb *db, const void *key, size_t klen,
+			     clientdb_handle_cb cb, void *arg)
 {
 	return foreach_handle(
 		db,
@@ -545,9 +539,8 @@ int sparse_recdb_foreach_revoked(struct sparse_recdb *db, const void *key,
 		key, klen, cb, arg);
 }
 
-int sparse_recdb_foreach_old_revoked(struct sparse_recdb *db, const void *key,
-				     size_t klen, sparse_recdb_handle_cb cb,
-				     void *arg)
+int clientdb_foreach_old_revoked(struct clientdb *db, const void *key,
+				 size_t klen, clientdb_handle_cb cb, void *arg)
 {
 	return foreach_handle(db,
 			      "SELECT handle FROM old_revoked "
