@@ -68,6 +68,19 @@ static void open_delegated(struct nfs42_client *a, const char *name,
 		      f->deleg_type, f->why_no_deleg);
 }
 
+/* A client that leaves recalls to the test (nfs42_serve_recalls). */
+static struct nfs42_client *client_keeping_recalls(void)
+{
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.keep_recalls = true;
+	ck_nfs_ok(cl, nfs42_client_create(&o, &cl));
+	return cl;
+}
+
 /* Client A's back channel, served on a thread while B works. */
 struct holder {
 	struct nfs42_client *cl;
@@ -761,6 +774,101 @@ START_TEST(t_no_back_channel)
 }
 END_TEST
 
+/*
+ * Issue #18 item 6: the holder of a read delegation opens the file for
+ * writing.  That is no conflict with itself (RFC 8881 10.4.1: a
+ * delegation lets the client open locally, and its own OPEN for more
+ * access is not another client's; knfsd lets the holder's open break
+ * nothing).  The OPEN goes through at once, the holder is not recalled
+ * and keeps its delegation.  Before, the OPEN got NFS4ERR_DELAY and a
+ * recall of the very delegation its client was holding while it waited
+ * for the OPEN: nothing moved until the server revoked it, a lease
+ * period later.  The delegation still guards the file: a local process
+ * opening it for writing recalls it.
+ */
+START_TEST(t_holder_opens_for_write)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("holderw");
+	struct nfs42_file fa, fw;
+	struct holder h;
+	int64_t t0, took;
+
+	open_delegated(a, name, &fa);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fw));
+	took = e2e_now_ms() - t0;
+	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
+		      (long long)took);
+	ck_assert_msg(nfs42_recalls_received(a) == 0,
+		      "the holder was recalled for its own write OPEN");
+	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
+	/* still its delegation: reads with it, and no revocation flag */
+	ck_nfs_ok(a, use_deleg_stateid(a, &fa, false));
+	ck_assert(!(seq_flags(a) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED));
+
+	holder_start(&h, a, true);
+	took = local_write_open_ms(name);
+	holder_check(&h, &fa);
+	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
+	ck_nfs_ok(a, nfs42_close(&fw));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * The same while a local process has the file open for reading: a read
+ * lease allows that, but once the holder writes the delegation can only
+ * be guarded by a write lease, which a local reader rules out.  The
+ * holder's OPEN still goes through at once; its delegation is then
+ * recalled (the holder returns it once the OPEN is answered, nothing
+ * waits on itself).
+ */
+START_TEST(t_holder_opens_for_write_local_reader)
+{
+	struct nfs42_client *a = client_keeping_recalls();
+	const char *name = local_file("holderwr");
+	struct nfs42_file fa, fw;
+	int reader[2], st;
+	struct holder h;
+	int64_t t0, took;
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(reader), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(e2e_backing(name), O_RDONLY);
+
+		close(reader[1]);
+		/* held open until the test closes the pipe */
+		_exit(fd >= 0 && read(reader[0], &c, 1) >= 0 ? 0 : 1);
+	}
+	close(reader[0]);
+	usleep(100 * 1000);
+
+	open_delegated(a, name, &fa);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fw));
+	took = e2e_now_ms() - t0;
+	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
+		      (long long)took);
+	holder_start(&h, a, true);
+	holder_check(&h, &fa);
+	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
+	close(reader[1]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_nfs_ok(a, nfs42_close(&fw));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* Delegations = None on the export: none, and no recall on a conflict. */
 START_TEST(t_export_none)
 {
@@ -949,6 +1057,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_returned_before_revoke);
 	} else if (argc > 1 && !strcmp(argv[1], "unexport")) {
 		tcase_add_test(tc, t_unexport_holding);
+	} else if (argc > 1 && !strcmp(argv[1], "holder")) {
+		tcase_add_test(tc, t_holder_opens_for_write);
+		tcase_add_test(tc, t_holder_opens_for_write_local_reader);
 	} else if (argc > 1 && !strcmp(argv[1], "wire")) {
 		/* wire_check_deleg.sh: one recall, returned */
 		tcase_add_test(tc, t_open_conflict);
@@ -966,6 +1077,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_destroy_clientid_busy);
 		tcase_add_test(tc, t_backchannel_ctl);
 		tcase_add_test(tc, t_no_back_channel);
+		tcase_add_test(tc, t_holder_opens_for_write);
+		tcase_add_test(tc, t_holder_opens_for_write_local_reader);
 		tcase_add_test(tc, t_stop_holding);
 	}
 	suite_add_tcase(s, tc);

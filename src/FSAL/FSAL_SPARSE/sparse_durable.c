@@ -70,9 +70,24 @@ static fsal_status_t sparse_sync_handle(struct sparse_handle *hdl,
 		return fsalstat(ERR_FSAL_IO, err);
 	}
 
-	fd = sparse_open_fh(exp, &hdl->fh,
-			    O_RDONLY | O_NOFOLLOW |
-				    (type == DIRECTORY ? O_DIRECTORY : 0));
+	/* A file under a write lease of ours: any other open would break
+	 * it, its descriptor is the file's.  O_NONBLOCK: a file under
+	 * somebody else's lease is synced with its filesystem instead.
+	 */
+	fd = type == REGULAR_FILE ? sparse_deleg_write_lease_fd(hdl) : -1;
+	if (fd < 0)
+		fd = sparse_open_fh(exp, &hdl->fh,
+				    O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					    (type == DIRECTORY ? O_DIRECTORY :
+								 0));
+	if (fd == -EWOULDBLOCK) {
+		if (syncfs(exp->root_fd) == 0)
+			return fsalstat(ERR_FSAL_NO_ERROR, 0);
+		err = errno;
+		LogCrit(COMPONENT_FSAL, "FSAL_SPARSE: syncfs of %s failed: %s",
+			exp->root_path, strerror(err));
+		return fsalstat(ERR_FSAL_IO, err);
+	}
 	if (fd == -ESTALE) {
 		/* Removed meanwhile: whoever removed it makes that stable. */
 		LogDebug(COMPONENT_FSAL, "object to sync is gone");
