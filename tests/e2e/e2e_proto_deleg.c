@@ -786,21 +786,32 @@ END_TEST
  * period later.  The delegation still guards the file: a local process
  * opening it for writing recalls it.
  */
+/* A gets a read delegation on name (fa), then opens it for writing (fw):
+ * answered at once.
+ */
+static void holder_opens_for_write(struct nfs42_client *a, const char *name,
+				   struct nfs42_file *fa, struct nfs42_file *fw)
+{
+	int64_t t0, took;
+
+	open_delegated(a, name, fa);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, fw));
+	took = e2e_now_ms() - t0;
+	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
+		      (long long)took);
+}
+
 START_TEST(t_holder_opens_for_write)
 {
 	struct nfs42_client *a = e2e_client();
 	const char *name = local_file("holderw");
 	struct nfs42_file fa, fw;
 	struct holder h;
-	int64_t t0, took;
+	int64_t took;
 
-	open_delegated(a, name, &fa);
-	t0 = e2e_now_ms();
-	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
-				NFS42_NOCREATE, 0, false, &fw));
-	took = e2e_now_ms() - t0;
-	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
-		      (long long)took);
+	holder_opens_for_write(a, name, &fa, &fw);
 	ck_assert_msg(nfs42_recalls_received(a) == 0,
 		      "the holder was recalled for its own write OPEN");
 	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
@@ -833,7 +844,6 @@ START_TEST(t_holder_opens_for_write_local_reader)
 	struct nfs42_file fa, fw;
 	int reader[2], st;
 	struct holder h;
-	int64_t t0, took;
 	pid_t pid;
 	char c;
 
@@ -850,13 +860,7 @@ START_TEST(t_holder_opens_for_write_local_reader)
 	close(reader[0]);
 	usleep(100 * 1000);
 
-	open_delegated(a, name, &fa);
-	t0 = e2e_now_ms();
-	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
-				NFS42_NOCREATE, 0, false, &fw));
-	took = e2e_now_ms() - t0;
-	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
-		      (long long)took);
+	holder_opens_for_write(a, name, &fa, &fw);
 	holder_start(&h, a, true);
 	holder_check(&h, &fa);
 	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));

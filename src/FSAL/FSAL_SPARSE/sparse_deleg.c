@@ -635,6 +635,14 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 	}
 }
 
+/* Called with mtx held: hdl's lease if it holds one now, else NULL. */
+static struct sparse_flease *sparse_flease_held(struct sparse_handle *hdl)
+{
+	struct sparse_flease *f = sparse_flease_find(&hdl->fh);
+
+	return f != NULL && f->fd >= 0 ? f : NULL;
+}
+
 /* A dup of the descriptor holding hdl's write lease, or -1 (none). */
 int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
 {
@@ -644,8 +652,8 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
 	if (!sparse_leases.started)
 		return -1;
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	f = sparse_flease_find(&hdl->fh);
-	if (f != NULL && f->fd >= 0 && f->type == F_WRLCK)
+	f = sparse_flease_held(hdl);
+	if (f != NULL && f->type == F_WRLCK)
 		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	return fd;
@@ -654,25 +662,20 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
 int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv)
 {
 	struct sparse_flease *f;
-	int fd = -1;
 
 	*conv = false;
-	if (!sparse_leases.started)
-		return -1;
+	if ((flags & O_ACCMODE) == O_RDONLY || !sparse_leases.started)
+		return sparse_deleg_write_lease_fd(hdl);
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	f = sparse_flease_find(&hdl->fh);
-	if (f != NULL && f->fd >= 0 && f->type == F_WRLCK &&
-	    !(flags & O_TRUNC)) {
-		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
-	} else if (f != NULL && f->fd >= 0 && f->type == F_RDLCK &&
-		   (flags & O_ACCMODE) != O_RDONLY) {
+	f = sparse_flease_held(hdl);
+	if (f != NULL && f->type == F_RDLCK) {
 		sparse_flease_unlock(f);
 		*conv = true;
 		LogDebug(COMPONENT_FSAL,
 			 "read lease dropped for the delegation holder's open for writing");
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
-	return fd;
+	return *conv ? -1 : sparse_deleg_write_lease_fd(hdl);
 }
 
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
