@@ -181,8 +181,9 @@ static void sparse_flease_recall(struct sparse_flease *f)
 			break;
 	}
 	if (exp == NULL) {
-		LogEvent(COMPONENT_FSAL,
-			 "FSAL_SPARSE: the exports of the delegations are gone, no recall");
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: the exports of the delegations are gone, no recall");
 		return;
 	}
 	for (fexp = exp->fsal_export; fexp->sub_export != NULL;
@@ -671,8 +672,9 @@ int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv)
 	if (f != NULL && f->type == F_RDLCK) {
 		sparse_flease_unlock(f);
 		*conv = true;
-		LogDebug(COMPONENT_FSAL,
-			 "read lease dropped for the delegation holder's open for writing");
+		LogDebug(
+			COMPONENT_FSAL,
+			"read lease dropped for the delegation holder's open for writing");
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	return *conv ? -1 : sparse_deleg_write_lease_fd(hdl);
@@ -712,8 +714,9 @@ void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
 		f->type = type;
 		if (type == F_WRLCK)
 			sparse_leases.counters.converted++;
-		sparse_lease_log(type == F_WRLCK ? "converted to a write lease" :
-						   "read lease taken again");
+		sparse_lease_log(type == F_WRLCK ?
+					 "converted to a write lease" :
+					 "read lease taken again");
 	} else {
 		if (fd >= 0)
 			close(fd);
