@@ -17,35 +17,17 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "nfs42_e2e.h"
+#include "e2e_deleg_util.h"
 
 /* Longer than any wait below needs, shorter than ctest's timeout. */
 #define SERVE_MS 30000
 
-static int e2e_seq;
-
 static const char *uniq(const char *what)
 {
-	char *p;
-
-	ck_assert_int_gt(asprintf(&p, "deleg-%s-%d-%d", what, (int)getpid(),
-				  ++e2e_seq),
-			 0);
-	return e2e_keep(p);
+	return e2e_deleg_uniq("deleg", what);
 }
 
-static bool log_has(const char *s)
-{
-	char line[2048];
-	bool found = false;
-	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
-
-	ck_assert_ptr_nonnull(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, s) != NULL;
-	fclose(f);
-	return found;
-}
+#define log_has e2e_log_has
 
 /* A file made on the server's disk, so no NFS open ever had it for
  * writing (a read lease needs that).
@@ -66,19 +48,6 @@ static void open_delegated(struct nfs42_client *a, const char *name,
 	ck_assert_msg(f->deleg_type == OPEN_DELEGATE_READ,
 		      "OPEN gave delegation type %u (why %u), not READ",
 		      f->deleg_type, f->why_no_deleg);
-}
-
-/* A client that leaves recalls to the test (nfs42_serve_recalls). */
-static struct nfs42_client *client_keeping_recalls(void)
-{
-	struct nfs42_client *cl = NULL;
-	struct nfs42_opts o;
-
-	nfs42_opts_init(&o);
-	nfs42_opts_from_env(&o);
-	o.keep_recalls = true;
-	ck_nfs_ok(cl, nfs42_client_create(&o, &cl));
-	return cl;
 }
 
 /* Client A's back channel, served on a thread while B works. */
@@ -839,34 +808,18 @@ END_TEST
  */
 START_TEST(t_holder_opens_for_write_local_reader)
 {
-	struct nfs42_client *a = client_keeping_recalls();
+	struct nfs42_client *a = e2e_client_keeping_recalls();
 	const char *name = local_file("holderwr");
+	struct e2e_local_holder reader;
 	struct nfs42_file fa, fw;
-	int reader[2], st;
 	struct holder h;
-	pid_t pid;
-	char c;
 
-	ck_assert_int_eq(pipe(reader), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(e2e_backing(name), O_RDONLY);
-
-		close(reader[1]);
-		/* held open until the test closes the pipe */
-		_exit(fd >= 0 && read(reader[0], &c, 1) >= 0 ? 0 : 1);
-	}
-	close(reader[0]);
-	usleep(100 * 1000);
-
+	e2e_local_holder_start(&reader, name);
 	holder_opens_for_write(a, name, &fa, &fw);
 	holder_start(&h, a, true);
 	holder_check(&h, &fa);
 	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
-	close(reader[1]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	e2e_local_holder_stop(&reader);
 	ck_nfs_ok(a, nfs42_close(&fw));
 	ck_nfs_ok(a, nfs42_close(&fa));
 	nfs42_client_free(a);

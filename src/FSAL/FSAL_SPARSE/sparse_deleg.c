@@ -69,6 +69,7 @@
 
 #include "fsal.h"
 #include "fsal_convert.h"
+#include "gsh_config.h"
 #include "fsal_up.h"
 #include "export_mgr.h"
 #include "fridgethr.h"
@@ -498,6 +499,42 @@ static fsal_status_t sparse_lease_refused(int err)
 			err);
 }
 
+/*
+ * A write delegation's holder may have data the file does not have yet.
+ * A local open that breaks its lease waits until the delegation is
+ * returned (the holder writes back first) or revoked (its data is
+ * dropped): then the opener sees what the file will stay.  But the kernel
+ * lets the open through by itself after lease-break-time, and Ganesha
+ * revokes a holder that does not return as late as two lease periods
+ * after the recall (and the retries' second): a kernel that gives up
+ * before that would let a local process read data the holder is still
+ * about to write back, silently.  So write delegations only while
+ * /proc/sys/fs/lease-break-time covers that; read delegations do not
+ * need it (their holder caches nothing the file lacks).
+ */
+#define SPARSE_LEASE_BREAK_TIME "/proc/sys/fs/lease-break-time"
+
+static bool sparse_write_lease_safe(void)
+{
+	static bool warned;
+	unsigned int need = 2 * nfs_param.nfsv4_param.lease_lifetime + 5;
+	unsigned int have = 0;
+	FILE *f = fopen(SPARSE_LEASE_BREAK_TIME, "re");
+
+	if (f != NULL) {
+		if (fscanf(f, "%u", &have) != 1)
+			have = 0;
+		fclose(f);
+	}
+	if (have >= need)
+		return true;
+	if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: no write delegations: %s is %u s, they need at least %u s (2 x Lease_Lifetime + 5), or a local open could read data the holder has not written back yet",
+			SPARSE_LEASE_BREAK_TIME, have, need);
+	return false;
+}
+
 static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 				       struct state_t *state, int type)
 {
@@ -507,6 +544,8 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 
 	(void)pthread_once(&sparse_leases.once, sparse_lease_start);
 	if (!sparse_leases.started)
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	if (type == F_WRLCK && !sparse_write_lease_safe())
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);

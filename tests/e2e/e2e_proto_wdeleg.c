@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Write delegations on FSAL_SPARSE (issue #18 item 6), export
+ * Delegations = RW: a write lease on the holder's open file description,
+ * recalled by any other open, local or through NFS; I/O with the
+ * delegation stateid; what keeps a write delegation from being granted.
+ *
+ * The holder (client A) serves its back channel on a thread of its own
+ * when another party conflicts; it keeps recalls for the test to serve
+ * (keep_recalls), so that it can write its "cached" data back before it
+ * returns the delegation, as a caching client flushes before DELEGRETURN.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "e2e_deleg_util.h"
+
+#define SERVE_MS 30000
+
+static const char *uniq(const char *what)
+{
+	return e2e_deleg_uniq("wdeleg", what);
+}
+
+/* A file made on the server's disk. */
+static const char *local_file(const char *what, const char *data)
+{
+	const char *name = uniq(what);
+
+	e2e_put_backing(name, data, strlen(data));
+	return name;
+}
+
+#define log_has e2e_log_has
+#define holder_client e2e_client_keeping_recalls
+
+static void open_write_delegated(struct nfs42_client *a, const char *name,
+				 struct nfs42_file *f)
+{
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, f));
+	ck_assert_msg(f->deleg_type == OPEN_DELEGATE_WRITE,
+		      "OPEN gave delegation type %u (why %u), not WRITE",
+		      f->deleg_type, f->why_no_deleg);
+}
+
+/* PUTFH + WRITE (FILE_SYNC) or READ with stateid sid: the status. */
+static int io_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		   const struct nfs42_stateid *sid, bool write,
+		   const char *data, char *got, size_t len)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, fh);
+	if (write)
+		idx = nfs42_op_write(c, sid, 0, FILE_SYNC4, data,
+				     (uint32_t)len);
+	else
+		idx = nfs42_op_read(c, sid, 0, (uint32_t)len);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc && !write) {
+		ck_assert_uint_eq(r->u.read.len, len);
+		memcpy(got, r->u.read.data, len);
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The backing file's bytes (at most size - 1 of them, NUL-terminated). */
+static void backing_read(const char *name, char *buf, size_t size)
+{
+	FILE *f = fopen(e2e_backing(name), "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* The holder: serves its back channel until recalled, then "flushes its
+ * cache" (writes flush with the delegation stateid) and returns.
+ */
+struct holder {
+	struct nfs42_client *cl;
+	const struct nfs42_file *f;
+	const char *flush; /* NULL: nothing to write back */
+	pthread_t thread;
+	int rc;
+	unsigned int n;
+	int64_t recalled_ms; /* when the recall came */
+};
+
+static void *holder_main(void *arg)
+{
+	struct holder *h = arg;
+	struct nfs42_recall r;
+
+	h->rc = nfs42_serve_recalls(h->cl, SERVE_MS, false, &r, 1, &h->n);
+	h->recalled_ms = e2e_now_ms();
+	if (h->rc || h->n != 1)
+		return NULL;
+	if (h->flush)
+		h->rc = io_with(h->cl, &h->f->fh, &h->f->deleg_stateid, true,
+				h->flush, NULL, strlen(h->flush));
+	if (!h->rc)
+		h->rc = nfs42_delegreturn(h->cl, &h->f->fh,
+					  &h->f->deleg_stateid);
+	return NULL;
+}
+
+static void holder_start(struct holder *h, struct nfs42_client *cl,
+			 const struct nfs42_file *f, const char *flush)
+{
+	memset(h, 0, sizeof(*h));
+	h->cl = cl;
+	h->f = f;
+	h->flush = flush;
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
+}
+
+static void holder_check(struct holder *h)
+{
+	ck_assert_int_eq(pthread_join(h->thread, NULL), 0);
+	ck_assert_msg(h->n == 1, "holder took %u recalls", h->n);
+	ck_assert_msg(h->rc == 0, "holder: %s", nfs42_strerror(h->rc));
+}
+
+/*
+ * A local process opens the backing file (flags) and reads it: what it
+ * read, and how long the open took.  Run in a child, so the test thread
+ * can serve meanwhile.
+ */
+struct local_open {
+	pid_t pid;
+	int pipe; /* read end: the bytes the child read */
+	int64_t t0;
+};
+
+static void local_open_start(struct local_open *lo, const char *name, int flags)
+{
+	const char *path = e2e_backing(name);
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	lo->t0 = e2e_now_ms();
+	lo->pid = fork();
+	ck_assert_int_ge(lo->pid, 0);
+	if (lo->pid == 0) {
+		char buf[256];
+		ssize_t n = 0;
+		int fd = open(path, flags);
+
+		close(p[0]);
+		if (fd < 0)
+			_exit(1);
+		if ((flags & O_ACCMODE) != O_WRONLY)
+			n = pread(fd, buf, sizeof(buf), 0);
+		if (n < 0 || write(p[1], buf, (size_t)n) != n)
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	lo->pipe = p[0];
+}
+
+/* Wait for it: *took the open's time; buf gets what it read. */
+static void local_open_wait(struct local_open *lo, char *buf, size_t size,
+			    int64_t *took)
+{
+	ssize_t n;
+	int st;
+
+	n = read(lo->pipe, buf, size - 1);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	close(lo->pipe);
+	ck_assert_int_eq(waitpid(lo->pid, &st, 0), lo->pid);
+	*took = e2e_now_ms() - lo->t0;
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "local open: status %d", st);
+}
+
+/*
+ * OPEN for reading and writing earns a write delegation (RFC 8881
+ * 10.4); WRITE and READ with its stateid go through the holder's own
+ * open file description (no other open, which would break the lease),
+ * also after the holder CLOSEd its open and kept the delegation; COMMIT
+ * works; DELEGRETURN gives it back.
+ */
+START_TEST(t_granted_and_used)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("granted", "0123456789");
+	struct nfs42_file fa;
+	char got[16] = { 0 };
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, true, "abc", NULL, 3));
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	ck_nfs_ok(a, nfs42_commit(&fa));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	/* the delegation outlives the open; its lease too */
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, true, "XY", NULL, 2));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	/* (reading the backing file before would be a local open: a
+	 * recall, which this thread could not serve while in fopen) */
+	backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "XYc3456789");
+	nfs42_client_free(a);
+}
+END_TEST
+
+/* An OPEN that creates the file is delegated for writing too. */
+START_TEST(t_granted_on_create)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = uniq("create");
+	struct nfs42_file fa;
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				UNCHECKED4, 0644, false, &fa));
+	ck_assert_msg(fa.deleg_type == OPEN_DELEGATE_WRITE,
+		      "create OPEN gave delegation type %u (why %u)",
+		      fa.deleg_type, fa.why_no_deleg);
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "new", 3, 0, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * Another client's OPEN for reading recalls the write delegation; the
+ * holder writes its cached data back with the delegation stateid and
+ * returns it; the OPEN then succeeds and reads what the holder wrote.
+ */
+START_TEST(t_recalled_by_nfs_open)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("nfsopen", "original..");
+	struct nfs42_file fa, fb;
+	char got[16] = { 0 };
+	struct holder h;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "flushed!!!");
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	holder_check(&h);
+	ck_nfs_ok(b, io_with(b, &fb.fh, &fb.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "flushed!!!");
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A process on the server opens the backing file for reading (then, in
+ * the next test, for writing): the kernel holds that open while the lease
+ * is broken, Ganesha recalls, the holder writes back and returns, and only
+ * then does the open go through: the local reader sees the written-back
+ * data, never the stale bytes.
+ */
+static void local_open_waits_for_flush(int flags)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("local", "stale data");
+	struct local_open lo;
+	struct nfs42_file fa;
+	struct holder h;
+	char got[64];
+	int64_t took;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "fresh data");
+	local_open_start(&lo, name, flags);
+	holder_check(&h);
+	local_open_wait(&lo, got, sizeof(got), &took);
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		ck_assert_str_eq(got, "fresh data");
+	backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "fresh data");
+	/* the open returned after the recall, well before lease-break-time */
+	ck_assert_msg(lo.t0 + took >= h.recalled_ms,
+		      "the local open did not wait for the recall");
+	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
+	ck_assert(log_has("write lease on fd"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+
+START_TEST(t_recalled_by_local_reader)
+{
+	local_open_waits_for_flush(O_RDONLY);
+}
+END_TEST
+
+START_TEST(t_recalled_by_local_writer)
+{
+	local_open_waits_for_flush(O_WRONLY);
+}
+END_TEST
+
+/*
+ * No write delegation while another client has the file open (it would
+ * read around the holder's cache), nor while a local process has it
+ * open (no write lease can be had): OPEN_DELEGATE_NONE_EXT, contention.
+ */
+START_TEST(t_refused_while_open_elsewhere)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("busy", "data");
+	const char *name2 = local_file("busylocal", "data");
+	struct e2e_local_holder reader;
+	struct nfs42_file fa, fb;
+
+	/* B has it open for reading (its own read delegation returned) */
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	if (fb.deleg_type == OPEN_DELEGATE_READ)
+		ck_nfs_ok(b, nfs42_delegreturn(b, &fb.fh, &fb.deleg_stateid));
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation while another client has it open");
+	ck_nfs_ok(a, nfs42_close(&fa));
+	ck_nfs_ok(b, nfs42_close(&fb));
+
+	/* a local process has it open */
+	e2e_local_holder_start(&reader, name2);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name2), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation while a local process has it open");
+	e2e_local_holder_stop(&reader);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * The holder opens the file again (another open owner, for reading) and
+ * downgrades nothing: no recall, its delegation stays, and a local open
+ * still recalls it (the lease is still there, on the one open file
+ * description all of Ganesha's opens of the file share).
+ */
+START_TEST(t_holder_opens_again)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("again", "0123456789");
+	struct nfs42_file fa, f2;
+	struct local_open lo;
+	struct holder h;
+	char got[16] = { 0 };
+	int64_t took;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &f2));
+	ck_nfs_ok(a, io_with(a, &f2.fh, &f2.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "0123456789");
+	ck_nfs_ok(a, nfs42_close(&f2));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	holder_start(&h, a, &fa, NULL);
+	local_open_start(&lo, name, O_RDONLY);
+	holder_check(&h);
+	local_open_wait(&lo, got, sizeof(got), &took);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * "shortbreak" mode (Lease_Lifetime = 30): the kernel's lease-break-time
+ * (45 s here) is shorter than Ganesha could take to revoke a holder that
+ * does not give back (2 x 30 s): a local open could go on before the
+ * holder wrote back.  No write delegation then (a WARN says why); read
+ * delegations still.
+ */
+START_TEST(t_refused_short_lease_break)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("shortbreak", "data");
+	struct nfs42_file fa;
+	unsigned int lbt = 0;
+	FILE *f = fopen("/proc/sys/fs/lease-break-time", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%u", &lbt), 1);
+	fclose(f);
+	if (lbt >= 2 * 30 + 5)
+		e2e_skip("lease-break-time covers 2 x Lease_Lifetime here");
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation with lease-break-time %u s", lbt);
+	ck_assert(
+		log_has("no write delegations: /proc/sys/fs/lease-break-time"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_READ);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("e2e_proto_wdeleg");
+	TCase *tc = tcase_create("wdeleg");
+
+	tcase_set_timeout(tc, 60);
+	if (argc > 1 && !strcmp(argv[1], "shortbreak")) {
+		tcase_add_test(tc, t_refused_short_lease_break);
+	} else {
+		tcase_add_test(tc, t_granted_and_used);
+		tcase_add_test(tc, t_granted_on_create);
+		tcase_add_test(tc, t_recalled_by_nfs_open);
+		tcase_add_test(tc, t_recalled_by_local_reader);
+		tcase_add_test(tc, t_recalled_by_local_writer);
+		tcase_add_test(tc, t_refused_while_open_elsewhere);
+		tcase_add_test(tc, t_holder_opens_again);
+	}
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
