@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "e2e_deleg_util.h"
@@ -199,6 +200,7 @@ START_TEST(t_granted_and_used)
 {
 	struct nfs42_client *a = holder_client();
 	const char *name = local_file("granted", "0123456789");
+	struct nfs42_attrs at;
 	struct nfs42_file fa;
 	char got[16] = { 0 };
 
@@ -208,6 +210,10 @@ START_TEST(t_granted_and_used)
 	ck_nfs_ok(a,
 		  io_with(a, &fa.fh, &fa.deleg_stateid, false, NULL, got, 10));
 	ck_assert_str_eq(got, "abc3456789");
+	/* the holder sees its own writes in the attributes */
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "0123456789", 10, 20, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_stat(a, e2e_path(name), &at));
+	ck_assert_uint_eq(at.size, 30);
 	ck_nfs_ok(a, nfs42_commit(&fa));
 	ck_nfs_ok(a, nfs42_close(&fa));
 	/* the delegation outlives the open; its lease too */
@@ -387,6 +393,188 @@ START_TEST(t_holder_opens_again)
 END_TEST
 
 /*
+ * The holder's answers to CB_GETATTR (RFC 8881 10.4.3): the change
+ * attribute and size it reports for the delegated file, as a client with
+ * writes cached would.  Its back channel is served by a thread of its own
+ * while another client asks.
+ */
+struct cb_answerer {
+	struct nfs42_client *cl;
+	const struct nfs42_fh *fh;
+	uint64_t change, size; /* what it reports */
+	unsigned int calls; /* CB_GETATTRs answered */
+	bool stop;
+	pthread_t thread;
+};
+
+static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
+				  uint32_t op, struct nfs42_xdr *args,
+				  struct nfs42_xdr *res)
+{
+	struct cb_answerer *ans = arg;
+	struct nfs42_bitmap want, have;
+	struct nfs42_xdr vals;
+	struct nfs42_fh fh;
+
+	(void)cl;
+	if (op != OP_CB_GETATTR)
+		return NFS4ERR_NOTSUPP;
+	if (!nfs42_xdr_get_opaque(args, fh.data, &fh.len, NFS4_FHSIZE) ||
+	    !nfs42_bitmap_decode(args, &want))
+		return NFS4ERR_BADXDR;
+	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
+		return NFS4ERR_BADHANDLE;
+	nfs42_bm_clear(&have);
+	nfs42_xdr_enc_init(&vals);
+	if (nfs42_bm_isset(&want, FATTR4_CHANGE)) {
+		nfs42_bm_set(&have, FATTR4_CHANGE);
+		nfs42_xdr_put_u64(&vals, ans->change);
+	}
+	if (nfs42_bm_isset(&want, FATTR4_SIZE)) {
+		nfs42_bm_set(&have, FATTR4_SIZE);
+		nfs42_xdr_put_u64(&vals, ans->size);
+	}
+	nfs42_bitmap_encode(res, &have);
+	nfs42_xdr_put_opaque(res, vals.buf, vals.len);
+	nfs42_xdr_free(&vals);
+	__atomic_add_fetch(&ans->calls, 1, __ATOMIC_RELAXED);
+	return NFS4_OK;
+}
+
+static void *answerer_main(void *arg)
+{
+	struct cb_answerer *ans = arg;
+
+	while (!__atomic_load_n(&ans->stop, __ATOMIC_RELAXED))
+		if (nfs42_poll(ans->cl, 50) < 0)
+			break;
+	return NULL;
+}
+
+static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
+			   const struct nfs42_fh *fh, uint64_t change,
+			   uint64_t size)
+{
+	memset(ans, 0, sizeof(*ans));
+	ans->cl = cl;
+	ans->fh = fh;
+	ans->change = change;
+	ans->size = size;
+	nfs42_set_cb_handler(cl, answer_cb_getattr, ans);
+	ck_assert_int_eq(pthread_create(&ans->thread, NULL, answerer_main, ans),
+			 0);
+}
+
+static unsigned int answerer_stop(struct cb_answerer *ans)
+{
+	__atomic_store_n(&ans->stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(ans->thread, NULL), 0);
+	nfs42_set_cb_handler(ans->cl, NULL, NULL);
+	return ans->calls;
+}
+
+/* B's GETATTR of change and size of fh. */
+static void change_and_size(struct nfs42_client *b, const struct nfs42_fh *fh,
+			    struct nfs42_attrs *at)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE,
+					       FATTR4_TIME_MODIFY, -1);
+
+	ck_nfs_ok(b, nfs42_getattr_fh(b, fh, &bm, at));
+	ck_assert(nfs42_bm_isset(&at->mask, FATTR4_SIZE));
+	ck_assert(nfs42_bm_isset(&at->mask, FATTR4_CHANGE));
+}
+
+/*
+ * Another client's GETATTR of size and change while a write delegation
+ * is held is answered from the holder through CB_GETATTR, not by a
+ * recall: while the holder reports the change attribute it was given
+ * and the file's size, the file's attributes; once it reports a change,
+ * its size, a change attribute past every one seen before and a newer
+ * mtime; the backing file keeps its size (the holder has not written
+ * back), the delegation stays.  A GETATTR of neither asks nobody.
+ */
+START_TEST(t_getattr_answered_by_holder)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr", "0123456789");
+	struct nfs42_bitmap mode_only = nfs42_bm_make(FATTR4_MODE, -1);
+	struct nfs42_attrs at0, at, at2;
+	struct cb_answerer ans;
+	struct nfs42_file fa;
+	struct stat st;
+	unsigned int calls;
+
+	open_write_delegated(a, name, &fa);
+	/* the holder's own GETATTR asks nobody */
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_assert_uint_eq(at0.size, 10);
+
+	/* the holder changed nothing */
+	answerer_start(&ans, a, &fa.fh, at0.change, 10);
+	change_and_size(b, &fa.fh, &at);
+	calls = answerer_stop(&ans);
+	ck_assert_msg(calls >= 1, "no CB_GETATTR reached the holder");
+	ck_assert_uint_eq(at.size, 10);
+	ck_assert_uint_eq(at.change, at0.change);
+
+	/* the holder has 4096 bytes cached */
+	answerer_start(&ans, a, &fa.fh, at0.change + 1, 4096);
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_uint_eq(at.size, 4096);
+	ck_assert_msg(at.change > at0.change, "change %llu, was %llu",
+		      (unsigned long long)at.change,
+		      (unsigned long long)at0.change);
+	ck_assert(at.time_modify.seconds > at0.time_modify.seconds ||
+		  (at.time_modify.seconds == at0.time_modify.seconds &&
+		   at.time_modify.nseconds > at0.time_modify.nseconds));
+	/* asked again, the change attribute moves on (RFC 8881 10.4.3) */
+	change_and_size(b, &fa.fh, &at2);
+	ck_assert_uint_eq(at2.size, 4096);
+	ck_assert_uint_gt(at2.change, at.change);
+	calls = ans.calls;
+	ck_nfs_ok(b, nfs42_getattr_fh(b, &fa.fh, &mode_only, &at));
+	ck_assert_uint_eq(answerer_stop(&ans), calls);
+	ck_assert_uint_ge(calls, 2);
+
+	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
+	ck_assert_int_eq(st.st_size, 10);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "x", 1, 4095, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_uint_eq(at.size, 4096);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP, our client
+ * library's default) is recalled: it writes back and returns, and the
+ * GETATTR then gives the written-back size.
+ */
+START_TEST(t_getattr_recalls_without_answer)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr-none", "0123456789");
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	struct holder h;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "a longer flushed file");
+	change_and_size(b, &fa.fh, &at);
+	holder_check(&h);
+	ck_assert_uint_eq(at.size, strlen("a longer flushed file"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
  * "shortbreak" mode (Lease_Lifetime = 30): the kernel's lease-break-time
  * (45 s here) is shorter than Ganesha could take to revoke a holder that
  * does not give back (2 x 30 s): a local open could go on before the
@@ -437,6 +625,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_recalled_by_local_writer);
 		tcase_add_test(tc, t_refused_while_open_elsewhere);
 		tcase_add_test(tc, t_holder_opens_again);
+		tcase_add_test(tc, t_getattr_answered_by_holder);
+		tcase_add_test(tc, t_getattr_recalls_without_answer);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
