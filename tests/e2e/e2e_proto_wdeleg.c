@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -574,6 +575,71 @@ START_TEST(t_getattr_recalls_without_answer)
 }
 END_TEST
 
+/* Is exactly the set of values (terminated by -1) set in bm? */
+static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
+{
+	struct nfs42_bitmap want;
+	unsigned int bit;
+	va_list ap;
+	int v;
+
+	nfs42_bm_clear(&want);
+	va_start(ap, bm);
+	while ((v = va_arg(ap, int)) >= 0)
+		nfs42_bm_set(&want, (unsigned int)v);
+	va_end(ap);
+	for (bit = 0; bit < NFS42_BITMAP_WORDS * 32; bit++)
+		if (nfs42_bm_isset(bm, bit) != nfs42_bm_isset(&want, bit))
+			return false;
+	return true;
+}
+
+/*
+ * RFC 9754's open_arguments (attribute 86) is advertised in
+ * supported_attrs and says which OPEN arguments are honoured: every share
+ * access and deny, the wants ANY_DELEG (3) and NO_DELEG (4) and no other,
+ * the claims but DELEGATE_PREV (3) and DELEG_PREV_FH (6), every create
+ * mode.  The NO_DELEG want is honoured (no delegation, WND4_NOT_WANTED).
+ */
+START_TEST(t_open_arguments)
+{
+	struct nfs42_client *a = e2e_client();
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_OPEN_ARGUMENTS, -1);
+	struct nfs42_bitmap supp = nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, -1);
+	const char *name = local_file("openargs", "data");
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	struct nfs42_fh fh;
+
+	ck_nfs_ok(a, nfs42_lookup_path(a, e2e_path(name), &fh, NULL));
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fh, &supp, &at));
+	ck_assert_msg(nfs42_bm_isset(&at.supported_attrs,
+				     FATTR4_OPEN_ARGUMENTS),
+		      "open_arguments not in supported_attrs");
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, &bm, &at));
+	ck_assert(nfs42_bm_isset(&at.mask, FATTR4_OPEN_ARGUMENTS));
+	ck_assert(bitmap_is(&at.open_arguments.share_access, 1, 2, 3, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_deny, 0, 1, 2, 3, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, -1));
+	ck_assert(bitmap_is(&at.open_arguments.open_claim, 0, 1, 2, 4, 5, -1));
+	ck_assert(bitmap_is(&at.open_arguments.create_mode, 0, 1, 2, 3, -1));
+	if (fa.deleg_type != OPEN_DELEGATE_NONE)
+		ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name),
+				OPEN4_SHARE_ACCESS_READ |
+					OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	ck_assert_uint_eq(fa.why_no_deleg, 0); /* WND4_NOT_WANTED */
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /*
  * "shortbreak" mode (Lease_Lifetime = 30): the kernel's lease-break-time
  * (45 s here) is shorter than Ganesha could take to revoke a holder that
@@ -627,6 +693,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_holder_opens_again);
 		tcase_add_test(tc, t_getattr_answered_by_holder);
 		tcase_add_test(tc, t_getattr_recalls_without_answer);
+		tcase_add_test(tc, t_open_arguments);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
