@@ -74,7 +74,9 @@ PLUGINS_DIR=$stage/lib/ganesha
 conf=$run/ganesha.conf
 log=$run/ganesha.log
 # Read delegations: FSAL_SPARSE backs each with a Linux lease, so a local
-# writer recalls it too; write delegations are not offered (design.md).
+# writer recalls it too.  Write delegations are not turned on here: they
+# need lease-break-time >= 2 x Lease_Lifetime + 5 (125 s with Ganesha's
+# 60 s lease, the kernel's default is 45 s; configuration.md).
 if [ $delegations = 1 ]; then
 	NFSV4_OPTS="Delegations = true;"
 	EXPORT_OPTS="Delegations = Read;"
