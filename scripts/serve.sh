@@ -208,6 +208,10 @@ recovery_q=$(sparse_conf_string "$run/recovery") ||
 	{ echo "serve: build directory name has a control character" >&2; exit 2; }
 plugins_q=$(sparse_conf_string "$stage/lib/ganesha") ||
 	{ echo "serve: build directory name has a control character" >&2; exit 2; }
+# Read delegations: FSAL_SPARSE backs each with a Linux lease, so a local
+# writer recalls it too.  Write delegations are not turned on here: they
+# need lease-break-time >= 2 x Lease_Lifetime + 5 (125 s with Ganesha's
+# 60 s lease, the kernel's default is 45 s; configuration.md).
 if [ $delegations = 1 ]; then
 	deleg=(DELEGATIONS=true EXPORT_DELEGATIONS=Read)
 else

@@ -17,35 +17,17 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "nfs42_e2e.h"
+#include "e2e_deleg_util.h"
 
 /* Longer than any wait below needs, shorter than ctest's timeout. */
 #define SERVE_MS 30000
 
-static int e2e_seq;
-
 static const char *uniq(const char *what)
 {
-	char *p;
-
-	ck_assert_int_gt(asprintf(&p, "deleg-%s-%d-%d", what, (int)getpid(),
-				  ++e2e_seq),
-			 0);
-	return e2e_keep(p);
+	return e2e_deleg_uniq("deleg", what);
 }
 
-static bool log_has(const char *s)
-{
-	char line[2048];
-	bool found = false;
-	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
-
-	ck_assert_ptr_nonnull(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, s) != NULL;
-	fclose(f);
-	return found;
-}
+#define log_has e2e_log_has
 
 /* A file made on the server's disk, so no NFS open ever had it for
  * writing (a read lease needs that).
@@ -761,6 +743,89 @@ START_TEST(t_no_back_channel)
 }
 END_TEST
 
+/*
+ * Issue #18 item 6: the holder of a read delegation opens the file for
+ * writing.  That is no conflict with itself (RFC 8881 10.4.1: a
+ * delegation lets the client open locally, and its own OPEN for more
+ * access is not another client's; knfsd lets the holder's open break
+ * nothing).  The OPEN goes through at once, the holder is not recalled
+ * and keeps its delegation.  Before, the OPEN got NFS4ERR_DELAY and a
+ * recall of the very delegation its client was holding while it waited
+ * for the OPEN: nothing moved until the server revoked it, a lease
+ * period later.  The delegation still guards the file: a local process
+ * opening it for writing recalls it.
+ */
+/* A gets a read delegation on name (fa), then opens it for writing (fw):
+ * answered at once.
+ */
+static void holder_opens_for_write(struct nfs42_client *a, const char *name,
+				   struct nfs42_file *fa, struct nfs42_file *fw)
+{
+	int64_t t0, took;
+
+	open_delegated(a, name, fa);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, fw));
+	took = e2e_now_ms() - t0;
+	ck_assert_msg(took < 2000, "the holder's write OPEN took %lld ms",
+		      (long long)took);
+}
+
+START_TEST(t_holder_opens_for_write)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("holderw");
+	struct nfs42_file fa, fw;
+	struct holder h;
+	int64_t took;
+
+	holder_opens_for_write(a, name, &fa, &fw);
+	ck_assert_msg(nfs42_recalls_received(a) == 0,
+		      "the holder was recalled for its own write OPEN");
+	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
+	/* still its delegation: reads with it, and no revocation flag */
+	ck_nfs_ok(a, use_deleg_stateid(a, &fa, false));
+	ck_assert(!(seq_flags(a) & SEQ4_STATUS_RECALLABLE_STATE_REVOKED));
+
+	holder_start(&h, a, true);
+	took = local_write_open_ms(name);
+	holder_check(&h, &fa);
+	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
+	ck_nfs_ok(a, nfs42_close(&fw));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * The same while a local process has the file open for reading: a read
+ * lease allows that, but once the holder writes the delegation can only
+ * be guarded by a write lease, which a local reader rules out.  The
+ * holder's OPEN still goes through at once; its delegation is then
+ * recalled (the holder returns it once the OPEN is answered, nothing
+ * waits on itself).
+ */
+START_TEST(t_holder_opens_for_write_local_reader)
+{
+	struct nfs42_client *a = e2e_client_keeping_recalls();
+	const char *name = local_file("holderwr");
+	struct e2e_local_holder reader;
+	struct nfs42_file fa, fw;
+	struct holder h;
+
+	e2e_local_holder_start(&reader, name);
+	holder_opens_for_write(a, name, &fa, &fw);
+	holder_start(&h, a, true);
+	holder_check(&h, &fa);
+	ck_nfs_ok(a, nfs42_pwrite(&fw, "written", 7, 0, FILE_SYNC4));
+	e2e_local_holder_stop(&reader);
+	ck_nfs_ok(a, nfs42_close(&fw));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* Delegations = None on the export: none, and no recall on a conflict. */
 START_TEST(t_export_none)
 {
@@ -949,6 +1014,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_returned_before_revoke);
 	} else if (argc > 1 && !strcmp(argv[1], "unexport")) {
 		tcase_add_test(tc, t_unexport_holding);
+	} else if (argc > 1 && !strcmp(argv[1], "holder")) {
+		tcase_add_test(tc, t_holder_opens_for_write);
+		tcase_add_test(tc, t_holder_opens_for_write_local_reader);
 	} else if (argc > 1 && !strcmp(argv[1], "wire")) {
 		/* wire_check_deleg.sh: one recall, returned */
 		tcase_add_test(tc, t_open_conflict);
@@ -966,6 +1034,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_destroy_clientid_busy);
 		tcase_add_test(tc, t_backchannel_ctl);
 		tcase_add_test(tc, t_no_back_channel);
+		tcase_add_test(tc, t_holder_opens_for_write);
+		tcase_add_test(tc, t_holder_opens_for_write_local_reader);
 		tcase_add_test(tc, t_stop_holding);
 	}
 	suite_add_tcase(s, tc);

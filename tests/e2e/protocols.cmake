@@ -222,6 +222,21 @@ sparse_e2e_run(e2e_proto_deleg_unexport e2e_proto_deleg ARGS unexport
   TIMEOUT 120
   HARNESS_ARGS --dbus --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = Read$<SEMICOLON>")
+# Write delegations on FSAL_SPARSE (issue #18 item 6): a write lease on
+# the holder's open file description, recalled by any other open, local
+# or through NFS.
+sparse_e2e_test(e2e_proto_wdeleg
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_wdeleg.c
+  LIBS Threads::Threads
+  TIMEOUT 180
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+# No write delegation while lease-break-time is shorter than Ganesha may
+# take to revoke (2 x Lease_Lifetime).
+sparse_e2e_run(e2e_proto_wdeleg_shortbreak e2e_proto_wdeleg ARGS shortbreak
+  TIMEOUT 60
+  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 30$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
 # tshark decodes the delegation, CB_RECALL and DELEGRETURN.
 add_test(NAME e2e/wire_check_deleg
          COMMAND ${SPARSE_HARNESS} --nfsv4-opts "${deleg_nfsv4_opts}"

@@ -198,6 +198,61 @@ START_TEST(fattr_decode_all)
 }
 END_TEST
 
+/* open_arguments (RFC 9754, attribute 86): five bitmap4, the second one
+ * two words long, in a fattr4 of that attribute alone.
+ */
+static void encode_open_arguments(struct nfs42_xdr *x, size_t cut)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_OPEN_ARGUMENTS, -1);
+	struct nfs42_xdr v;
+
+	nfs42_xdr_enc_init(&v);
+	nfs42_xdr_put_u32(&v, 1); /* share access: READ WRITE BOTH */
+	nfs42_xdr_put_u32(&v, 0xe);
+	nfs42_xdr_put_u32(&v, 2); /* share deny: NONE..BOTH, 2 words */
+	nfs42_xdr_put_u32(&v, 0xf);
+	nfs42_xdr_put_u32(&v, 0);
+	nfs42_xdr_put_u32(&v, 1); /* wants: ANY_DELEG, NO_DELEG */
+	nfs42_xdr_put_u32(&v, 0x18);
+	nfs42_xdr_put_u32(&v, 1); /* claims: NULL PREVIOUS CUR FH CUR_FH */
+	nfs42_xdr_put_u32(&v, 0x37);
+	nfs42_xdr_put_u32(&v, 0); /* create modes: none */
+	nfs42_bitmap_encode(x, &bm);
+	nfs42_xdr_put_opaque(x, v.buf, v.len - cut);
+	nfs42_xdr_free(&v);
+}
+
+START_TEST(fattr_decode_open_arguments)
+{
+	struct nfs42_attrs a;
+	struct nfs42_xdr e, d;
+
+	nfs42_xdr_enc_init(&e);
+	encode_open_arguments(&e, 0);
+	nfs42_xdr_dec_init(&d, e.buf, e.len);
+	ck_assert_int_eq(nfs42_fattr_decode(&d, &a), 0);
+	EXPECT_END(&d);
+	ck_assert(nfs42_bm_isset(&a.mask, FATTR4_OPEN_ARGUMENTS));
+	ck_assert(!nfs42_bm_isset(&a.open_arguments.share_access, 0));
+	ck_assert(nfs42_bm_isset(&a.open_arguments.share_access, 3));
+	ck_assert_uint_eq(a.open_arguments.share_deny.n, 2);
+	ck_assert_uint_eq(a.open_arguments.share_deny.w[0], 0xf);
+	ck_assert(nfs42_bm_isset(&a.open_arguments.share_access_want, 4));
+	ck_assert(!nfs42_bm_isset(&a.open_arguments.share_access_want, 5));
+	ck_assert(nfs42_bm_isset(&a.open_arguments.open_claim, 5));
+	ck_assert(!nfs42_bm_isset(&a.open_arguments.open_claim, 3));
+	ck_assert_uint_eq(a.open_arguments.create_mode.n, 0);
+	nfs42_xdr_free(&e);
+
+	/* the last bitmap cut short: an error, not a read past the value */
+	nfs42_xdr_enc_init(&e);
+	encode_open_arguments(&e, 4);
+	nfs42_xdr_dec_init(&d, e.buf, e.len);
+	ck_assert_int_ne(nfs42_fattr_decode(&d, &a), 0);
+	nfs42_xdr_free(&e);
+}
+END_TEST
+
 START_TEST(fattr_truncated_every_length)
 {
 	struct nfs42_attrs a;
@@ -357,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, xdr_limits);
 	tcase_add_test(tc, bitmap_ops);
 	tcase_add_test(tc, fattr_decode_all);
+	tcase_add_test(tc, fattr_decode_open_arguments);
 	tcase_add_test(tc, fattr_truncated_every_length);
 	tcase_add_test(tc, fattr_rejects_bad_values);
 	tcase_add_test(tc, fattr_encode_sattr);

@@ -279,6 +279,14 @@ static bool decode_one(struct nfs42_xdr *x, struct nfs42_attrs *a,
 		return nfs42_xdr_get_u32(x, &a->change_attr_type);
 	case FATTR4_XATTR_SUPPORT:
 		return nfs42_xdr_get_bool(x, &a->xattr_support);
+	case FATTR4_OPEN_ARGUMENTS:
+		return nfs42_bitmap_decode(x,
+					   &a->open_arguments.share_access) &&
+		       nfs42_bitmap_decode(x, &a->open_arguments.share_deny) &&
+		       nfs42_bitmap_decode(
+			       x, &a->open_arguments.share_access_want) &&
+		       nfs42_bitmap_decode(x, &a->open_arguments.open_claim) &&
+		       nfs42_bitmap_decode(x, &a->open_arguments.create_mode);
 	default:
 		/* fs_locations, fs_status, ... : never requested by us */
 		return nfs42_xdr_fail(x);

@@ -2,37 +2,59 @@
 /* Copyright (C) 2026 The nfs-sparse authors */
 
 /*
- * Read delegations backed by Linux file leases (fcntl F_SETLEASE).
+ * Read and write delegations backed by Linux file leases (F_SETLEASE).
  *
  * Ganesha's core decides whether to delegate, keeps the delegation state,
- * recalls on conflicting NFS operations (OPEN for write, SETATTR of size,
- * REMOVE, RENAME) and revokes a delegation that is not returned in time.
- * The FSAL's part is lease_op2: take a read lease on a descriptor of its
- * own when a delegation is granted and drop it when it is returned or
- * revoked.  The lease makes the kernel tell us when anything else on the
- * server opens the file for writing or truncates it: such an open waits
- * (up to /proc/sys/fs/lease-break-time) until the lease is dropped, and
- * the kernel sends us a signal meanwhile, on which we ask Ganesha to
- * recall the delegation (up_async_delegrecall).
+ * recalls on conflicting NFS operations and revokes a delegation that is
+ * not returned in time.  The FSAL's part is lease_op2: back a granted
+ * delegation with a lease and drop it when the delegation is returned or
+ * revoked.  A lease makes the kernel tell us when anything else on the
+ * server opens the file in a conflicting way (any open for a write lease,
+ * an open for writing or a truncate for a read lease): the open waits (up
+ * to /proc/sys/fs/lease-break-time) until the lease is dropped, and the
+ * kernel signals us meanwhile, on which we ask Ganesha to recall the
+ * file's delegations (up_async_delegrecall).
+ *
+ * One lease per file (struct sparse_flease), shared by every delegation
+ * of ours on it (struct sparse_deleg, found by the stateid's `other`):
+ *  - read: an O_RDONLY descriptor of our own holding F_RDLCK;
+ *  - write: F_WRLCK on the open file description of the holder's open
+ *    state (a dup of its descriptor, so the lease outlives a CLOSE that
+ *    keeps the delegation).  A write lease needs every other open file
+ *    description of the file gone: Ganesha's global descriptor is closed
+ *    first, and every later descriptor of ours for the holder (its other
+ *    open states, reopens, the delegation stateid's I/O, COMMIT) is a dup
+ *    of that description instead of a new open, which would break it.
+ *  - The holder of read delegations opening the file for writing is no
+ *    conflict (the core lets that OPEN through); its own open for
+ *    writing would break the read lease, so the read lease is dropped
+ *    before that open and the file's delegations are backed by a write
+ *    lease on the new descriptor after it.  When no write lease can be
+ *    had (another descriptor is open: a local reader, another client's
+ *    open) the delegations are recalled, without anybody waiting for it.
+ *
+ * Every open of a regular file by FSAL_SPARSE is O_NONBLOCK: one that
+ * would break a lease fails at once (EWOULDBLOCK, NFS4ERR_DELAY; the
+ * break recalls the delegation) instead of holding a worker thread for
+ * lease-break-time.
  *
  * Signal delivery: every lease descriptor gets F_SETSIG SPARSE_LEASE_SIG
  * (a real-time signal, so si_fd names the descriptor) and F_SETOWN_EX
  * F_OWNER_TID naming one thread of ours, which keeps the signal blocked
- * and takes it with sigtimedwait().  Thread-directed signals never reach
- * Ganesha's other threads, whatever their masks.  If the real-time queue
- * overflows the kernel sends SIGIO instead; the thread then asks every
- * lease descriptor with F_GETLEASE (a lease being broken reports the type
- * it is going to, F_UNLCK); a real-time signal is checked the same way.
+ * and takes it with sigwaitinfo().  If the real-time queue overflows the
+ * kernel sends SIGIO instead; the thread then asks every lease with
+ * F_GETLEASE (a lease being broken reports the type it is going to).
  *
- * Write delegations are not offered: a write lease needs the file to have
- * no other open descriptor, and the OPEN that earns the delegation has
- * just opened its own state descriptor, so the lease could never be had.
- *
- * Locking: sparse_leases.mtx guards the list of leases and the counters'
- * consistency with it; it is taken by lease_op2 (under Ganesha's st_lock),
- * by free_state and by the signal thread, which calls only get_gsh_export
+ * Locking: sparse_leases.mtx guards the lists, every field below and the
+ * counters.  It is taken by lease_op2 and the open hooks (under Ganesha's
+ * st_lock of the file), by free_state, by I/O that needs the lease's
+ * descriptor and by the signal thread, which calls only get_gsh_export
  * and up_async_delegrecall (a queueing call that takes no state lock)
- * while holding it.
+ * while holding it.  Nothing that can block on I/O is done under it:
+ * closing Ganesha's global descriptor (which waits for I/O on it) is done
+ * before.  Changes of a file's lease type or descriptor happen under the
+ * file's st_lock (lease_op2, and OPEN's open2/reopen2), so they never
+ * race each other.
  */
 
 #include "config.h"
@@ -47,6 +69,7 @@
 
 #include "fsal.h"
 #include "fsal_convert.h"
+#include "gsh_config.h"
 #include "fsal_up.h"
 #include "export_mgr.h"
 #include "fridgethr.h"
@@ -55,25 +78,35 @@
 
 #define SPARSE_LEASE_SIG (SIGRTMIN + 6)
 
-/*
- * One lease per delegation, found by the delegation's stateid `other`:
- * a state_t's address says nothing once it is freed (a new state may get
- * it).  The export is remembered by its id and looked up, with a
- * reference, when a break is to be recalled: the lease may outlive the
- * export that granted it until the delegation state is freed.
- */
-struct sparse_lease {
+/* One per file with delegations of ours, on sparse_leases.files. */
+struct sparse_flease {
 	struct glist_head link;
-	char other[OTHERSIZE]; /* the delegation's stateid other */
-	int fd; /* O_RDONLY descriptor holding the read lease */
-	uint16_t export_id; /* the export the delegation came through */
+	struct glist_head delegs; /* struct sparse_deleg */
+	/* Descriptor whose open file description holds the lease, -1 when
+	 * none does (dropped for the holder's write open, or unbacked after
+	 * a failed conversion: then a recall was asked).
+	 */
+	int fd;
+	int type; /* F_RDLCK or F_WRLCK */
 	uint8_t key_len;
 	uint8_t key[SPARSE_FH_MAX_LEN];
 };
 
+/*
+ * One per delegation.  The export is remembered by its id and looked up,
+ * with a reference, when a recall is to be asked: the delegation may
+ * outlive the export that granted it until its state is freed.
+ */
+struct sparse_deleg {
+	struct glist_head link; /* sparse_flease.delegs */
+	struct sparse_flease *file;
+	char other[OTHERSIZE]; /* the delegation's stateid other */
+	uint16_t export_id; /* the export the delegation came through */
+};
+
 static struct {
 	pthread_mutex_t mtx;
-	struct glist_head list; /* struct sparse_lease */
+	struct glist_head files; /* struct sparse_flease */
 	pthread_once_t once;
 	pthread_t thread;
 	pid_t tid; /* of the signal thread, once started */
@@ -82,7 +115,7 @@ static struct {
 	struct sparse_deleg_counters counters;
 } sparse_leases = {
 	.mtx = PTHREAD_MUTEX_INITIALIZER,
-	.list = GLIST_HEAD_INIT(sparse_leases.list),
+	.files = GLIST_HEAD_INIT(sparse_leases.files),
 	.once = PTHREAD_ONCE_INIT,
 };
 
@@ -103,6 +136,11 @@ void sparse_deleg_counters_get(struct sparse_deleg_counters *out)
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }
 
+static const char *sparse_lease_name(int type)
+{
+	return type == F_WRLCK ? "write" : "read";
+}
+
 /* Called with mtx held. */
 static void sparse_lease_log(const char *what)
 {
@@ -110,8 +148,10 @@ static void sparse_lease_log(const char *what)
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE delegation %s: granted=%" PRIu64
-		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64,
-		what, c->granted, c->released, c->broken, c->refused);
+		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
+		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		what, c->granted, c->released, c->broken, c->refused,
+		c->converted, c->unbacked);
 }
 
 /* The queued recall is done: its export may go. */
@@ -120,28 +160,31 @@ static void sparse_lease_recall_done(void *arg, state_status_t status)
 	put_gsh_export(arg);
 }
 
-/* Called with mtx held: ask Ganesha to recall the delegation of l,
- * through the up-call vector of FSAL_SPARSE's export under the one the
- * delegation was granted through, held until the recall ran.
+/* Called with mtx held: ask Ganesha to recall every delegation on f,
+ * through the up-call vector of FSAL_SPARSE's export under the first
+ * export (of the delegations') that still exists, held until the recall
+ * ran.
  */
-static void sparse_lease_broken(struct sparse_lease *l)
+static void sparse_flease_recall(struct sparse_flease *f)
 {
-	struct gsh_buffdesc key = { .addr = l->key, .len = l->key_len };
-	struct gsh_export *exp = get_gsh_export(l->export_id);
+	struct gsh_buffdesc key = { .addr = f->key, .len = f->key_len };
+	struct gsh_export *exp = NULL;
 	struct fsal_export *fexp;
+	struct sparse_deleg *d;
+	struct glist_head *g;
 	fsal_status_t status;
 
-	sparse_leases.counters.broken++;
-	LogEvent(
-		COMPONENT_FSAL,
-		"FSAL_SPARSE: lease on fd %d broken by a local open, recalling the delegation (broken=%" PRIu64
-		")",
-		l->fd, sparse_leases.counters.broken);
+	glist_for_each(g, &f->delegs)
+	{
+		d = glist_entry(g, struct sparse_deleg, link);
+		exp = get_gsh_export(d->export_id);
+		if (exp != NULL)
+			break;
+	}
 	if (exp == NULL) {
-		LogEvent(COMPONENT_FSAL,
-			 "FSAL_SPARSE: export %" PRIu16
-			 " of the delegation is gone, no recall",
-			 l->export_id);
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: the exports of the delegations are gone, no recall");
 		return;
 	}
 	for (fexp = exp->fsal_export; fexp->sub_export != NULL;
@@ -158,30 +201,39 @@ static void sparse_lease_broken(struct sparse_lease *l)
 }
 
 /*
- * A lease being broken reports the type it is going to (F_UNLCK for a
- * read lease).  Checked for the real-time signal too: a signal still
- * queued for a descriptor closed since, whose number a new lease got,
- * must not recall the new delegation.
+ * A lease being broken reports the type it is going to (a write lease
+ * F_RDLCK for a reader, F_UNLCK for a writer; a read lease F_UNLCK).
+ * Checked for the real-time signal too: a signal still queued for a
+ * descriptor closed since, whose number a new lease got, must not recall
+ * the new delegation.
  */
-static bool sparse_lease_breaking(const struct sparse_lease *l)
+static bool sparse_flease_breaking(const struct sparse_flease *f)
 {
-	return fcntl(l->fd, F_GETLEASE) == F_UNLCK;
+	return f->fd >= 0 && fcntl(f->fd, F_GETLEASE) != f->type;
 }
 
 static void sparse_lease_signal(const siginfo_t *info)
 {
 	bool overflow = info->si_signo != SPARSE_LEASE_SIG;
+	struct sparse_flease *f;
 	struct glist_head *g;
-	struct sparse_lease *l;
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	glist_for_each(g, &sparse_leases.list)
+	glist_for_each(g, &sparse_leases.files)
 	{
-		l = glist_entry(g, struct sparse_lease, link);
+		f = glist_entry(g, struct sparse_flease, link);
 		/* SIGIO: the real-time queue overflowed, ask every lease. */
-		if ((overflow || l->fd == info->si_fd) &&
-		    sparse_lease_breaking(l))
-			sparse_lease_broken(l);
+		if ((!overflow && f->fd != info->si_fd) ||
+		    !sparse_flease_breaking(f))
+			continue;
+		sparse_leases.counters.broken++;
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: %s lease on fd %d broken by a local open, recalling the delegation (broken=%" PRIu64
+			")",
+			sparse_lease_name(f->type), f->fd,
+			sparse_leases.counters.broken);
+		sparse_flease_recall(f);
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }
@@ -240,6 +292,30 @@ static void sparse_lease_start(void)
 	sparse_leases.started = true;
 }
 
+/* Called with mtx held: drop f's lease (if it holds one) and close it. */
+static void sparse_flease_unlock(struct sparse_flease *f)
+{
+	if (f->fd < 0)
+		return;
+	/* Closing drops the lease too (the last descriptor of its open file
+	 * description); unlock first to be explicit, and because for a write
+	 * lease the description stays open in the holder's open state.
+	 */
+	if (fcntl(f->fd, F_SETLEASE, F_UNLCK) != 0)
+		LogDebug(COMPONENT_FSAL, "F_SETLEASE(F_UNLCK): %s",
+			 strerror(errno));
+	close(f->fd);
+	f->fd = -1;
+}
+
+/* Called with mtx held: f has no delegation left. */
+static void sparse_flease_free(struct sparse_flease *f)
+{
+	sparse_flease_unlock(f);
+	glist_del(&f->link);
+	gsh_free(f);
+}
+
 /*
  * Module unload: drop the leases still held (delegations not returned by
  * then), then stop the thread.  A lease outliving its signal thread would
@@ -248,26 +324,32 @@ static void sparse_lease_start(void)
 void sparse_deleg_shutdown(void)
 {
 	const struct sparse_deleg_counters *c = &sparse_leases.counters;
-	struct sparse_lease *l;
+	struct sparse_flease *f;
+	struct sparse_deleg *d;
 	unsigned int dropped = 0;
 
 	if (!sparse_leases.started)
 		return;
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	while (!glist_empty(&sparse_leases.list)) {
-		l = glist_first_entry(&sparse_leases.list, struct sparse_lease,
-				      link);
-		glist_del(&l->link);
-		(void)fcntl(l->fd, F_SETLEASE, F_UNLCK);
-		close(l->fd);
-		gsh_free(l);
-		dropped++;
+	while (!glist_empty(&sparse_leases.files)) {
+		f = glist_first_entry(&sparse_leases.files,
+				      struct sparse_flease, link);
+		while (!glist_empty(&f->delegs)) {
+			d = glist_first_entry(&f->delegs, struct sparse_deleg,
+					      link);
+			glist_del(&d->link);
+			gsh_free(d);
+			dropped++;
+		}
+		sparse_flease_free(f);
 	}
 	LogEvent(
 		COMPONENT_FSAL,
 		"FSAL_SPARSE: %u leases dropped at shutdown; delegation leases granted=%" PRIu64
-		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64,
-		dropped, c->granted, c->released, c->broken, c->refused);
+		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
+		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		dropped, c->granted, c->released, c->broken, c->refused,
+		c->converted, c->unbacked);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	__atomic_store_n(&sparse_leases.stop, true, __ATOMIC_RELEASE);
 	pthread_kill(sparse_leases.thread, SPARSE_LEASE_SIG);
@@ -276,114 +358,282 @@ void sparse_deleg_shutdown(void)
 }
 
 /* Called with mtx held. */
-static struct sparse_lease *sparse_lease_find(const char *other)
+static struct sparse_flease *sparse_flease_find(const struct sparse_fh *fh)
 {
+	struct sparse_flease *f;
 	struct glist_head *g;
-	struct sparse_lease *l;
 
-	glist_for_each(g, &sparse_leases.list)
+	glist_for_each(g, &sparse_leases.files)
 	{
-		l = glist_entry(g, struct sparse_lease, link);
-		if (memcmp(l->other, other, OTHERSIZE) == 0)
-			return l;
+		f = glist_entry(g, struct sparse_flease, link);
+		if (f->key_len == fh->len &&
+		    memcmp(f->key, fh->bytes, fh->len) == 0)
+			return f;
 	}
 	return NULL;
 }
 
+/* Called with mtx held. */
+static struct sparse_deleg *sparse_deleg_find(const char *other)
+{
+	struct glist_head *g, *h;
+	struct sparse_flease *f;
+	struct sparse_deleg *d;
+
+	glist_for_each(g, &sparse_leases.files)
+	{
+		f = glist_entry(g, struct sparse_flease, link);
+		glist_for_each(h, &f->delegs)
+		{
+			d = glist_entry(h, struct sparse_deleg, link);
+			if (memcmp(d->other, other, OTHERSIZE) == 0)
+				return d;
+		}
+	}
+	return NULL;
+}
+
+/* Point fd's lease signals at our thread; 0 or an errno. */
+static int sparse_lease_fd_setup(int fd)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID,
+				    .pid = sparse_leases.tid };
+
+	if (fcntl(fd, F_SETSIG, SPARSE_LEASE_SIG) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) != 0)
+		return errno;
+	return 0;
+}
+
+/* Called with mtx held: take a lease of type on fd; 0 or an errno (EAGAIN:
+ * the file is open in a conflicting way somewhere).
+ */
+static int sparse_lease_set(int fd, int type)
+{
+	int err = sparse_lease_fd_setup(fd);
+
+	if (err == 0 && fcntl(fd, F_SETLEASE, type) != 0)
+		err = errno;
+	return err;
+}
+
+/* Called with mtx held: a new file lease on fd (kept by it) for hdl. */
+static struct sparse_flease *sparse_flease_new(struct sparse_handle *hdl,
+					       int fd, int type)
+{
+	struct sparse_flease *f = gsh_calloc(1, sizeof(*f));
+
+	glist_init(&f->delegs);
+	f->fd = fd;
+	f->type = type;
+	f->key_len = hdl->fh.len;
+	memcpy(f->key, hdl->fh.bytes, hdl->fh.len);
+	glist_add_tail(&sparse_leases.files, &f->link);
+	return f;
+}
+
+/* Called with mtx held: delegation state rides on f from now on. */
+static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state)
+{
+	struct sparse_deleg *d = gsh_calloc(1, sizeof(*d));
+
+	d->file = f;
+	memcpy(d->other, state->stateid_other, OTHERSIZE);
+	d->export_id = op_ctx->ctx_export->export_id;
+	glist_add_tail(&f->delegs, &d->link);
+	sparse_leases.counters.granted++;
+	sparse_lease_log("granted");
+}
+
+/*
+ * The descriptor a write lease can be taken on: a dup of a writable open
+ * state descriptor of the file open read-write (the delegation stateid
+ * reads through it too).  -1 with *err when there is none.
+ */
+static int sparse_write_lease_candidate(struct sparse_handle *hdl, int *err)
+{
+	struct glist_head *node;
+	int fd = -1;
+
+	*err = EAGAIN;
+	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
+	glist_for_each(node, &hdl->state_fds)
+	{
+		struct sparse_state_fd *sst =
+			glist_entry(node, struct sparse_state_fd, fds_link);
+
+		if (sst->state.state_type != STATE_TYPE_SHARE ||
+		    !(sst->sfd.fsal_fd.openflags & FSAL_O_WRITE) ||
+		    (fcntl(sst->sfd.fd, F_GETFL) & O_ACCMODE) != O_RDWR)
+			continue;
+		fd = fcntl(sst->sfd.fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			*err = errno;
+		break;
+	}
+	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
+	return fd;
+}
+
+/*
+ * Before a write lease on fd (a descriptor of hdl): every other open file
+ * description of Ganesha's for the file must go.  The open and delegation
+ * states' descriptors become dups of fd, which must be open read-write,
+ * and the global descriptor is closed (that waits for I/O on it: not
+ * under mtx).  0, or EAGAIN when a lock state has its own.
+ */
+static int sparse_write_lease_prepare(struct sparse_handle *hdl, int fd)
+{
+	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR ||
+	    !sparse_share_description(hdl, fd))
+		return EAGAIN;
+	(void)sparse_close_global(hdl);
+	return 0;
+}
+
+static fsal_status_t sparse_lease_refused(int err)
+{
+	/* EAGAIN: the file is open in a conflicting way somewhere. */
+	LogDebug(COMPONENT_FSAL, "no lease: %s", strerror(err));
+	return fsalstat(err == EAGAIN ? ERR_FSAL_DELAY : posix2fsal_error(err),
+			err);
+}
+
+/*
+ * A write delegation's holder may have data the file does not have yet.
+ * A local open that breaks its lease waits until the delegation is
+ * returned (the holder writes back first) or revoked (its data is
+ * dropped): then the opener sees what the file will stay.  But the kernel
+ * lets the open through by itself after lease-break-time, and Ganesha
+ * revokes a holder that does not return as late as two lease periods
+ * after the recall (and the retries' second): a kernel that gives up
+ * before that would let a local process read data the holder is still
+ * about to write back, silently.  So write delegations only while
+ * /proc/sys/fs/lease-break-time covers that; read delegations do not
+ * need it (their holder caches nothing the file lacks).
+ */
+#define SPARSE_LEASE_BREAK_TIME "/proc/sys/fs/lease-break-time"
+
+static bool sparse_write_lease_safe(void)
+{
+	static bool warned;
+	unsigned int need = 2 * nfs_param.nfsv4_param.lease_lifetime + 5;
+	unsigned int have = 0;
+	FILE *f = fopen(SPARSE_LEASE_BREAK_TIME, "re");
+
+	if (f != NULL) {
+		if (fscanf(f, "%u", &have) != 1)
+			have = 0;
+		fclose(f);
+	}
+	if (have >= need)
+		return true;
+	if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		LogWarn(COMPONENT_FSAL,
+			"FSAL_SPARSE: no write delegations: %s is %u s, they need at least %u s (2 x Lease_Lifetime + 5), or a local open could read data the holder has not written back yet",
+			SPARSE_LEASE_BREAK_TIME, have, need);
+	return false;
+}
+
 static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
-				       struct state_t *state)
+				       struct state_t *state, int type)
 {
 	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
-	struct f_owner_ex owner;
-	struct sparse_lease *l;
-	int fd, err = 0;
+	struct sparse_flease *f;
+	int fd = -1, err = 0;
 
 	(void)pthread_once(&sparse_leases.once, sparse_lease_start);
 	if (!sparse_leases.started)
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	if (type == F_WRLCK && !sparse_write_lease_safe())
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
 
-	fd = sparse_open_fh(sparse_op_export(), &hdl->fh,
-			    O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return posix2fsal_status(-fd);
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_find(&hdl->fh);
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 
-	owner.type = F_OWNER_TID;
-	owner.pid = sparse_leases.tid;
-	if (fcntl(fd, F_SETSIG, SPARSE_LEASE_SIG) != 0 ||
-	    fcntl(fd, F_SETOWN_EX, &owner) != 0) {
-		err = errno;
-		close(fd);
-		return posix2fsal_status(err);
+	/* Without a lease on the file yet, open what will hold it; none of
+	 * this can block on mtx users.  A write lease needs Ganesha's global
+	 * descriptor closed (it waits for I/O on it, under st_lock only).
+	 */
+	if (f == NULL && type == F_RDLCK) {
+		fd = sparse_open_fh(sparse_op_export(), &hdl->fh,
+				    O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			return sparse_lease_refused(-fd);
+	} else if (f == NULL) {
+		fd = sparse_write_lease_candidate(hdl, &err);
+		if (fd >= 0)
+			err = sparse_write_lease_prepare(hdl, fd);
+		if (err != 0) {
+			if (fd >= 0)
+				close(fd);
+			PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+			sparse_leases.counters.refused++;
+			sparse_lease_log("refused");
+			PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+			return sparse_lease_refused(err);
+		}
 	}
 
-	l = gsh_calloc(1, sizeof(*l));
-	memcpy(l->other, state->stateid_other, OTHERSIZE);
-	l->fd = fd;
-	l->export_id = op_ctx->ctx_export->export_id;
-	l->key_len = hdl->fh.len;
-	memcpy(l->key, hdl->fh.bytes, hdl->fh.len);
-
-	/* On the list before the lease exists, so that a break right away
-	 * finds it (the signal thread waits for mtx).
-	 */
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
-		err = errno;
+	if (f == NULL) {
+		/* Ours before the lease exists, so that a break right away
+		 * finds it (the signal thread waits for mtx).
+		 */
+		err = sparse_lease_set(fd, type);
+		if (err == 0)
+			f = sparse_flease_new(hdl, fd, type);
+	} else if (f->fd < 0 || (type == F_WRLCK && f->type != F_WRLCK)) {
+		/* unbacked (recalled), or only a read lease to stand on */
+		err = EAGAIN;
+	}
+	if (err == 0) {
+		sparse_deleg_add(f, state);
+	} else {
 		sparse_leases.counters.refused++;
 		sparse_lease_log("refused");
-	} else {
-		glist_add_tail(&sparse_leases.list, &l->link);
-		sparse_leases.counters.granted++;
-		sparse_lease_log("granted");
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 
 	if (err != 0) {
-		/* EAGAIN: the file is open for writing somewhere. */
-		LogDebug(COMPONENT_FSAL, "F_SETLEASE: %s", strerror(err));
-		close(fd);
-		gsh_free(l);
-		return fsalstat(err == EAGAIN ? ERR_FSAL_DELAY :
-						posix2fsal_error(err),
-				err);
+		if (fd >= 0)
+			close(fd);
+		return sparse_lease_refused(err);
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* Drop the lease of the delegation whose stateid other is other, if any;
- * whether there was one.
+/* Forget the delegation whose stateid other is other, and drop its file's
+ * lease when it was the last one; whether there was one.
  */
 static bool sparse_lease_drop(const char *other)
 {
-	struct sparse_lease *l;
+	struct sparse_flease *f = NULL;
+	struct sparse_deleg *d;
 	struct stat st;
 	ino_t ino = 0;
-	bool found;
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
-	l = sparse_lease_find(other);
-	if (l != NULL) {
-		glist_del(&l->link);
-		if (fstat(l->fd, &st) == 0)
-			ino = st.st_ino;
-		/* Closing drops the lease too; unlock first to be explicit
-		 * and to see a failure.
-		 */
-		if (fcntl(l->fd, F_SETLEASE, F_UNLCK) != 0)
-			LogDebug(COMPONENT_FSAL, "F_SETLEASE(F_UNLCK): %s",
-				 strerror(errno));
-		close(l->fd);
+	d = sparse_deleg_find(other);
+	if (d != NULL) {
+		f = d->file;
+		glist_del(&d->link);
+		if (glist_empty(&f->delegs)) {
+			if (f->fd >= 0 && fstat(f->fd, &st) == 0)
+				ino = st.st_ino;
+			sparse_flease_free(f);
+		}
 		sparse_leases.counters.released++;
 		sparse_lease_log("released");
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 
-	found = l != NULL;
-	gsh_free(l);
+	gsh_free(d);
 	/* tests: DELEGRETURN holding st_lock while a revocation is due */
 	if (ino != 0)
 		sparse_test_stall_ino("lease_drop", ino);
-	return found;
+	return d != NULL;
 }
 
 /*
@@ -391,7 +641,7 @@ static bool sparse_lease_drop(const char *other)
  * dropped their lease through lease_op2(NONE) already; Ganesha deletes
  * others with state_del alone (RemoveExport, shutdown, a wiped client),
  * and their lease would stay: its descriptor leaked and the next local
- * open for writing held up for nothing.
+ * open held up for nothing.
  */
 void sparse_deleg_state_freed(struct state_t *state)
 {
@@ -412,14 +662,112 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 
 	switch (deleg) {
 	case FSAL_DELEG_RD:
-		return sparse_lease_take(obj_hdl, state);
+		return sparse_lease_take(obj_hdl, state, F_RDLCK);
+	case FSAL_DELEG_WR:
+		return sparse_lease_take(obj_hdl, state, F_WRLCK);
 	case FSAL_DELEG_NONE:
 		if (!sparse_lease_drop(state->stateid_other))
 			LogDebug(COMPONENT_FSAL, "no lease for state %p",
 				 state);
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	case FSAL_DELEG_WR:
 	default:
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
 	}
+}
+
+/* Called with mtx held: hdl's lease if it holds one now, else NULL. */
+static struct sparse_flease *sparse_flease_held(struct sparse_handle *hdl)
+{
+	struct sparse_flease *f = sparse_flease_find(&hdl->fh);
+
+	return f != NULL && f->fd >= 0 ? f : NULL;
+}
+
+/* A dup of the descriptor holding hdl's write lease, or -1 (none). */
+int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
+{
+	struct sparse_flease *f;
+	int fd = -1;
+
+	if (!sparse_leases.started)
+		return -1;
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_held(hdl);
+	if (f != NULL && f->type == F_WRLCK)
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+	return fd;
+}
+
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv)
+{
+	struct sparse_flease *f;
+
+	*conv = false;
+	if ((flags & O_ACCMODE) == O_RDONLY || !sparse_leases.started)
+		return sparse_deleg_write_lease_fd(hdl);
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_held(hdl);
+	if (f != NULL && f->type == F_RDLCK) {
+		sparse_flease_unlock(f);
+		*conv = true;
+		LogDebug(
+			COMPONENT_FSAL,
+			"read lease dropped for the delegation holder's open for writing");
+	}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+	return *conv ? -1 : sparse_deleg_write_lease_fd(hdl);
+}
+
+void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
+{
+	struct sparse_flease *f;
+	int type = F_WRLCK, err = 0;
+
+	if (fd >= 0) {
+		err = sparse_write_lease_prepare(hdl, fd);
+	} else {
+		/* the open failed: back to the read lease */
+		type = F_RDLCK;
+		fd = sparse_open_fh(sparse_op_export(), &hdl->fh,
+				    O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			err = -fd;
+	}
+
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_find(&hdl->fh);
+	if (f == NULL || f->fd >= 0) {
+		/* not possible under st_lock; nothing of ours to back */
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: delegation lease changed during an open");
+		PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (err == 0)
+		err = sparse_lease_set(fd, type);
+	if (err == 0) {
+		f->fd = fd;
+		f->type = type;
+		if (type == F_WRLCK)
+			sparse_leases.counters.converted++;
+		sparse_lease_log(type == F_WRLCK ?
+					 "converted to a write lease" :
+					 "read lease taken again");
+	} else {
+		if (fd >= 0)
+			close(fd);
+		/* Nothing guards the delegations now: recall them.  The
+		 * OPEN that got here is answered; nobody waits for itself.
+		 */
+		sparse_leases.counters.unbacked++;
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: no %s lease for the delegations of a file their holder opened for writing (%s), recalling them",
+			sparse_lease_name(type), strerror(err));
+		sparse_flease_recall(f);
+	}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }

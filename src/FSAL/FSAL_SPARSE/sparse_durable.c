@@ -53,26 +53,42 @@ fsal_status_t sparse_fsync_fd(int fd, const char *what)
 	return fsalstat(ERR_FSAL_IO, err);
 }
 
+/* Make the export's whole filesystem stable. */
+static fsal_status_t sparse_syncfs(struct sparse_export *exp)
+{
+	int err;
+
+	if (syncfs(exp->root_fd) == 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	err = errno;
+	LogCrit(COMPONENT_FSAL, "FSAL_SPARSE: syncfs of %s failed: %s",
+		exp->root_path, strerror(err));
+	return fsalstat(ERR_FSAL_IO, err);
+}
+
 /* Make the inode of hdl (of type type) stable. */
 static fsal_status_t sparse_sync_handle(struct sparse_handle *hdl,
 					object_file_type_t type)
 {
 	struct sparse_export *exp = sparse_op_export();
 	fsal_status_t status;
-	int fd, err;
+	int fd;
 
-	if (type != REGULAR_FILE && type != DIRECTORY) {
-		if (syncfs(exp->root_fd) == 0)
-			return fsalstat(ERR_FSAL_NO_ERROR, 0);
-		err = errno;
-		LogCrit(COMPONENT_FSAL, "FSAL_SPARSE: syncfs of %s failed: %s",
-			exp->root_path, strerror(err));
-		return fsalstat(ERR_FSAL_IO, err);
-	}
+	if (type != REGULAR_FILE && type != DIRECTORY)
+		return sparse_syncfs(exp);
 
-	fd = sparse_open_fh(exp, &hdl->fh,
-			    O_RDONLY | O_NOFOLLOW |
-				    (type == DIRECTORY ? O_DIRECTORY : 0));
+	/* A file under a write lease of ours: any other open would break
+	 * it, its descriptor is the file's.  O_NONBLOCK: a file under
+	 * somebody else's lease is synced with its filesystem instead.
+	 */
+	fd = type == REGULAR_FILE ? sparse_deleg_write_lease_fd(hdl) : -1;
+	if (fd < 0)
+		fd = sparse_open_fh(exp, &hdl->fh,
+				    O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					    (type == DIRECTORY ? O_DIRECTORY :
+								 0));
+	if (fd == -EWOULDBLOCK)
+		return sparse_syncfs(exp);
 	if (fd == -ESTALE) {
 		/* Removed meanwhile: whoever removed it makes that stable. */
 		LogDebug(COMPONENT_FSAL, "object to sync is gone");

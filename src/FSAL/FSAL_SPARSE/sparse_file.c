@@ -88,6 +88,35 @@ static int sparse_posix_flags(fsal_openflags_t openflags)
 }
 
 /*
+ * The kernel mode for an NFS open in flags: read-write where it allows
+ * writing.  Ganesha checks each READ's access itself and reads through a
+ * descriptor only when its NFS open mode (fsal_fd.openflags) allows it;
+ * the kernel mode lets a write lease on the descriptor serve the
+ * delegation stateid's reads too.  Every open is O_NONBLOCK: one that
+ * would break a lease (ours included) fails at once with EWOULDBLOCK
+ * (NFS4ERR_DELAY) instead of holding the thread for lease-break-time.
+ */
+static int sparse_kernel_flags(int flags)
+{
+	if ((flags & O_ACCMODE) == O_WRONLY)
+		flags = (flags & ~O_ACCMODE) | O_RDWR;
+	return flags | O_NONBLOCK;
+}
+
+/* open(2) of path in flags promoted by sparse_kernel_flags(), else (no
+ * read permission) as asked; an fd or -errno.
+ */
+static int sparse_open_promoted(const char *path, int flags)
+{
+	int fd = open(path, sparse_kernel_flags(flags) | O_CLOEXEC);
+
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    (flags & O_ACCMODE) == O_WRONLY)
+		fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * Open a regular file from its handle.  Ganesha checks open permission on
  * an existing file only after the FSAL opened it, which is too late for
  * O_TRUNC: a truncating open is therefore redone through /proc with the
@@ -98,22 +127,37 @@ static int sparse_open_file(struct sparse_handle *hdl, int flags)
 {
 	struct sparse_export *exp = sparse_op_export();
 	char proc_path[SPARSE_PROC_PATH_LEN];
-	int pfd, fd, err = 0;
+	int pfd, fd;
 
-	if ((flags & O_TRUNC) == 0)
-		return sparse_open_fh(exp, &hdl->fh, flags);
+	if ((flags & O_TRUNC) == 0) {
+		fd = sparse_open_fh(exp, &hdl->fh, sparse_kernel_flags(flags));
+		if ((fd == -EACCES || fd == -EPERM) &&
+		    (flags & O_ACCMODE) == O_WRONLY)
+			fd = sparse_open_fh(exp, &hdl->fh, flags | O_NONBLOCK);
+		return fd;
+	}
 
 	pfd = sparse_open_fh(exp, &hdl->fh, O_PATH);
 	if (pfd < 0)
 		return pfd;
 	sparse_proc_path(pfd, proc_path);
 	fsal_set_credentials(&op_ctx->creds);
-	fd = open(proc_path, flags | O_CLOEXEC);
-	if (fd < 0)
-		err = errno;
+	fd = sparse_open_promoted(proc_path, flags);
 	fsal_restore_ganesha_credentials();
 	close(pfd);
-	return fd < 0 ? -err : fd;
+	return fd;
+}
+
+/* Make fd (taken over) fsal_fd's descriptor, in NFS mode openflags. */
+static void sparse_install_fd(struct fsal_obj_handle *obj_hdl,
+			      fsal_openflags_t openflags,
+			      struct fsal_fd *fsal_fd, int fd)
+{
+	int old = sparse_set_fd(sparse_hdl(obj_hdl), sparse_fd_of(fsal_fd), fd);
+
+	if (old >= 0)
+		close(old);
+	fsal_fd->openflags = FSAL_O_NFS_FLAGS(openflags);
 }
 
 /* Ganesha's callback: (re)open fsal_fd on the file in a new mode. */
@@ -121,8 +165,7 @@ static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
 					fsal_openflags_t openflags,
 					struct fsal_fd *fsal_fd)
 {
-	struct sparse_fd *sfd = sparse_fd_of(fsal_fd);
-	int fd, old;
+	int fd;
 
 	fd = sparse_open_file(sparse_hdl(obj_hdl),
 			      sparse_posix_flags(openflags));
@@ -131,11 +174,58 @@ static fsal_status_t sparse_reopen_func(struct fsal_obj_handle *obj_hdl,
 			 strerror(-fd));
 		return posix2fsal_status(-fd);
 	}
-	old = sparse_set_fd(sparse_hdl(obj_hdl), sfd, fd);
-	if (old >= 0)
-		close(old);
-	fsal_fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+	sparse_install_fd(obj_hdl, openflags, fsal_fd, fd);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/*
+ * A write lease needs one open file description of the file: make every
+ * open or delegation state descriptor of hdl a dup of fd (open read-write,
+ * so a superset of any of their modes; each keeps its NFS mode in
+ * openflags, which is what Ganesha checks).  Conflicts between NFS clients
+ * are the core's business, not the kernel's: the lease is there to notice
+ * local opens.  A lock state's descriptor is left alone (its OFD locks
+ * belong to its open file description, and go with it): false then, no
+ * write lease.  Called under the file's st_lock, which keeps the states
+ * from going away; each descriptor is swapped under its fd work.
+ */
+bool sparse_share_description(struct sparse_handle *hdl, int fd)
+{
+	struct sparse_state_fd **ssts = NULL;
+	struct glist_head *node;
+	int n = 0, cap = 0, i, nfd;
+	bool locks = false;
+
+	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
+	glist_for_each(node, &hdl->state_fds)
+	{
+		struct sparse_state_fd *sst =
+			glist_entry(node, struct sparse_state_fd, fds_link);
+
+		if (sst->state.state_type != STATE_TYPE_SHARE &&
+		    sst->state.state_type != STATE_TYPE_DELEG) {
+			locks = true;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			ssts = gsh_realloc(ssts, cap * sizeof(*ssts));
+		}
+		ssts[n++] = sst;
+	}
+	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
+
+	for (i = 0; i < n && !locks; i++) {
+		struct sparse_fd *sfd = &ssts[i]->sfd;
+
+		fsal_start_fd_work_no_reclaim(&sfd->fsal_fd);
+		nfd = sfd->fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (nfd >= 0)
+			close(sparse_set_fd(hdl, sfd, nfd));
+		fsal_complete_fd_work(&sfd->fsal_fd);
+	}
+	gsh_free(ssts);
+	return !locks;
 }
 
 /* Ganesha's callback: close fsal_fd. */
@@ -176,6 +266,42 @@ static fsal_status_t sparse_close(struct fsal_obj_handle *obj_hdl)
 /* ---- I/O bracketing ---------------------------------------------------- */
 
 /*
+ * I/O with a delegation stateid: Ganesha uses the delegation state's own
+ * descriptor when it is open, else the global one.  While the file has a
+ * write lease of ours, the global one cannot be opened without breaking
+ * it, so the delegation state gets a dup of the lease's descriptor (open
+ * in the mode of that open file description) the first time it is used.
+ */
+static void sparse_deleg_state_fd(struct sparse_handle *hdl,
+				  struct state_t *state)
+{
+	struct sparse_fd *sfd;
+	int fd, mode;
+
+	if (state == NULL || state->state_type != STATE_TYPE_DELEG)
+		return;
+	sfd = sparse_state_fd(state);
+	if (__atomic_load_n(&sfd->fd, __ATOMIC_RELAXED) >= 0)
+		return;
+	fd = sparse_deleg_write_lease_fd(hdl);
+	if (fd < 0)
+		return;
+	fsal_start_fd_work_no_reclaim(&sfd->fsal_fd);
+	if (sfd->fd < 0) {
+		mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+		(void)sparse_set_fd(hdl, sfd, fd);
+		sfd->fsal_fd.openflags = mode == O_RDWR	  ? FSAL_O_RDWR :
+					 mode == O_WRONLY ? FSAL_O_WRITE :
+							    FSAL_O_READ;
+		insert_fd_lru(&sfd->fsal_fd);
+		fd = -1;
+	}
+	fsal_complete_fd_work(&sfd->fsal_fd);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Get a descriptor usable for `openflags` on a regular file: the state's,
  * the global one, or the temporary tmp.  Without a state (and unless
  * openflags is FSAL_O_ANY) a temporary share is taken; sparse_end_io()
@@ -191,6 +317,7 @@ static fsal_status_t sparse_begin_io(struct fsal_obj_handle *obj_hdl,
 	struct fsal_fd *out_fd = NULL;
 	fsal_status_t status;
 
+	sparse_deleg_state_fd(hdl, state);
 	status = fsal_start_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
 			       &tmp->fsal_fd, state, openflags, for_locks, NULL,
 			       bypass,
@@ -279,6 +406,53 @@ static fsal_status_t sparse_check_share_change(const struct fsal_share *share,
 }
 
 /*
+ * Truncate fd to 0 as an OPEN with O_TRUNC would: only with the caller's
+ * write permission (checked through /proc with its credentials, as the
+ * kernel checks a truncating open), as the caller (setuid/setgid cleared).
+ */
+static fsal_status_t sparse_truncate_open_fd(int fd)
+{
+	char proc_path[SPARSE_PROC_PATH_LEN];
+	int err = 0;
+
+	sparse_proc_path(fd, proc_path);
+	fsal_set_credentials(&op_ctx->creds);
+	if (faccessat(AT_FDCWD, proc_path, W_OK, AT_EACCESS) != 0 ||
+	    ftruncate(fd, 0) != 0)
+		err = errno;
+	fsal_restore_ganesha_credentials();
+	return posix2fsal_status(err);
+}
+
+/*
+ * (Re)open an open state's descriptor with FSAL_SPARSE's delegation
+ * leases in mind (sparse_deleg.c): while the file has a write lease, a
+ * dup of the lease's descriptor stands in for a new open (which would
+ * break it); a read lease the holder's open for writing would break is
+ * dropped first (*conv: the caller backs the delegations again after).
+ */
+static fsal_status_t sparse_open_state_fd(struct fsal_obj_handle *obj_hdl,
+					  fsal_openflags_t openflags,
+					  struct fsal_fd *fsal_fd, bool *conv)
+{
+	int flags = sparse_posix_flags(openflags);
+	int fd = sparse_deleg_open_begin(sparse_hdl(obj_hdl), flags, conv);
+	fsal_status_t status;
+
+	if (fd < 0)
+		return sparse_reopen_func(obj_hdl, openflags, fsal_fd);
+	if (flags & O_TRUNC) {
+		status = sparse_truncate_open_fd(fd);
+		if (FSAL_IS_ERROR(status)) {
+			close(fd);
+			return status;
+		}
+	}
+	sparse_install_fd(obj_hdl, openflags, fsal_fd, fd);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/*
  * Open (or change the mode of) the state's or the global descriptor of an
  * existing object.  The fd's work is started first so no I/O uses it while
  * it is reopened; then, for a state, obj_lock is taken (write) to check and
@@ -298,7 +472,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	bool truncate = (openflags & FSAL_O_TRUNC) != 0;
 	fsal_openflags_t old_flags;
-	bool fresh, closed = false;
+	bool fresh, closed = false, conv = false;
+	int lease_fd = -1;
 
 	fsal_start_fd_work_no_reclaim(fsal_fd);
 	old_flags = fsal_fd->openflags;
@@ -317,7 +492,11 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 		goto done;
 
 	fresh = old_flags == FSAL_O_CLOSED && sfd->fd < 0;
-	status = sparse_reopen_func(obj_hdl, openflags, fsal_fd);
+	if (state != NULL && state->state_type == STATE_TYPE_SHARE)
+		status = sparse_open_state_fd(obj_hdl, openflags, fsal_fd,
+					      &conv);
+	else
+		status = sparse_reopen_func(obj_hdl, openflags, fsal_fd);
 	if (FSAL_IS_ERROR(status))
 		goto done;
 	if (fresh)
@@ -340,6 +519,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 		closed = true;
 	}
 done:
+	if (conv && !FSAL_IS_ERROR(status))
+		lease_fd = fcntl(sfd->fd, F_DUPFD_CLOEXEC, 0);
 	if (state != NULL) {
 		/* The counters follow the descriptor: its new mode, or none
 		 * when it had to be closed (close2 will find it CLOSED and
@@ -354,6 +535,11 @@ done:
 		PTHREAD_RWLOCK_unlock(&obj_hdl->obj_lock);
 	}
 	fsal_complete_fd_work(fsal_fd);
+	/* Neither obj_lock nor the fd's work held: it may close the global
+	 * descriptor, which waits for I/O on it.
+	 */
+	if (conv)
+		sparse_deleg_open_end(hdl, lease_fd);
 	return status;
 }
 
@@ -400,9 +586,9 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	*ganesha_checks = (flags & O_TRUNC) == 0;
 	if (!*ganesha_checks)
 		fsal_set_credentials(&op_ctx->creds);
-	fd = open(proc_path, flags | O_CLOEXEC);
+	fd = sparse_open_promoted(proc_path, flags);
 	if (fd < 0)
-		*status = posix2fsal_status(errno);
+		*status = posix2fsal_status(-fd);
 	if (!*ganesha_checks)
 		fsal_restore_ganesha_credentials();
 out:
@@ -418,7 +604,9 @@ static int sparse_create_file(int dirfd, const char *name, int flags,
 
 	fsal_set_credentials(&op_ctx->creds);
 	fd = openat(dirfd, name,
-		    flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		    sparse_kernel_flags(flags) | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC,
+		    mode);
 	err = errno;
 	fsal_restore_ganesha_credentials();
 	errno = err;
@@ -813,6 +1001,15 @@ static fsal_status_t sparse_commit2(struct fsal_obj_handle *obj_hdl,
 	SPARSE_TMP_FD(tmp);
 	struct fsal_fd *out_fd;
 
+	/* Under a write lease any other descriptor would break it: sync
+	 * the lease's own (the holder's open file description).
+	 */
+	tmp.fd = sparse_deleg_write_lease_fd(hdl);
+	if (tmp.fd >= 0) {
+		st = sparse_fsync_fd(tmp.fd, "a file to COMMIT");
+		close(tmp.fd);
+		return FSAL_IS_ERROR(status) ? status : st;
+	}
 	/* Any descriptor will do and no share reservation is involved. */
 	st = fsal_start_global_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
 				  &tmp.fsal_fd, FSAL_O_ANY, false, NULL);

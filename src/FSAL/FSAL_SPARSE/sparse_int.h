@@ -320,6 +320,11 @@ struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   struct state_t *related_state);
 void sparse_file_ops_init(struct fsal_obj_ops *ops);
 fsal_status_t sparse_close_global(struct sparse_handle *hdl);
+/* Every open state descriptor of hdl a dup of fd (one open file
+ * description, as a write lease needs); false when a lock state has a
+ * descriptor of its own.  Under the file's st_lock.
+ */
+bool sparse_share_description(struct sparse_handle *hdl, int fd);
 /* setattr without Durable_Metadata's sync (for creates, which sync once) */
 fsal_status_t sparse_setattr2(struct fsal_obj_handle *obj_hdl, bool bypass,
 			      struct state_t *state,
@@ -336,12 +341,16 @@ fsal_status_t sparse_getattrs(struct fsal_obj_handle *obj_hdl,
 struct sparse_copy_counters *sparse_copy_stats(void);
 void sparse_stats_init(struct fsal_module *fsal_hdl);
 
-/* sparse_deleg.c: read delegations on Linux file leases */
+/* sparse_deleg.c: read and write delegations on Linux file leases */
 struct sparse_deleg_counters {
-	uint64_t granted; /* read leases taken for a delegation */
+	uint64_t granted; /* delegations backed by a lease at their grant */
 	uint64_t released; /* dropped: delegation returned or revoked */
-	uint64_t broken; /* broken by a local open: a recall was asked */
-	uint64_t refused; /* F_SETLEASE failed (file open for writing) */
+	uint64_t broken; /* a lease broken by a local open: recall asked */
+	uint64_t refused; /* no lease could be had: no delegation */
+	/* the holder's open for writing turned a read lease into a write
+	 * lease, or found none possible (its delegations recalled) */
+	uint64_t converted;
+	uint64_t unbacked;
 };
 fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 			       struct state_t *state, void *owner,
@@ -349,5 +358,19 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
 void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
+/* A dup of the descriptor holding the file's write lease (any descriptor
+ * of ours for the file is one while a write lease is held), or -1.
+ */
+int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
+/*
+ * Around (re)opening an open state's descriptor of hdl in mode flags,
+ * under the file's st_lock.  Begin returns a descriptor to use instead of
+ * opening (a dup of the write lease's; with O_TRUNC the caller truncates),
+ * or -1 to open; with *conv the file's read lease was dropped for this
+ * open for writing, and sparse_deleg_open_end() must follow with a dup of
+ * the new descriptor (taken over), or -1 when the open failed.
+ */
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv);
+void sparse_deleg_open_end(struct sparse_handle *hdl, int fd);
 
 #endif /* SPARSE_INT_H */

@@ -45,8 +45,8 @@ struct sparse_module SparseModule = {
 		.link_supports_permission_checks = true,
 		.readdir_plus = true,
 		.expire_time_parent = -1,
-		/* Read only: see sparse_deleg.c */
-		.delegations = FSAL_OPTION_FILE_READ_DELEG,
+		/* read and write, on Linux leases: see sparse_deleg.c */
+		.delegations = FSAL_OPTION_FILE_DELEGATIONS,
 	},
 };
 

@@ -350,6 +350,7 @@ enum nfs42_attr {
 	FATTR4_CHANGE_ATTR_TYPE = 79,
 	FATTR4_SEC_LABEL = 80,
 	FATTR4_XATTR_SUPPORT = 82,
+	FATTR4_OPEN_ARGUMENTS = 86, /* RFC 9754 */
 };
 
 /* Misc protocol constants */
@@ -493,6 +494,14 @@ struct nfs42_attrs {
 	uint32_t clone_blksize;
 	uint64_t space_freed;
 	uint32_t change_attr_type;
+	/* open_arguments (RFC 9754): the OPEN arguments the server honours,
+	 * each a bitmap of the values of its enum (share_access_want: the
+	 * OPEN4_SHARE_ACCESS_WANT_* value >> 8)
+	 */
+	struct {
+		struct nfs42_bitmap share_access, share_deny;
+		struct nfs42_bitmap share_access_want, open_claim, create_mode;
+	} open_arguments;
 };
 
 /* Attributes to set (SETATTR, CREATE, OPEN with create). */

@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Write delegations on FSAL_SPARSE (issue #18 item 6), export
+ * Delegations = RW: a write lease on the holder's open file description,
+ * recalled by any other open, local or through NFS; I/O with the
+ * delegation stateid; what keeps a write delegation from being granted.
+ *
+ * The holder (client A) serves its back channel on a thread of its own
+ * when another party conflicts; it keeps recalls for the test to serve
+ * (keep_recalls), so that it can write its "cached" data back before it
+ * returns the delegation, as a caching client flushes before DELEGRETURN.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "e2e_deleg_util.h"
+
+#define SERVE_MS 30000
+
+static const char *uniq(const char *what)
+{
+	return e2e_deleg_uniq("wdeleg", what);
+}
+
+/* A file made on the server's disk. */
+static const char *local_file(const char *what, const char *data)
+{
+	const char *name = uniq(what);
+
+	e2e_put_backing(name, data, strlen(data));
+	return name;
+}
+
+#define log_has e2e_log_has
+#define holder_client e2e_client_keeping_recalls
+
+static void open_write_delegated(struct nfs42_client *a, const char *name,
+				 struct nfs42_file *f)
+{
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, f));
+	ck_assert_msg(f->deleg_type == OPEN_DELEGATE_WRITE,
+		      "OPEN gave delegation type %u (why %u), not WRITE",
+		      f->deleg_type, f->why_no_deleg);
+}
+
+/* PUTFH + WRITE (FILE_SYNC) or READ with stateid sid: the status. */
+static int io_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		   const struct nfs42_stateid *sid, bool write,
+		   const char *data, char *got, size_t len)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, fh);
+	if (write)
+		idx = nfs42_op_write(c, sid, 0, FILE_SYNC4, data,
+				     (uint32_t)len);
+	else
+		idx = nfs42_op_read(c, sid, 0, (uint32_t)len);
+	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	if (!rc && !write) {
+		ck_assert_uint_eq(r->u.read.len, len);
+		memcpy(got, r->u.read.data, len);
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The backing file's bytes (at most size - 1 of them, NUL-terminated). */
+static void backing_read(const char *name, char *buf, size_t size)
+{
+	FILE *f = fopen(e2e_backing(name), "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* The holder: serves its back channel until recalled, then "flushes its
+ * cache" (writes flush with the delegation stateid) and returns.
+ */
+struct holder {
+	struct nfs42_client *cl;
+	const struct nfs42_file *f;
+	const char *flush; /* NULL: nothing to write back */
+	pthread_t thread;
+	int rc;
+	unsigned int n;
+	int64_t recalled_ms; /* when the recall came */
+};
+
+static void *holder_main(void *arg)
+{
+	struct holder *h = arg;
+	struct nfs42_recall r;
+
+	h->rc = nfs42_serve_recalls(h->cl, SERVE_MS, false, &r, 1, &h->n);
+	h->recalled_ms = e2e_now_ms();
+	if (h->rc || h->n != 1)
+		return NULL;
+	if (h->flush)
+		h->rc = io_with(h->cl, &h->f->fh, &h->f->deleg_stateid, true,
+				h->flush, NULL, strlen(h->flush));
+	if (!h->rc)
+		h->rc = nfs42_delegreturn(h->cl, &h->f->fh,
+					  &h->f->deleg_stateid);
+	return NULL;
+}
+
+static void holder_start(struct holder *h, struct nfs42_client *cl,
+			 const struct nfs42_file *f, const char *flush)
+{
+	memset(h, 0, sizeof(*h));
+	h->cl = cl;
+	h->f = f;
+	h->flush = flush;
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
+}
+
+static void holder_check(struct holder *h)
+{
+	ck_assert_int_eq(pthread_join(h->thread, NULL), 0);
+	ck_assert_msg(h->n == 1, "holder took %u recalls", h->n);
+	ck_assert_msg(h->rc == 0, "holder: %s", nfs42_strerror(h->rc));
+}
+
+/*
+ * A local process opens the backing file (flags) and reads it: what it
+ * read, and how long the open took.  Run in a child, so the test thread
+ * can serve meanwhile.
+ */
+struct local_open {
+	pid_t pid;
+	int pipe; /* read end: the bytes the child read */
+	int64_t t0;
+};
+
+static void local_open_start(struct local_open *lo, const char *name, int flags)
+{
+	const char *path = e2e_backing(name);
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	lo->t0 = e2e_now_ms();
+	lo->pid = fork();
+	ck_assert_int_ge(lo->pid, 0);
+	if (lo->pid == 0) {
+		char buf[256];
+		ssize_t n = 0;
+		int fd = open(path, flags);
+
+		close(p[0]);
+		if (fd < 0)
+			_exit(1);
+		if ((flags & O_ACCMODE) != O_WRONLY)
+			n = pread(fd, buf, sizeof(buf), 0);
+		if (n < 0 || write(p[1], buf, (size_t)n) != n)
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	lo->pipe = p[0];
+}
+
+/* Wait for it: *took the open's time; buf gets what it read. */
+static void local_open_wait(struct local_open *lo, char *buf, size_t size,
+			    int64_t *took)
+{
+	ssize_t n;
+	int st;
+
+	n = read(lo->pipe, buf, size - 1);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	close(lo->pipe);
+	ck_assert_int_eq(waitpid(lo->pid, &st, 0), lo->pid);
+	*took = e2e_now_ms() - lo->t0;
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "local open: status %d", st);
+}
+
+/*
+ * OPEN for reading and writing earns a write delegation (RFC 8881
+ * 10.4); WRITE and READ with its stateid go through the holder's own
+ * open file description (no other open, which would break the lease),
+ * also after the holder CLOSEd its open and kept the delegation; COMMIT
+ * works; DELEGRETURN gives it back.
+ */
+START_TEST(t_granted_and_used)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("granted", "0123456789");
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	char got[16] = { 0 };
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, true, "abc", NULL, 3));
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	/* the holder sees its own writes in the attributes */
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "0123456789", 10, 20, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_stat(a, e2e_path(name), &at));
+	ck_assert_uint_eq(at.size, 30);
+	ck_nfs_ok(a, nfs42_commit(&fa));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	/* the delegation outlives the open; its lease too */
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, true, "XY", NULL, 2));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	/* (reading the backing file before would be a local open: a
+	 * recall, which this thread could not serve while in fopen) */
+	backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "XYc3456789");
+	nfs42_client_free(a);
+}
+END_TEST
+
+/* An OPEN that creates the file is delegated for writing too. */
+START_TEST(t_granted_on_create)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = uniq("create");
+	struct nfs42_file fa;
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				UNCHECKED4, 0644, false, &fa));
+	ck_assert_msg(fa.deleg_type == OPEN_DELEGATE_WRITE,
+		      "create OPEN gave delegation type %u (why %u)",
+		      fa.deleg_type, fa.why_no_deleg);
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "new", 3, 0, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * Another client's OPEN for reading recalls the write delegation; the
+ * holder writes its cached data back with the delegation stateid and
+ * returns it; the OPEN then succeeds and reads what the holder wrote.
+ */
+START_TEST(t_recalled_by_nfs_open)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("nfsopen", "original..");
+	struct nfs42_file fa, fb;
+	char got[16] = { 0 };
+	struct holder h;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "flushed!!!");
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	holder_check(&h);
+	ck_nfs_ok(b, io_with(b, &fb.fh, &fb.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "flushed!!!");
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A process on the server opens the backing file for reading (then, in
+ * the next test, for writing): the kernel holds that open while the lease
+ * is broken, Ganesha recalls, the holder writes back and returns, and only
+ * then does the open go through: the local reader sees the written-back
+ * data, never the stale bytes.
+ */
+static void local_open_waits_for_flush(int flags)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("local", "stale data");
+	struct local_open lo;
+	struct nfs42_file fa;
+	struct holder h;
+	char got[64];
+	int64_t took;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "fresh data");
+	local_open_start(&lo, name, flags);
+	holder_check(&h);
+	local_open_wait(&lo, got, sizeof(got), &took);
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		ck_assert_str_eq(got, "fresh data");
+	backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "fresh data");
+	/* the open returned after the recall, well before lease-break-time */
+	ck_assert_msg(lo.t0 + took >= h.recalled_ms,
+		      "the local open did not wait for the recall");
+	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
+	ck_assert(log_has("write lease on fd"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+
+START_TEST(t_recalled_by_local_reader)
+{
+	local_open_waits_for_flush(O_RDONLY);
+}
+END_TEST
+
+START_TEST(t_recalled_by_local_writer)
+{
+	local_open_waits_for_flush(O_WRONLY);
+}
+END_TEST
+
+/*
+ * No write delegation while another client has the file open (it would
+ * read around the holder's cache), nor while a local process has it
+ * open (no write lease can be had): OPEN_DELEGATE_NONE_EXT, contention.
+ */
+START_TEST(t_refused_while_open_elsewhere)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("busy", "data");
+	const char *name2 = local_file("busylocal", "data");
+	struct e2e_local_holder reader;
+	struct nfs42_file fa, fb;
+
+	/* B has it open for reading (its own read delegation returned) */
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	if (fb.deleg_type == OPEN_DELEGATE_READ)
+		ck_nfs_ok(b, nfs42_delegreturn(b, &fb.fh, &fb.deleg_stateid));
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation while another client has it open");
+	ck_nfs_ok(a, nfs42_close(&fa));
+	ck_nfs_ok(b, nfs42_close(&fb));
+
+	/* a local process has it open */
+	e2e_local_holder_start(&reader, name2);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name2), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation while a local process has it open");
+	e2e_local_holder_stop(&reader);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * The holder opens the file again (another open owner, for reading) and
+ * downgrades nothing: no recall, its delegation stays, and a local open
+ * still recalls it (the lease is still there, on the one open file
+ * description all of Ganesha's opens of the file share).
+ */
+START_TEST(t_holder_opens_again)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("again", "0123456789");
+	struct nfs42_file fa, f2;
+	struct local_open lo;
+	struct holder h;
+	char got[16] = { 0 };
+	int64_t took;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &f2));
+	ck_nfs_ok(a, io_with(a, &f2.fh, &f2.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "0123456789");
+	ck_nfs_ok(a, nfs42_close(&f2));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	holder_start(&h, a, &fa, NULL);
+	local_open_start(&lo, name, O_RDONLY);
+	holder_check(&h);
+	local_open_wait(&lo, got, sizeof(got), &took);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * The holder's answers to CB_GETATTR (RFC 8881 10.4.3): the change
+ * attribute and size it reports for the delegated file, as a client with
+ * writes cached would.  Its back channel is served by a thread of its own
+ * while another client asks.
+ */
+struct cb_answerer {
+	struct nfs42_client *cl;
+	const struct nfs42_fh *fh;
+	uint64_t change, size; /* what it reports */
+	unsigned int calls; /* CB_GETATTRs answered */
+	bool stop;
+	pthread_t thread;
+};
+
+static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
+				  uint32_t op, struct nfs42_xdr *args,
+				  struct nfs42_xdr *res)
+{
+	struct cb_answerer *ans = arg;
+	struct nfs42_bitmap want, have;
+	struct nfs42_xdr vals;
+	struct nfs42_fh fh;
+
+	(void)cl;
+	if (op != OP_CB_GETATTR)
+		return NFS4ERR_NOTSUPP;
+	if (!nfs42_xdr_get_opaque(args, fh.data, &fh.len, NFS4_FHSIZE) ||
+	    !nfs42_bitmap_decode(args, &want))
+		return NFS4ERR_BADXDR;
+	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
+		return NFS4ERR_BADHANDLE;
+	nfs42_bm_clear(&have);
+	nfs42_xdr_enc_init(&vals);
+	if (nfs42_bm_isset(&want, FATTR4_CHANGE)) {
+		nfs42_bm_set(&have, FATTR4_CHANGE);
+		nfs42_xdr_put_u64(&vals, ans->change);
+	}
+	if (nfs42_bm_isset(&want, FATTR4_SIZE)) {
+		nfs42_bm_set(&have, FATTR4_SIZE);
+		nfs42_xdr_put_u64(&vals, ans->size);
+	}
+	nfs42_bitmap_encode(res, &have);
+	nfs42_xdr_put_opaque(res, vals.buf, vals.len);
+	nfs42_xdr_free(&vals);
+	__atomic_add_fetch(&ans->calls, 1, __ATOMIC_RELAXED);
+	return NFS4_OK;
+}
+
+static void *answerer_main(void *arg)
+{
+	struct cb_answerer *ans = arg;
+
+	while (!__atomic_load_n(&ans->stop, __ATOMIC_RELAXED))
+		if (nfs42_poll(ans->cl, 50) < 0)
+			break;
+	return NULL;
+}
+
+static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
+			   const struct nfs42_fh *fh, uint64_t change,
+			   uint64_t size)
+{
+	memset(ans, 0, sizeof(*ans));
+	ans->cl = cl;
+	ans->fh = fh;
+	ans->change = change;
+	ans->size = size;
+	nfs42_set_cb_handler(cl, answer_cb_getattr, ans);
+	ck_assert_int_eq(pthread_create(&ans->thread, NULL, answerer_main, ans),
+			 0);
+}
+
+static unsigned int answerer_stop(struct cb_answerer *ans)
+{
+	__atomic_store_n(&ans->stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(ans->thread, NULL), 0);
+	nfs42_set_cb_handler(ans->cl, NULL, NULL);
+	return ans->calls;
+}
+
+/* B's GETATTR of change and size of fh. */
+static void change_and_size(struct nfs42_client *b, const struct nfs42_fh *fh,
+			    struct nfs42_attrs *at)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE,
+					       FATTR4_TIME_MODIFY, -1);
+
+	ck_nfs_ok(b, nfs42_getattr_fh(b, fh, &bm, at));
+	ck_assert(nfs42_bm_isset(&at->mask, FATTR4_SIZE));
+	ck_assert(nfs42_bm_isset(&at->mask, FATTR4_CHANGE));
+}
+
+/*
+ * Another client's GETATTR of size and change while a write delegation
+ * is held is answered from the holder through CB_GETATTR, not by a
+ * recall: while the holder reports the change attribute it was given
+ * and the file's size, the file's attributes; once it reports a change,
+ * its size, a change attribute past every one seen before and a newer
+ * mtime; the backing file keeps its size (the holder has not written
+ * back), the delegation stays.  A GETATTR of neither asks nobody.
+ */
+START_TEST(t_getattr_answered_by_holder)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr", "0123456789");
+	struct nfs42_bitmap mode_only = nfs42_bm_make(FATTR4_MODE, -1);
+	struct nfs42_attrs at0, at, at2;
+	struct cb_answerer ans;
+	struct nfs42_file fa;
+	struct stat st;
+	unsigned int calls;
+
+	open_write_delegated(a, name, &fa);
+	/* the holder's own GETATTR asks nobody */
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_assert_uint_eq(at0.size, 10);
+
+	/* the holder changed nothing */
+	answerer_start(&ans, a, &fa.fh, at0.change, 10);
+	change_and_size(b, &fa.fh, &at);
+	calls = answerer_stop(&ans);
+	ck_assert_msg(calls >= 1, "no CB_GETATTR reached the holder");
+	ck_assert_uint_eq(at.size, 10);
+	ck_assert_uint_eq(at.change, at0.change);
+
+	/* the holder has 4096 bytes cached */
+	answerer_start(&ans, a, &fa.fh, at0.change + 1, 4096);
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_uint_eq(at.size, 4096);
+	ck_assert_msg(at.change > at0.change, "change %llu, was %llu",
+		      (unsigned long long)at.change,
+		      (unsigned long long)at0.change);
+	ck_assert(at.time_modify.seconds > at0.time_modify.seconds ||
+		  (at.time_modify.seconds == at0.time_modify.seconds &&
+		   at.time_modify.nseconds > at0.time_modify.nseconds));
+	/* asked again, the change attribute moves on (RFC 8881 10.4.3) */
+	change_and_size(b, &fa.fh, &at2);
+	ck_assert_uint_eq(at2.size, 4096);
+	ck_assert_uint_gt(at2.change, at.change);
+	calls = ans.calls;
+	ck_nfs_ok(b, nfs42_getattr_fh(b, &fa.fh, &mode_only, &at));
+	ck_assert_uint_eq(answerer_stop(&ans), calls);
+	ck_assert_uint_ge(calls, 2);
+
+	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
+	ck_assert_int_eq(st.st_size, 10);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_pwrite(&fa, "x", 1, 4095, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_uint_eq(at.size, 4096);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP, our client
+ * library's default) is recalled: it writes back and returns, and the
+ * GETATTR then gives the written-back size.
+ */
+START_TEST(t_getattr_recalls_without_answer)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr-none", "0123456789");
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	struct holder h;
+
+	open_write_delegated(a, name, &fa);
+	holder_start(&h, a, &fa, "a longer flushed file");
+	change_and_size(b, &fa.fh, &at);
+	holder_check(&h);
+	ck_assert_uint_eq(at.size, strlen("a longer flushed file"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/* Is exactly the set of values (terminated by -1) set in bm? */
+static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
+{
+	struct nfs42_bitmap want;
+	unsigned int bit;
+	va_list ap;
+	int v;
+
+	nfs42_bm_clear(&want);
+	va_start(ap, bm);
+	while ((v = va_arg(ap, int)) >= 0)
+		nfs42_bm_set(&want, (unsigned int)v);
+	va_end(ap);
+	for (bit = 0; bit < NFS42_BITMAP_WORDS * 32; bit++)
+		if (nfs42_bm_isset(bm, bit) != nfs42_bm_isset(&want, bit))
+			return false;
+	return true;
+}
+
+/*
+ * RFC 9754's open_arguments (attribute 86) is advertised in
+ * supported_attrs and says which OPEN arguments are honoured: every share
+ * access and deny, the wants ANY_DELEG (3) and NO_DELEG (4) and no other,
+ * the claims but DELEGATE_PREV (3) and DELEG_PREV_FH (6), every create
+ * mode.  The NO_DELEG want is honoured (no delegation, WND4_NOT_WANTED).
+ */
+START_TEST(t_open_arguments)
+{
+	struct nfs42_client *a = e2e_client();
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_OPEN_ARGUMENTS, -1);
+	struct nfs42_bitmap supp = nfs42_bm_make(FATTR4_SUPPORTED_ATTRS, -1);
+	const char *name = local_file("openargs", "data");
+	struct nfs42_attrs at;
+	struct nfs42_file fa;
+	struct nfs42_fh fh;
+
+	ck_nfs_ok(a, nfs42_lookup_path(a, e2e_path(name), &fh, NULL));
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fh, &supp, &at));
+	ck_assert_msg(nfs42_bm_isset(&at.supported_attrs,
+				     FATTR4_OPEN_ARGUMENTS),
+		      "open_arguments not in supported_attrs");
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, &bm, &at));
+	ck_assert(nfs42_bm_isset(&at.mask, FATTR4_OPEN_ARGUMENTS));
+	ck_assert(bitmap_is(&at.open_arguments.share_access, 1, 2, 3, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_deny, 0, 1, 2, 3, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, -1));
+	ck_assert(bitmap_is(&at.open_arguments.open_claim, 0, 1, 2, 4, 5, -1));
+	ck_assert(bitmap_is(&at.open_arguments.create_mode, 0, 1, 2, 3, -1));
+	if (fa.deleg_type != OPEN_DELEGATE_NONE)
+		ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name),
+				OPEN4_SHARE_ACCESS_READ |
+					OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	ck_assert_uint_eq(fa.why_no_deleg, 0); /* WND4_NOT_WANTED */
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * "shortbreak" mode (Lease_Lifetime = 30): the kernel's lease-break-time
+ * (45 s here) is shorter than Ganesha could take to revoke a holder that
+ * does not give back (2 x 30 s): a local open could go on before the
+ * holder wrote back.  No write delegation then (a WARN says why); read
+ * delegations still.
+ */
+START_TEST(t_refused_short_lease_break)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = local_file("shortbreak", "data");
+	struct nfs42_file fa;
+	unsigned int lbt = 0;
+	FILE *f = fopen("/proc/sys/fs/lease-break-time", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%u", &lbt), 1);
+	fclose(f);
+	if (lbt >= 2 * 30 + 5)
+		e2e_skip("lease-break-time covers 2 x Lease_Lifetime here");
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
+		      "write delegation with lease-break-time %u s", lbt);
+	ck_assert(
+		log_has("no write delegations: /proc/sys/fs/lease-break-time"));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_READ);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("e2e_proto_wdeleg");
+	TCase *tc = tcase_create("wdeleg");
+
+	tcase_set_timeout(tc, 60);
+	if (argc > 1 && !strcmp(argv[1], "shortbreak")) {
+		tcase_add_test(tc, t_refused_short_lease_break);
+	} else {
+		tcase_add_test(tc, t_granted_and_used);
+		tcase_add_test(tc, t_granted_on_create);
+		tcase_add_test(tc, t_recalled_by_nfs_open);
+		tcase_add_test(tc, t_recalled_by_local_reader);
+		tcase_add_test(tc, t_recalled_by_local_writer);
+		tcase_add_test(tc, t_refused_while_open_elsewhere);
+		tcase_add_test(tc, t_holder_opens_again);
+		tcase_add_test(tc, t_getattr_answered_by_holder);
+		tcase_add_test(tc, t_getattr_recalls_without_answer);
+		tcase_add_test(tc, t_open_arguments);
+	}
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
