@@ -13,7 +13,11 @@
 #   - docs/integration.md has one row per patch, in series order, whose
 #     description starts with the patch's Description line in bold and
 #     whose files column names exactly the files the patch changes (by
-#     base name; a directory may be said once for the names after it).
+#     base name; a directory may be said once for the names after it);
+#   - each patch of the group "Upstream bug fixes" of patches/series
+#     applies alone, without fuzz, to Ganesha 6.5 as released (the
+#     verified tarball of the source cache; said and not checked when the
+#     cache does not have it).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -93,5 +97,33 @@ for dir in patches patches/ntirpc; do
 		fi
 	done
 done
+# fixes_group: the patches after the comment "# Upstream bug fixes..." up to
+# the next comment
+fixes_group() {
+	awk '/^#/ { in_fixes = ($0 ~ /^# *Upstream bug fixes/); next }
+	     in_fixes && NF { print $1 }' "$repo/patches/series"
+}
+cache=${SPARSE_SOURCE_CACHE:-$HOME/.cache/nfs-sparse/sources}
+tarball=$cache/$(awk '$1 == "nfs-ganesha" { print $3 }' "$here/cmake/sources.pins")
+fixes=$(fixes_group)
+if [ -z "$fixes" ]; then
+	bad "patches/series has no group '# Upstream bug fixes'"
+elif [ ! -f "$tarball" ]; then
+	echo "series_check: $tarball missing: the fixes are not tried alone on Ganesha 6.5"
+else
+	pristine=$(mktemp -d "${TMPDIR:-/tmp}/series_check.XXXXXX")
+	trap 'rm -rf "$pristine"' EXIT
+	tar -C "$pristine" -xzf "$tarball"
+	tree=$(ls -d "$pristine"/nfs-ganesha-*)
+	before=$fail
+	for p in $fixes; do
+		out=$(patch -d "$tree" -p1 --dry-run -f <"$repo/patches/$p" 2>&1) &&
+			! grep -qi 'fuzz' <<<"$out" ||
+			bad "$p (an upstream bug fix) does not apply alone to Ganesha 6.5: $(grep -iE 'fuzz|FAILED|can.t find' <<<"$out" | head -n 2 | tr '\n' ' ')"
+	done
+	[ $fail -ne $before ] ||
+		echo "series_check: the $(wc -w <<<"$fixes") upstream bug fixes each apply alone to $(basename "$tree")"
+fi
+
 echo "series_check: $fail problem(s)"
 [ $fail -eq 0 ]
