@@ -10,7 +10,7 @@
  * before the FSAL sees it, a size beyond 2^63 (NFS4ERR_FBIG from the size
  * change that follows the create).
  *
- * The harness runs the export with Test_Metadata_Latency_Ms (updates
+ * The harness runs the export with Test_Hooks Metadata_Latency_Ms (updates
  * only), which sleeps before the create and again before the owner change
  * of the new object: the test waits for the new name to appear in the
  * backing directory and renames a decoy over it inside that second sleep,
@@ -18,7 +18,7 @@
  */
 #include "e2e_fsal_util.h"
 
-/* Test_Metadata_Latency_Ms in review.cmake */
+/* Test_Hooks Metadata_Latency_Ms in review.cmake */
 #define UNDO_LATENCY_MS 1000
 
 /* As uid 1000, make name in dir with attributes the FSAL fails to apply

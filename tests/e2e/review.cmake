@@ -19,7 +19,7 @@ endforeach()
 sparse_e2e_test(e2e_review_undo
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_review_undo.c TIMEOUT 120
   HARNESS_ARGS --needs-root --fsal-opts
-  "Test_Metadata_Latency_Ms = 1000$<SEMICOLON> Test_Latency_Scope = UPDATES$<SEMICOLON>")
+  "Test_Hooks { Metadata_Latency_Ms = 1000$<SEMICOLON> Latency_Scope = UPDATES$<SEMICOLON> }")
 # e2e_review_handles makes handles with FSAL_SPARSE's codec
 target_sources(e2e_review_handles PRIVATE
   ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fh.c)
