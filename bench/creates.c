@@ -7,7 +7,7 @@
  * timed runs, the ideal min(N, workers) / latency and their ratio.
  *
  * The server is expected to add a fixed latency to each backend metadata
- * call (FSAL_SPARSE's Test_Metadata_Latency_Ms); bench/creates.sh sets
+ * call (FSAL_SPARSE's Test_Hooks Metadata_Latency_Ms); bench/creates.sh sets
  * that up.  With -l 0 (no added latency) only the rate is printed.
  *
  * -o remove / -o rename: each client first creates its F files (before

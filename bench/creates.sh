@@ -9,7 +9,7 @@
 #
 # Parallel creates in one directory: starts a FSAL_SPARSE server (through
 # tests/e2e/harness.sh) whose backend sleeps MS per metadata call
-# (Test_Metadata_Latency_Ms) of the kinds --scope names (Test_Latency_Scope:
+# (Test_Hooks Metadata_Latency_Ms) of the kinds --scope names (Latency_Scope:
 # UPDATES, the default here, delays creates and other updates, so a create
 # costs one latency; ALL also delays lookups and getattrs, which Ganesha's
 # MDCACHE runs under per-directory locks), then runs bench_creates for each
@@ -86,7 +86,7 @@ fi
 if [ -z "${NFS42_PORT:-}" ]; then
 	export SPARSE_STAGE=${SPARSE_STAGE:-$build/stage}
 	export SPARSE_BENCH_CREATES=${SPARSE_BENCH_CREATES:-$build/inner/bench/bench_creates}
-	hargs=(--fsal-opts "Test_Metadata_Latency_Ms = $latency; Test_Latency_Scope = $scope; Durable_Metadata = $durable;")
+	hargs=(--fsal-opts "Test_Hooks { Metadata_Latency_Ms = $latency; Latency_Scope = $scope; } Durable_Metadata = $durable;")
 	[ -n "$pdu" ] && hargs+=(--conf-extra "MDCACHE { Parallel_Dir_Updates = $pdu; }")
 	command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null && hargs+=(--dbus)
 	exec "$repo/tests/e2e/harness.sh" "${hargs[@]}" -- "$0" "${args[@]}" \

@@ -6,7 +6,7 @@
 #
 # What FSAL_SPARSE's export confinement check costs: the same cold-cache
 # PUTFH+GETATTR storm (bench_handles) against a server with the check and
-# one with Test_Skip_Confinement = true, side by side, and the ratio.
+# one with Test_Hooks { Skip_Confinement = true; }, side by side, and the ratio.
 # Kernel caches are dropped before each timed pass when run as root
 # (--no-drop keeps them).  --smoke: a tiny run for CI.
 set -euo pipefail
@@ -37,7 +37,7 @@ half=$(( (runs + 1) / 2 ))
 for order in "check skip" "skip check"; do
 	for mode in $order; do
 		opts=""
-		[ $mode = skip ] && opts="Test_Skip_Confinement = true;"
+		[ $mode = skip ] && opts="Test_Hooks { Skip_Confinement = true; }"
 		echo "== confinement $mode"
 		"$repo/tests/e2e/harness.sh" --fsal-opts "$opts" -- \
 			"$bench" -c "$chains" -d "$depth" -r "$half" $drop |

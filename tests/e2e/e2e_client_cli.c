@@ -662,7 +662,7 @@ START_TEST(cat_read_plus_sparse)
 	cat_equals((const char *const[]){ "cat", "--read-plus", np, NULL },
 		   want, n, &r);
 	/* this server answers READ_PLUS (issue #7): no fallback to READ
-	 * (the fallback itself: test_nfs42_rpc's S_READS)
+	 * (the fallback itself: check_nfs42_rpc's S_READS)
 	 */
 	ck_assert_msg(r.err[0] == 0, "stderr: %s", r.err);
 	run_free(&r);

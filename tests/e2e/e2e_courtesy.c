@@ -390,7 +390,8 @@ static int reclaim_open(struct rsess *s, const struct nfs42_fh *fh,
 	int oi, rc;
 
 	nfs42_op_putfh(c, fh);
-	oi = op_open_previous(c, s->clientid, open_owner);
+	oi = rsess_op_open_previous(c, s->clientid, open_owner,
+				    OPEN4_SHARE_ACCESS_BOTH);
 	rc = nfs42_compound_run(c);
 	if (!rc)
 		*sid = nfs42_res(c, oi)->u.open.stateid;

@@ -219,6 +219,230 @@ START_TEST(write_verifier_changes_on_restart)
 }
 END_TEST
 
+/* ---- From the code review (was e2e_review_io) ---- */
+
+/*
+ * From the code review: I/O ranges at the top of the 64-bit offset space:
+ * offsets and lengths are unsigned on the wire and must never reach the
+ * kernel as negative off_t values (these passed already; they pin the
+ * behaviour).  Oracle: RFC 8881 18.32.3 (WRITE beyond the maximum file
+ * size: NFS4ERR_FBIG), RFC 7862 15.1.3 (ALLOCATE/DEALLOCATE range beyond the
+ * maximum file size: NFS4ERR_FBIG or NFS4ERR_INVAL), 15.11.3 (SEEK at or
+ * past EOF: NFS4ERR_NXIO).
+ */
+
+#define TOP (UINT64_C(1) << 63)
+
+static int one_op_status(struct nfs42_client *cl, struct nfs42_compound *c,
+			 int idx)
+{
+	int rc = nfs42_compound_run(c);
+
+	(void)cl;
+	if (rc == 0)
+		return 0;
+	return nfs42_res(c, idx) ? e2e_op_status(c, idx) : rc;
+}
+
+/* ALLOCATE (alloc) or DEALLOCATE [off, off+len) on of: the op's status. */
+static int fallocate_status(struct nfs42_client *cl, struct nfs42_file *of,
+			    bool alloc, uint64_t off, uint64_t len)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, &of->fh);
+	int i, rc;
+
+	if (alloc)
+		i = nfs42_op_allocate(c, &of->stateid, off, len);
+	else
+		i = nfs42_op_deallocate(c, &of->stateid, off, len);
+	rc = one_op_status(cl, c, i);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The refused requests left f empty; close it, drop the client. */
+static void finish_empty(struct nfs42_client *cl, const char *f,
+			 struct nfs42_file *of)
+{
+	off_t size = e2e_bstat(f).st_size;
+
+	ck_assert_msg(size == 0, "%s: size %lld, want 0", f, (long long)size);
+	ck_nfs_ok(cl, e2e_close(of));
+	nfs42_client_free(cl);
+}
+
+START_TEST(write_past_max_size)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("wtop");
+	struct nfs42_file of = e2e_create_rw(cl, f);
+
+	ck_nfs_status2(e2e_write(cl, &of.fh, &of.stateid, TOP + 4096, UNSTABLE4,
+				 "x", 1, NULL, NULL, NULL),
+		       NFS4ERR_FBIG, NFS4ERR_INVAL);
+	ck_nfs_status2(e2e_write(cl, &of.fh, &of.stateid, TOP - 1, UNSTABLE4,
+				 "xy", 2, NULL, NULL, NULL),
+		       NFS4ERR_FBIG, NFS4ERR_INVAL);
+	finish_empty(cl, f, &of);
+}
+END_TEST
+
+START_TEST(allocate_overflowing_range)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("atop");
+	struct nfs42_file of = e2e_create_rw(cl, f);
+
+	ck_nfs_status2(fallocate_status(cl, &of, true, TOP - 4096, 8192),
+		       NFS4ERR_FBIG, NFS4ERR_INVAL);
+	ck_nfs_status2(fallocate_status(cl, &of, true, UINT64_MAX - 10, 100),
+		       NFS4ERR_FBIG, NFS4ERR_INVAL);
+	ck_nfs_status2(fallocate_status(cl, &of, false, TOP + 4096, 4096),
+		       NFS4ERR_FBIG, NFS4ERR_INVAL);
+	finish_empty(cl, f, &of);
+}
+END_TEST
+
+START_TEST(seek_far_past_eof)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("stop");
+	struct nfs42_file of;
+	uint64_t res;
+	bool eof;
+
+	e2e_put_backing(f, "data", 4);
+	of = e2e_open_rw(cl, f);
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, TOP + 1,
+			       NFS4_CONTENT_DATA, &res, &eof),
+		      NFS4ERR_NXIO);
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, UINT64_MAX,
+			       NFS4_CONTENT_HOLE, &res, &eof),
+		      NFS4ERR_NXIO);
+	ck_nfs_ok(cl, e2e_close(&of));
+	nfs42_client_free(cl);
+}
+END_TEST
+
+START_TEST(truncate_past_max_size)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("ttop");
+	struct nfs42_file of = e2e_create_rw(cl, f);
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, TOP + 1);
+	ck_nfs_status2(nfs42_file_setattr(&of, &sa), NFS4ERR_FBIG,
+		       NFS4ERR_INVAL);
+	finish_empty(cl, f, &of);
+}
+END_TEST
+
+/* ---- From the code review (was e2e_review_commit) ---- */
+
+/*
+ * From the code review: COMMIT (issue #6 item 6): COMMIT must fsync the
+ * descriptor the WRITEs went through.  Linux reports a writeback error
+ * once to each open file that was open when it happened (errseq); a
+ * descriptor opened later for the COMMIT misses an error somebody else
+ * already saw, so syncing "some" descriptor of the file is not enough.
+ * COMMIT has no stateid: the server must find the open states'
+ * descriptors itself.
+ *
+ * A failing device is not available here, so the test watches the server
+ * with strace: after an UNSTABLE WRITE with an open stateid and a COMMIT,
+ * one fsync/fdatasync must be on the descriptor (number and file) the
+ * pwritev of the WRITE used, or on a dup() of it (the server dups the
+ * state descriptors so as not to sync under its list lock; a dup shares the
+ * open file and its writeback error state).  e2e_sync.h traces the pwrite
+ * and dup calls too.  Skipped (77) when strace cannot attach.
+ */
+
+/* What the test watches: the WRITE's and the COMMIT's system calls. */
+#define WRITES "pwrite64,pwritev,pwritev2"
+
+/* Whether fd is among fds[0..n). */
+static bool has_fd(const int *fds, size_t n, int fd);
+
+/*
+ * Add to sfds (n of at most max) the source of every dup() of the file
+ * real whose copy is in sfds: "dup(F</real>) = T</real>".
+ */
+static size_t add_dup_sources(const char *trace, const char *real, int *sfds,
+			      size_t n, size_t max)
+{
+	char *pat;
+	const char *p = trace;
+
+	ck_assert_int_gt(asprintf(&pat, "<%s>) = ", real), 0);
+	while ((p = strstr(p, " dup(")) != NULL) {
+		const char *eq = strstr(p, pat), *nl = strchr(p, '\n');
+		int from, to;
+
+		p += 5;
+		if (eq == NULL || (nl != NULL && eq > nl))
+			continue;
+		if (sscanf(p, "%d<", &from) == 1 &&
+		    sscanf(eq + strlen(pat), "%d<", &to) == 1 &&
+		    has_fd(sfds, n, to) && !has_fd(sfds, n, from) && n < max)
+			sfds[n++] = from;
+	}
+	free(pat);
+	return n;
+}
+
+/* Whether fd is among fds[0..n). */
+static bool has_fd(const int *fds, size_t n, int fd)
+{
+	while (n-- > 0)
+		if (fds[n] == fd)
+			return true;
+	return false;
+}
+
+START_TEST(commit_syncs_the_write_descriptor)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *rel = e2e_uniq("commit");
+	struct nfs42_file of = e2e_create_rw(cl, rel);
+	uint8_t *data = e2e_rand_bytes(4096, 6);
+	int wfds[16], sfds[16];
+	size_t nw, ns, i;
+	struct e2e_sync *w;
+	char real[PATH_MAX];
+
+	w = e2e_sync_start_ex(E2E_SYNC_CALLS "," WRITES ",dup", false);
+	if (w == NULL) {
+		nfs42_client_free(cl);
+		return; /* skipped (strace cannot attach) */
+	}
+	ck_nfs_ok(cl, e2e_write(cl, &of.fh, &of.stateid, 0, UNSTABLE4, data,
+				4096, NULL, NULL, NULL));
+	ck_nfs_ok(cl, nfs42_commit(&of));
+	e2e_sync_stop(w);
+
+	ck_assert_ptr_nonnull(realpath(e2e_backing(rel), real));
+	nw = e2e_sync_calls(w, WRITES, real, wfds, 16);
+	ns = e2e_sync_calls(w, "fsync,fdatasync", real, sfds, 16);
+	ck_assert_msg(nw > 0 && nw <= 16, "%zu pwrites of %s traced:\n%s", nw,
+		      real, w->trace);
+	ck_assert_uint_le(ns, 16);
+	ns = add_dup_sources(w->trace, real, sfds, ns, 16);
+	for (i = 0; i < nw; i++) {
+		printf("commit: WRITE on fd %d, synced: %s\n", wfds[i],
+		       has_fd(sfds, ns, wfds[i]) ? "yes" : "no");
+		ck_assert_msg(has_fd(sfds, ns, wfds[i]),
+			      "COMMIT did not sync fd %d the WRITE used:\n%s",
+			      wfds[i], w->trace);
+	}
+	e2e_sync_free(w);
+	ck_nfs_ok(cl, e2e_close(&of));
+	free(data);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_fsal_io");
@@ -229,6 +453,11 @@ int main(void)
 	tcase_add_test(tc, read_at_and_after_eof);
 	tcase_add_test(tc, random_io_byte_identical);
 	tcase_add_test(tc, write_verifier_changes_on_restart);
+	tcase_add_test(tc, write_past_max_size);
+	tcase_add_test(tc, allocate_overflowing_range);
+	tcase_add_test(tc, seek_far_past_eof);
+	tcase_add_test(tc, truncate_past_max_size);
+	tcase_add_test(tc, commit_syncs_the_write_descriptor);
 	suite_add_tcase(s, tc);
 	e2e_sync_init();
 	return e2e_run(s);

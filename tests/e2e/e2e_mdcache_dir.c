@@ -14,13 +14,13 @@
  *   all       the consistency cases, OPS operations per client (default
  *             500); run with and without the backend latency option
  *   parallel  16 clients create 3 files each in one directory while every
- *             backend call sleeps (Test_Latency_Scope = ALL): the creates
+ *             backend call sleeps (Test_Hooks Latency_Scope = ALL): the creates
  *             must overlap (the lookups alone would take 48 latencies one
  *             after the other; 0.6 of that is allowed)
  *   serial    the same with MDCACHE { Parallel_Dir_Updates = false; }:
  *             at least 0.9 of the serialized time (Ganesha 6.5's lock),
  *             so the option really turns the patch off
- *   race      deterministic interleavings (Test_Stall_Dir): a late
+ *   race      deterministic interleavings (Test_Hooks Stall_Dir): a late
  *             lookup vs a remove, a late rename vs a rename into the
  *             old name, a late directory refresh vs a newer one
  */
@@ -689,9 +689,9 @@ END_TEST
 /* ------------------------------------------------- deterministic races */
 
 /*
- * Mode "race": the server runs with Test_Stall_Dir = @STALL_DIR@, so a
+ * Mode "race": the server runs with Test_Hooks Stall_Dir = @STALL_DIR@, so a
  * marker file "<op>.<name>" in $NFS42_STALL_DIR holds ONE backend call of
- * FSAL_SPARSE back after it has its result (Test_Stall_Ms).  Client A's
+ * FSAL_SPARSE back after it has its result (Stall_Ms).  Client A's
  * operation runs in a thread and stalls there; client B's update runs to
  * its reply meanwhile; then what A's late result does to MDCACHE must not
  * contradict B's answered update.  Each case fails with the safeguard of
@@ -768,7 +768,7 @@ static void mdc_bg_join(struct mdc_bg *g, const char *update)
 {
 	ck_assert_msg(
 		!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE),
-		"the stalled call ended before %s was answered: Test_Stall_Ms too short for this machine",
+		"the stalled call ended before %s was answered: Test_Hooks Stall_Ms too short for this machine",
 		update);
 	pthread_join(g->thread, NULL);
 }

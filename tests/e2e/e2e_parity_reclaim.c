@@ -44,7 +44,8 @@ START_TEST(claim_previous_after_restart)
 	rs_open(&s, owner);
 	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
-	oi = op_open_previous(c, s.clientid, oo);
+	oi = rsess_op_open_previous(c, s.clientid, oo,
+				    OPEN4_SHARE_ACCESS_BOTH);
 	nfs42_op_getfh(c);
 	rc = nfs42_compound_run(c);
 	ck_assert_msg(rc == 0, "OPEN CLAIM_PREVIOUS after restart: %s",
@@ -66,7 +67,8 @@ START_TEST(claim_previous_after_restart)
 	/* RECC2: a reclaim after RECLAIM_COMPLETE is NO_GRACE */
 	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
-	op_open_previous(c, s.clientid, "another-owner");
+	rsess_op_open_previous(c, s.clientid, "another-owner",
+			       OPEN4_SHARE_ACCESS_BOTH);
 	ck_nfs_status(par_run(c), NFS4ERR_NO_GRACE);
 	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);

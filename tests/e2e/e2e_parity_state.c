@@ -287,7 +287,7 @@ START_TEST(current_stateid_invalid)
 			OPEN4_SHARE_ACCESS_BOTH |
 				OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
 			&sa);
-	par_op_free_stateid(c, &cur_sid);
+	nfs42_op_free_stateid(c, &cur_sid);
 	nfs42_op_close(c, 0, &cur_sid);
 	ck_nfs_status(nfs42_compound_run(c), NFS4ERR_LOCKS_HELD);
 	of.stateid = nfs42_res(c, oi)->u.open.stateid;
@@ -422,21 +422,21 @@ START_TEST(xattr_ops)
 				      OPEN4_SHARE_ACCESS_BOTH, &f));
 	ck_nfs_ok(cl, e2e_close(&f));
 	c = e2e_cpd(cl, &f.fh);
-	par_op_getxattr(c, "user.attr1");
+	nfs42_op_getxattr(c, "user.attr1");
 	rc = par_run(c);
 	par_note("GETXATTR missing: %s", nfs42_strerror(rc));
 	ck_nfs_status(rc, sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
 	c = e2e_cpd(cl, &f.fh);
-	par_op_setxattr(c, SETXATTR4_REPLACE, "user.attr1", "value1");
+	nfs42_op_setxattr(c, SETXATTR4_REPLACE, "user.attr1", "value1", 6);
 	ck_nfs_status(par_run(c), sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
 	c = e2e_cpd(cl, &f.fh);
-	par_op_setxattr(c, SETXATTR4_CREATE, "user.attr1", "value1");
+	nfs42_op_setxattr(c, SETXATTR4_CREATE, "user.attr1", "value1", 6);
 	ck_nfs_status(par_run(c), sup ? NFS4_OK : NFS4ERR_NOTSUPP);
 	c = e2e_cpd(cl, &f.fh);
-	par_op_listxattrs(c);
+	nfs42_op_listxattrs(c, 0, 8192);
 	ck_nfs_status(par_run(c), sup ? NFS4_OK : NFS4ERR_NOTSUPP);
 	c = e2e_cpd(cl, &f.fh);
-	par_op_removexattr(c, "user.attr2");
+	nfs42_op_removexattr(c, "user.attr2");
 	ck_nfs_status(par_run(c), sup ? NFS4ERR_NOXATTR : NFS4ERR_NOTSUPP);
 	nfs42_client_free(cl);
 }

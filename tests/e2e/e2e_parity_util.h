@@ -4,8 +4,7 @@
  * Helpers of the e2e_parity_* suites: the behaviours an independent
  * NFSv4.1 conformance run checks that reach the FSAL, probed against
  * FSAL_SPARSE and FSAL_VFS alike.  Ops the client library does not model
- * (SECINFO, SECINFO_NO_NAME, VERIFY, NVERIFY, FREE_STATEID, the RFC 8276
- * xattr ops, OPEN with CLAIM_PREVIOUS) are encoded here with
+ * (SECINFO, SECINFO_NO_NAME, VERIFY, NVERIFY) are encoded here with
  * nfs42_op_raw(); only their status is looked at.
  */
 #ifndef E2E_PARITY_UTIL_H
@@ -61,17 +60,6 @@ static inline int par_op_secinfo_no_name(struct nfs42_compound *c,
 	return par_raw_end(c, &r, OP_SECINFO_NO_NAME);
 }
 
-static inline int par_op_free_stateid(struct nfs42_compound *c,
-				      const struct nfs42_stateid *sid)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_FREE_STATEID);
-	nfs42_xdr_put_u32(&r.x, sid->seqid);
-	nfs42_xdr_put_fixed(&r.x, sid->other, NFS4_OTHER_SIZE);
-	return par_raw_end(c, &r, OP_FREE_STATEID);
-}
-
 /* VERIFY/NVERIFY with a pre-encoded fattr4 (bitmap + attrlist). */
 static inline int par_op_verify(struct nfs42_compound *c, uint32_t opnum,
 				const struct nfs42_bitmap *bm,
@@ -83,50 +71,6 @@ static inline int par_op_verify(struct nfs42_compound *c, uint32_t opnum,
 	nfs42_bitmap_encode(&r.x, bm);
 	nfs42_xdr_put_opaque(&r.x, vals->buf, vals->len);
 	return par_raw_end(c, &r, opnum);
-}
-
-#define SETXATTR4_EITHER 0
-#define SETXATTR4_CREATE 1
-#define SETXATTR4_REPLACE 2
-
-static inline int par_op_getxattr(struct nfs42_compound *c, const char *key)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_GETXATTR);
-	nfs42_xdr_put_string(&r.x, key);
-	return par_raw_end(c, &r, OP_GETXATTR);
-}
-
-static inline int par_op_setxattr(struct nfs42_compound *c, uint32_t how,
-				  const char *key, const char *val)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_SETXATTR);
-	nfs42_xdr_put_u32(&r.x, how);
-	nfs42_xdr_put_string(&r.x, key);
-	nfs42_xdr_put_opaque(&r.x, val, strlen(val));
-	return par_raw_end(c, &r, OP_SETXATTR);
-}
-
-static inline int par_op_removexattr(struct nfs42_compound *c, const char *key)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_REMOVEXATTR);
-	nfs42_xdr_put_string(&r.x, key);
-	return par_raw_end(c, &r, OP_REMOVEXATTR);
-}
-
-static inline int par_op_listxattrs(struct nfs42_compound *c)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_LISTXATTRS);
-	nfs42_xdr_put_u64(&r.x, 0); /* cookie */
-	nfs42_xdr_put_u32(&r.x, 8192); /* maxcount */
-	return par_raw_end(c, &r, OP_LISTXATTRS);
 }
 
 /* ------------------------------------------------------ compounds */

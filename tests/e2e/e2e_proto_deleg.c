@@ -939,7 +939,7 @@ START_TEST(t_unexport_holding)
 END_TEST
 
 /*
- * "returned" mode (Test_Stall_Dir, Test_Stall_Ms = 5000): A answers
+ * "returned" mode (Test_Hooks Stall_Dir, Stall_Ms = 5000): A answers
  * CB_RECALL and keeps the delegation, then returns it before the server
  * would revoke it (one lease period after the answer); that DELEGRETURN
  * holds the file's state lock for 5 s (a stall in its lease drop) while

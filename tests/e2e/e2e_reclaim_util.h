@@ -3,9 +3,9 @@
 /*
  * Reclaim after a server restart by hand: a session made with explicit
  * EXCHANGE_ID and CREATE_SESSION (the client library always sends
- * RECLAIM_COMPLETE when it makes one), OPEN CLAIM_PREVIOUS, and an
- * OPEN/create that waits out NFS4ERR_GRACE, on top of rsess.h.  Used by
- * e2e_parity_reclaim and e2e_courtesy.
+ * RECLAIM_COMPLETE when it makes one) and an OPEN/create that waits out
+ * NFS4ERR_GRACE, on top of rsess.h (whose rsess_op_open_previous() sends
+ * OPEN CLAIM_PREVIOUS).  Used by e2e_parity_reclaim and e2e_courtesy.
  */
 #ifndef E2E_RECLAIM_UTIL_H
 #define E2E_RECLAIM_UTIL_H
@@ -42,25 +42,6 @@ static inline void rs_open(struct rsess *s, const char *owner)
 	ck_assert_msg(rc == 0, "EXCHANGE_ID: %s", nfs42_strerror(rc));
 	rc = rsess_create_session_chan(s, &fore, NULL, "parity");
 	ck_assert_msg(rc == 0, "CREATE_SESSION: %s", nfs42_strerror(rc));
-}
-
-/* OPEN CLAIM_PREVIOUS (delegate_type NONE), NOCREATE, access BOTH. */
-static inline int op_open_previous(struct nfs42_compound *c, uint64_t clientid,
-				   const char *owner)
-{
-	struct par_raw r;
-
-	par_raw_begin(&r, OP_OPEN);
-	nfs42_xdr_put_u32(&r.x, 0); /* seqid */
-	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_ACCESS_BOTH |
-					OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
-	nfs42_xdr_put_u32(&r.x, OPEN4_SHARE_DENY_NONE);
-	nfs42_xdr_put_u64(&r.x, clientid);
-	nfs42_xdr_put_opaque(&r.x, owner, strlen(owner));
-	nfs42_xdr_put_u32(&r.x, 0); /* OPEN4_NOCREATE */
-	nfs42_xdr_put_u32(&r.x, CLAIM_PREVIOUS);
-	nfs42_xdr_put_u32(&r.x, 0); /* OPEN_DELEGATE_NONE */
-	return par_raw_end(c, &r, OP_OPEN);
 }
 
 /* An OPEN/CREATE that may first meet the grace period of a fresh

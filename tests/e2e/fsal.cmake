@@ -16,6 +16,12 @@ sparse_e2e_run(e2e_fsal_handles_inode_reuse e2e_fsal_handles
 # FSAL_SPARSE's server does not start without root): skipped otherwise
 sparse_e2e_test(e2e_fsal_perms SOURCES ${fsal_e2e_dir}/e2e_fsal_perms.c
   TIMEOUT 120 HARNESS_ARGS --needs-root)
+# Undoing a failed create (e2e_fsal_namespace undo): an update latency
+# interleaves a local rename with the create (see the test), as root;
+# $<SEMICOLON> keeps the config's ';' in one argument.
+sparse_e2e_run(e2e_fsal_namespace_undo e2e_fsal_namespace ARGS undo
+  TIMEOUT 120 HARNESS_ARGS --needs-root --fsal-opts
+  "Test_Hooks { Metadata_Latency_Ms = 1000$<SEMICOLON> Latency_Scope = UPDATES$<SEMICOLON> }")
 
 
 # Several exports at once: a fixture (run first by ctest) makes

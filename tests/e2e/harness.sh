@@ -19,7 +19,7 @@
 #                            ganesha.nfsd (rewritten by every start)
 #   NFS42_RECOVERY_DIR       the server's RecoveryRoot (the sqlite backend's
 #                            database is there)
-#   NFS42_STALL_DIR          where a test arms Test_Stall_Dir markers
+#   NFS42_STALL_DIR          where a test arms Test_Hooks Stall_Dir markers
 #                            (given to the server as @STALL_DIR@ in
 #                            --fsal-opts)
 #   NFS42_FSAL               the FSAL serving the export (SPARSE unless
@@ -177,7 +177,7 @@ if [ $with_v3 = 1 ]; then
 	mkdir -p "$work/run"
 	mount --bind "$work/run" /run
 fi
-# --fsal-opts may name the directory of Test_Stall_Dir markers as
+# --fsal-opts may name the directory of Test_Hooks Stall_Dir markers as
 # @STALL_DIR@ (the race tests arm one-shot backend stalls there)
 FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
 EXPORT_DIR=$work/export

@@ -8,24 +8,24 @@ sparse_e2e_test(e2e_mdcache_dir
   SOURCES ${mdc_e2e_dir}/e2e_mdcache_dir.c TIMEOUT 240)
 sparse_e2e_run(e2e_mdcache_dir_latency e2e_mdcache_dir ARGS all 100
   HARNESS_ARGS --fsal-opts
-    "Test_Metadata_Latency_Ms = 2$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+    "Test_Hooks { Metadata_Latency_Ms = 2$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
   TIMEOUT 240)
 sparse_e2e_run(e2e_mdcache_dir_off e2e_mdcache_dir ARGS all 200
   HARNESS_ARGS --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
   TIMEOUT 240)
 sparse_e2e_run(e2e_mdcache_parallel e2e_mdcache_dir ARGS parallel
   HARNESS_ARGS --fsal-opts
-    "Test_Metadata_Latency_Ms = 40$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+    "Test_Hooks { Metadata_Latency_Ms = 40$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
   TIMEOUT 120)
 sparse_e2e_run(e2e_mdcache_serial e2e_mdcache_dir ARGS serial
   HARNESS_ARGS --fsal-opts
-    "Test_Metadata_Latency_Ms = 40$<SEMICOLON> Test_Latency_Scope = ALL$<SEMICOLON>"
+    "Test_Hooks { Metadata_Latency_Ms = 40$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
     --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
   TIMEOUT 120)
-# Deterministic races (Test_Stall_Dir holds one backend call back after
+# Deterministic races (Test_Hooks Stall_Dir holds one backend call back after
 # it has its result): each case fails with one safeguard of patch 0060
 # taken out (docs/testing.md).
 sparse_e2e_run(e2e_mdcache_race e2e_mdcache_dir ARGS race
   HARNESS_ARGS --fsal-opts
-    "Test_Stall_Dir = \"@STALL_DIR@\"$<SEMICOLON> Test_Stall_Ms = 1500$<SEMICOLON>"
+    "Test_Hooks { Stall_Dir = \"@STALL_DIR@\"$<SEMICOLON> Stall_Ms = 1500$<SEMICOLON> }"
   TIMEOUT 120)

@@ -152,28 +152,34 @@ static inline int rsess_reclaim_complete(struct rsess *s)
 	return rc;
 }
 
+/* Append OPEN CLAIM_PREVIOUS (NOCREATE, deny none, no delegation wanted)
+ * by open owner oo of clientid to c; returns the op index. */
+static inline int rsess_op_open_previous(struct nfs42_compound *c,
+					 uint64_t clientid, const char *oo,
+					 uint32_t access)
+{
+	struct nfs42_open_args a = { 0 };
+
+	a.share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.owner_clientid = clientid;
+	a.owner = oo;
+	a.owner_len = strlen(oo);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_PREVIOUS;
+	a.delegate_type = OPEN_DELEGATE_NONE;
+	return nfs42_op_open(c, &a);
+}
+
 /* OPEN CLAIM_PREVIOUS of fh, for reading, without a delegation. */
 static inline int rsess_reclaim(struct rsess *s, const struct nfs42_fh *fh,
 				const char *oo)
 {
 	struct nfs42_compound *c = rsess_cpd(s);
-	struct nfs42_xdr x;
 	int rc;
 
 	nfs42_op_putfh(c, fh);
-	nfs42_xdr_enc_init(&x);
-	nfs42_xdr_put_u32(&x, OP_OPEN);
-	nfs42_xdr_put_u32(&x, 0); /* seqid */
-	nfs42_xdr_put_u32(&x, OPEN4_SHARE_ACCESS_READ |
-				      OPEN4_SHARE_ACCESS_WANT_NO_DELEG);
-	nfs42_xdr_put_u32(&x, OPEN4_SHARE_DENY_NONE);
-	nfs42_xdr_put_u64(&x, s->clientid);
-	nfs42_xdr_put_opaque(&x, oo, strlen(oo));
-	nfs42_xdr_put_u32(&x, 0); /* OPEN4_NOCREATE */
-	nfs42_xdr_put_u32(&x, CLAIM_PREVIOUS);
-	nfs42_xdr_put_u32(&x, 0); /* OPEN_DELEGATE_NONE */
-	nfs42_op_raw(c, OP_OPEN, x.buf, x.len);
-	nfs42_xdr_free(&x);
+	rsess_op_open_previous(c, s->clientid, oo, OPEN4_SHARE_ACCESS_READ);
 	rc = nfs42_compound_run(c);
 	nfs42_compound_free(c);
 	return rc;

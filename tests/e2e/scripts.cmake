@@ -52,3 +52,10 @@ add_test(NAME e2e/wire_check_xattr
 set_tests_properties(e2e/wire_check_xattr PROPERTIES LABELS "e2e;wire"
   TIMEOUT 120 SKIP_RETURN_CODE 77
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# TEST-ONLY settings (FSAL_SPARSE's Test_Hooks block, the NFSv4 block's
+# Test_Copy_Chunk_Delay_Ms) are logged as warnings at startup (issue #21)
+add_test(NAME e2e/test_hooks_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_hooks_check.sh)
+set_tests_properties(e2e/test_hooks_check PROPERTIES LABELS e2e TIMEOUT 180
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")

@@ -212,6 +212,9 @@ int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a)
 	case CLAIM_DELEGATE_PREV:
 		nfs42_xdr_put_string(x, a->name);
 		break;
+	case CLAIM_PREVIOUS: /* open_delegation_type4 */
+		nfs42_xdr_put_u32(x, a->delegate_type);
+		break;
 	case CLAIM_FH:
 	case CLAIM_DELEG_PREV_FH:
 		break;

@@ -36,11 +36,6 @@
  * Ganesha's parser; sparse_export_commit() adds the checks a range cannot
  * express.
  */
-static struct config_item_list sparse_latency_scopes[] = {
-	CONFIG_LIST_TOK("ALL", SPARSE_LATENCY_ALL),
-	CONFIG_LIST_TOK("UPDATES", SPARSE_LATENCY_UPDATES), CONFIG_LIST_EOL
-};
-
 static struct config_item_list sparse_fsid_types[] = {
 	CONFIG_LIST_TOK("UUID", SPARSE_FSID_UUID),
 	CONFIG_LIST_TOK("DEVICE", SPARSE_FSID_DEVICE),
@@ -62,20 +57,10 @@ static struct config_item sparse_export_items[] = {
 	/* the old name of READ_PLUS_Min_Hole (sparse_map_old_min_hole) */
 	CONF_ITEM_UI64("Min_Hole_Size", 0, SPARSE_MIN_HOLE_MAX, 0,
 		       sparse_export, min_hole_size),
-	CONF_ITEM_UI32("Test_Metadata_Latency_Ms", 0, SPARSE_MD_LATENCY_MAX_MS,
-		       0, sparse_export, md_latency_ms),
-	CONF_ITEM_TOKEN("Test_Latency_Scope", SPARSE_LATENCY_ALL,
-			sparse_latency_scopes, sparse_export, md_latency_scope),
 	CONF_ITEM_BOOL("Durable_Metadata", true, sparse_export, durable_md),
-	CONF_ITEM_BOOL("Test_Skip_Confinement", false, sparse_export,
-		       skip_confinement),
 	CONF_ITEM_TOKEN("Copy_Engine", SPARSE_COPY_AUTO, sparse_copy_engines,
 			sparse_export, copy_engine),
-	CONF_ITEM_PATH("Test_Stall_Dir", 1, MAXPATHLEN, NULL, sparse_export,
-		       stall_dir),
-	CONF_ITEM_UI32("Test_Stall_Ms", 0, SPARSE_MD_LATENCY_MAX_MS, 500,
-		       sparse_export, stall_ms),
-	CONFIG_EOL
+	SPARSE_TEST_HOOKS_BLOCK(sparse_export, test), CONFIG_EOL
 };
 
 static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
@@ -100,25 +85,9 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 		err_type->invalid = true;
 		return 1;
 	}
-	if (cfg->md_latency_ms != 0)
-		LogWarn(COMPONENT_FSAL,
-			"FSAL_SPARSE: Test_Metadata_Latency_Ms = %" PRIu32
-			" is a TEST-ONLY setting: every %smetadata call sleeps",
-			cfg->md_latency_ms,
-			cfg->md_latency_scope == SPARSE_LATENCY_UPDATES ?
-				"updating " :
-				"");
 	if (!cfg->durable_md)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Durable_Metadata = false: namespace changes and setattrs are acknowledged before they are on disk, a server crash can lose them (UNSAFE)");
-	if (cfg->stall_dir != NULL)
-		LogWarn(COMPONENT_FSAL,
-			"FSAL_SPARSE: Test_Stall_Dir = %s is a TEST-ONLY setting: backend calls named by marker files there stall %" PRIu32
-			" ms",
-			cfg->stall_dir, cfg->stall_ms);
-	if (cfg->skip_confinement)
-		LogWarn(COMPONENT_FSAL,
-			"FSAL_SPARSE: Test_Skip_Confinement is a TEST-ONLY setting: handles may reach objects outside the export");
 	return 0;
 }
 
@@ -255,7 +224,7 @@ static void sparse_ident_release(struct sparse_export *exp)
 static void sparse_export_free(struct sparse_export *exp)
 {
 	gsh_free(exp->fs_identity);
-	gsh_free(exp->stall_dir);
+	sparse_test_hooks_free(&exp->test);
 	gsh_free(exp->root_path);
 	gsh_free(exp);
 }
@@ -537,14 +506,14 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	if (load_config_from_node(parse_node, &sparse_export_block, exp, true,
 				  err_type) != 0) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: 0..%llu and a multiple of 512; Test_Metadata_Latency_Ms: 0..%u)",
+			"FSAL_SPARSE: bad FSAL block for export %s (Min_Hole_Size: 0..%llu and a multiple of 512)",
 			CTX_FULLPATH(op_ctx),
-			(unsigned long long)SPARSE_MIN_HOLE_MAX,
-			SPARSE_MD_LATENCY_MAX_MS);
+			(unsigned long long)SPARSE_MIN_HOLE_MAX);
 		rc = EINVAL;
 		goto err_free;
 	}
 
+	sparse_test_hooks_warn_core();
 	exp->root_path = gsh_strdup(CTX_FULLPATH(op_ctx));
 	rc = sparse_open_export_root(exp, exp->root_path);
 	if (rc != 0)
@@ -571,12 +540,11 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
-		" (Fsid_Type %s), filesystem identity %#" PRIx64
-		"%s, Test_Metadata_Latency_Ms=%" PRIu32,
+		" (Fsid_Type %s), filesystem identity %#" PRIx64 "%s%s",
 		exp->root_path, exp->fsid.major, exp->fsid.minor,
 		sparse_fsid_type_names[exp->fsid_type], exp->fs_ident,
 		exp->fs_identity ? " (Filesystem_Identity)" : "",
-		exp->md_latency_ms);
+		exp->test.present ? ", with Test_Hooks (TEST-ONLY)" : "");
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 err_free:
@@ -597,28 +565,25 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export *orig = sparse_exp(original);
 	struct sparse_export cfg;
 	fsal_status_t status;
-	bool stall_changed, ident_changed;
+	bool hooks_changed, ident_changed;
 
 	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
 	if (load_config_from_node(parse_node, &sparse_export_block, &cfg, true,
 				  err_type) != 0)
 		return posix2fsal_status(EINVAL);
-	stall_changed = (cfg.stall_dir == NULL) != (orig->stall_dir == NULL) ||
-			(cfg.stall_dir != NULL &&
-			 strcmp(cfg.stall_dir, orig->stall_dir) != 0) ||
-			cfg.stall_ms != orig->stall_ms;
+	hooks_changed =
+		sparse_test_hooks_restart_needed(&orig->test, &cfg.test);
 	ident_changed = (cfg.fs_identity == NULL) !=
 				(orig->fs_identity == NULL) ||
 			(cfg.fs_identity != NULL &&
 			 strcmp(cfg.fs_identity, orig->fs_identity) != 0);
-	gsh_free(cfg.stall_dir);
+	sparse_test_hooks_free(&cfg.test);
 	gsh_free(cfg.fs_identity);
-	if (cfg.fsid_type != orig->fsid_type ||
-	    cfg.skip_confinement != orig->skip_confinement || stall_changed ||
+	if (cfg.fsid_type != orig->fsid_type || hooks_changed ||
 	    ident_changed) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, Test_Skip_Confinement and Test_Stall_Dir/Ms cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, Test_Hooks Skip_Confinement and Stall_Dir/Ms cannot change without a restart",
 			orig->root_path);
 		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);
@@ -630,13 +595,12 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	sparse_map_old_min_hole(cfg.min_hole_size);
-	atomic_store_uint32_t(&orig->md_latency_ms, cfg.md_latency_ms);
-	atomic_store_uint32_t(&orig->md_latency_scope, cfg.md_latency_scope);
+	sparse_test_hooks_update(&orig->test, &cfg.test);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
 	LogEvent(
 		COMPONENT_FSAL,
-		"FSAL_SPARSE export %s updated: Test_Metadata_Latency_Ms=%" PRIu32,
-		orig->root_path, cfg.md_latency_ms);
+		"FSAL_SPARSE export %s updated: Test_Hooks Metadata_Latency_Ms=%" PRIu32,
+		orig->root_path, cfg.test.md_latency_ms);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

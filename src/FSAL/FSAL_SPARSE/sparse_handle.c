@@ -445,7 +445,7 @@ static fsal_status_t sparse_dir_confined(struct sparse_export *exp, int fd)
 	struct stat st;
 	int inside;
 
-	if (exp->skip_confinement)
+	if (sparse_test_skip_confinement(&exp->test))
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	if (fstat(fd, &st) != 0)
 		return posix2fsal_status(errno);
@@ -544,13 +544,7 @@ static fsal_status_t sparse_lookup(struct fsal_obj_handle *parent,
 	close(dirfd);
 	if (!FSAL_IS_ERROR(status)) {
 		*handle = &hdl->obj_handle;
-		/* Tests only: the name was found, hold the answer back;
-		 * or do so and then tell MDCACHE the directory changed, as
-		 * an FSAL with upcalls would
-		 */
-		sparse_test_stall("lookup", path);
-		if (sparse_test_stall("lookup_inval", path))
-			sparse_test_invalidate_dir(parent);
+		sparse_test_lookup_done(parent, path);
 	}
 	return status;
 }
@@ -1431,7 +1425,7 @@ fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 	status = sparse_open_new_object(exp, &fh, &fd, &st);
 	if (FSAL_IS_ERROR(status))
 		return status;
-	inside = exp->skip_confinement ?
+	inside = sparse_test_skip_confinement(&exp->test) ?
 			 1 :
 			 sparse_confine_check(&exp->confine, fd, &st);
 	close(fd);

@@ -45,6 +45,7 @@
 #include "sparse_fs.h"
 #include "sparse_copy.h"
 #include "sparse_change.h"
+#include "sparse_test_hooks.h"
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
@@ -52,7 +53,6 @@
  * Min_Hole_Size is the old name of the EXPORT block's READ_PLUS_Min_Hole
  * (0: not given). */
 #define SPARSE_MIN_HOLE_MAX (1ULL << 30)
-#define SPARSE_MD_LATENCY_MAX_MS 10000
 
 struct sparse_module {
 	struct fsal_module fsal;
@@ -100,17 +100,10 @@ struct sparse_export {
 	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */
 	uint64_t min_hole_size; /* the old Min_Hole_Size, 0: not given */
-	uint32_t md_latency_ms;
-	uint32_t md_latency_scope; /* enum sparse_latency_scope */
 	bool durable_md; /* Durable_Metadata */
 	uint32_t copy_engine; /* Copy_Engine: enum sparse_copy_mode */
-	/* Test only (bench/handles.sh): no confinement check.  Set at create. */
-	bool skip_confinement;
-	/* Tests only: one-shot stalls of single backend calls
-	 * (sparse_test_stall()).  Set at create, NULL when off.
-	 */
-	char *stall_dir;
-	uint32_t stall_ms;
+	/* The Test_Hooks block (sparse_test_hooks.h), zero without one. */
+	struct sparse_test_hooks test;
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -168,14 +161,6 @@ static inline void sparse_proc_path(int fd, char *buf)
 	(void)snprintf(buf, SPARSE_PROC_PATH_LEN, "/proc/self/fd/%d", fd);
 }
 
-/* sparse_main.c */
-/* Backend metadata calls, as Test_Latency_Scope tells them apart. */
-enum sparse_md_kind {
-	SPARSE_MD_READ, /* lookup, getattr, readdir, readlink */
-	SPARSE_MD_UPDATE, /* create, mkdir, link, unlink, rename, setattr */
-	SPARSE_MD_KINDS
-};
-
 /* Fsid_Type values: what the fsid attribute is made of. */
 enum sparse_fsid_type {
 	SPARSE_FSID_UUID = 0, /* the filesystem UUID (default) */
@@ -183,16 +168,6 @@ enum sparse_fsid_type {
 	SPARSE_FSID_STATFS = 2, /* statfs() f_fsid */
 };
 
-/* Test_Latency_Scope values */
-enum sparse_latency_scope {
-	SPARSE_LATENCY_ALL = 0,
-	SPARSE_LATENCY_UPDATES = 1,
-};
-
-void sparse_md_delay(enum sparse_md_kind kind);
-bool sparse_test_stall(const char *op, const char *what);
-void sparse_test_invalidate_dir(struct fsal_obj_handle *dir);
-void sparse_test_stall_ino(const char *op, ino_t ino);
 /* sparse_stats.c: count a delayed backend metadata call */
 void sparse_md_count(enum sparse_md_kind kind);
 

@@ -14,7 +14,7 @@
  * a(stt): one (path, calls, bytes) per engine path (clone,
  * copy_file_range, read/write), then (md_read, calls, 0) and
  * (md_update, calls, 0): the backend metadata calls made while the export
- * had a Test_Metadata_Latency_Ms (bench/creates.sh: calls per create),
+ * had a Test_Hooks Metadata_Latency_Ms (bench/creates.sh: calls per create),
  * then s message "OK".
  */
 

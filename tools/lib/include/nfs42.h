@@ -920,9 +920,11 @@ struct nfs42_open_args {
 	int createmode; /* enum nfs42_createmode or NFS42_NOCREATE */
 	const struct nfs42_sattr *attrs; /* UNCHECKED4/GUARDED4/EXCLUSIVE4_1 */
 	uint8_t verifier[NFS4_VERIFIER_SIZE]; /* EXCLUSIVE4(_1) */
-	uint32_t claim; /* CLAIM_NULL, CLAIM_FH, CLAIM_DELEG(ATE)_CUR(_FH) */
+	/* CLAIM_NULL, CLAIM_PREVIOUS, CLAIM_FH, CLAIM_DELEG(ATE)_CUR(_FH) */
+	uint32_t claim;
 	const char *name; /* CLAIM_NULL, CLAIM_DELEGATE_CUR */
 	const struct nfs42_stateid *deleg_stateid; /* CLAIM_DELEG(ATE)_CUR */
+	uint32_t delegate_type; /* CLAIM_PREVIOUS: OPEN_DELEGATE_* held */
 };
 int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a);
 int nfs42_op_open_downgrade(struct nfs42_compound *c,

@@ -187,6 +187,40 @@ START_TEST(args_open_variants)
 }
 END_TEST
 
+/* OPEN CLAIM_PREVIOUS (RFC 8881 18.16.1): the claim carries the
+ * delegation type the client held, no name and no stateid. */
+START_TEST(args_open_claim_previous)
+{
+	struct nfs42_compound *c = new_c();
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_xdr e, d;
+
+	a.share_access = OPEN4_SHARE_ACCESS_READ;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.owner_clientid = 0x0102030405060708ull;
+	a.owner = "oo";
+	a.owner_len = 2;
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_PREVIOUS;
+	a.delegate_type = OPEN_DELEGATE_READ;
+	ck_assert_int_ge(nfs42_op_open(c, &a), 0);
+	args_of(c, &e, &d, 1);
+	EXPECT_U32(&d, OP_OPEN);
+	EXPECT_U32(&d, 0);
+	EXPECT_U32(&d, OPEN4_SHARE_ACCESS_READ);
+	EXPECT_U32(&d, OPEN4_SHARE_DENY_NONE);
+	EXPECT_U64(&d, 0x0102030405060708ull);
+	EXPECT_U32(&d, 2);
+	EXPECT_FIXED(&d, "oo", 2);
+	EXPECT_U32(&d, 0); /* OPEN4_NOCREATE */
+	EXPECT_U32(&d, CLAIM_PREVIOUS);
+	EXPECT_U32(&d, OPEN_DELEGATE_READ);
+	EXPECT_END(&d);
+	nfs42_xdr_free(&e);
+	nfs42_compound_free(c);
+}
+END_TEST
+
 START_TEST(args_io_ops)
 {
 	struct nfs42_compound *c = new_c();
@@ -1123,6 +1157,7 @@ int main(void)
 	tcase_add_test(tc, args_simple_ops);
 	tcase_add_test(tc, args_readdir);
 	tcase_add_test(tc, args_open_variants);
+	tcase_add_test(tc, args_open_claim_previous);
 	tcase_add_test(tc, args_io_ops);
 	tcase_add_test(tc, args_create_setattr_lock);
 	tcase_add_test(tc, args_session_ops);
