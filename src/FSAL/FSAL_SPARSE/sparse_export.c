@@ -75,6 +75,17 @@ static struct config_item sparse_export_items[] = {
 		       stall_dir),
 	CONF_ITEM_UI32("Test_Stall_Ms", 0, SPARSE_MD_LATENCY_MAX_MS, 500,
 		       sparse_export, stall_ms),
+	/* pNFS (sparse_pnfs.h, docs/configuration.md) */
+	CONF_ITEM_BOOL("PNFS_MDS", false, sparse_export, pnfs.mds),
+	CONF_ITEM_BOOL("PNFS_DS", false, sparse_export, pnfs.ds_role),
+	CONF_ITEM_UI32("Stripe_Unit", SPARSE_STRIPE_UNIT_MIN,
+		       SPARSE_STRIPE_UNIT_MAX, SPARSE_STRIPE_UNIT_DEFAULT,
+		       sparse_export, pnfs.stripe_unit),
+	CONF_ITEM_UI32("Stripe_Count", 0, SPARSE_DS_MAX, 0, sparse_export,
+		       pnfs.stripe_count),
+	CONF_ITEM_BLOCK_MULT("Data_Server", sparse_ds_conf_items,
+			     sparse_ds_conf_init, sparse_ds_conf_commit,
+			     sparse_export, pnfs.ds_list),
 	CONFIG_EOL
 };
 
@@ -119,6 +130,10 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 	if (cfg->skip_confinement)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Test_Skip_Confinement is a TEST-ONLY setting: handles may reach objects outside the export");
+	if (sparse_pnfs_conf_finish(&cfg->pnfs, CTX_FULLPATH(op_ctx)) != 0) {
+		err_type->invalid = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -254,6 +269,7 @@ static void sparse_ident_release(struct sparse_export *exp)
 
 static void sparse_export_free(struct sparse_export *exp)
 {
+	sparse_pnfs_conf_free(&exp->pnfs);
 	gsh_free(exp->fs_identity);
 	gsh_free(exp->stall_dir);
 	gsh_free(exp->root_path);
@@ -272,6 +288,7 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
 	free_export_ops(exp_hdl);
 	sparse_ident_release(exp);
+	sparse_pnfs_export_release(exp);
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
@@ -480,6 +497,7 @@ static int sparse_load_handle_key(struct sparse_export *exp)
 {
 	int rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 
+	exp->handle_key_kept = rc == 0;
 	if (rc == 0)
 		return 0;
 	/* A key anyone could work out would let a client tag a handle of an
@@ -531,6 +549,7 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 
 	exp->root_fd = -1;
 	glist_init(&exp->ident_link);
+	glist_init(&exp->mds_link);
 	fsal_export_init(&exp->export);
 	sparse_export_ops_init(&exp->export.exp_ops);
 
@@ -568,6 +587,11 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	exp->export.up_ops = up_ops;
 	op_ctx->fsal_export = &exp->export;
 	sparse_map_old_min_hole(exp->min_hole_size);
+	rc = sparse_pnfs_export_start(exp, exp->handle_key_kept);
+	if (rc != 0) {
+		fsal_detach_export(fsal_hdl, &exp->export.exports);
+		goto err_free;
+	}
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
@@ -597,7 +621,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export *orig = sparse_exp(original);
 	struct sparse_export cfg;
 	fsal_status_t status;
-	bool stall_changed, ident_changed;
+	bool stall_changed, ident_changed, pnfs_changed;
 
 	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -612,13 +636,15 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				(orig->fs_identity == NULL) ||
 			(cfg.fs_identity != NULL &&
 			 strcmp(cfg.fs_identity, orig->fs_identity) != 0);
+	pnfs_changed = !sparse_pnfs_conf_same(&cfg.pnfs, &orig->pnfs);
 	gsh_free(cfg.stall_dir);
 	gsh_free(cfg.fs_identity);
+	sparse_pnfs_conf_free(&cfg.pnfs);
 	if (cfg.fsid_type != orig->fsid_type ||
 	    cfg.skip_confinement != orig->skip_confinement || stall_changed ||
-	    ident_changed) {
+	    ident_changed || pnfs_changed) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, Test_Skip_Confinement and Test_Stall_Dir/Ms cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, the pNFS settings (PNFS_MDS, PNFS_DS, Stripe_Unit, Stripe_Count, Data_Server) and Test_Skip_Confinement, Test_Stall_Dir/Ms cannot change without a restart",
 			orig->root_path);
 		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);

@@ -868,55 +868,30 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
-				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, void *buf,
-				 struct sparse_map *map)
-{
-	SPARSE_TMP_FD(tmp);
-	struct sparse_fd *sfd;
-	fsal_status_t status;
-	int rc;
-
-	status = sparse_begin_io(obj_hdl, state, FSAL_O_READ, bypass, false,
-				 &tmp, &sfd);
-	if (FSAL_IS_ERROR(status))
-		return status;
-
-	rc = sparse_map_build_fd(sfd->fd, offset, length, map);
-	if (rc != 0)
-		status = posix2fsal_status(-rc);
-	else
-		status = sparse_read_extents(sfd->fd, map, buf);
-
-	sparse_end_io(obj_hdl, state, FSAL_O_READ, sfd);
-	return status;
-}
-
 /*
- * obj_ops->read_plus: the map and the data under one I/O bracket, every
- * hole the filesystem reports (which ones are worth a hole segment is the
- * protocol layer's policy).  A map with more extents than the caller has
- * room for is cut after the last one that fits (its data is read all the
- * same; end and eof say where the answer stops).
+ * The read_plus slot's work on a descriptor (the MDS path below and the
+ * data server's dsh_read_plus_runs): map arg's range, every hole the
+ * filesystem reports (which ones are worth a hole segment is the protocol
+ * layer's policy), and read the data runs into arg->buf.  A map with more
+ * runs than arg has room for is cut after the last one that fits (its
+ * data is read all the same; end and eof say where the answer stops).
  */
-static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
-				      bool bypass,
-				      struct fsal_read_plus_arg *arg)
+fsal_status_t sparse_read_plus_fd(int fd, struct fsal_read_plus_arg *arg)
 {
 	struct sparse_map map;
 	fsal_status_t status;
 	size_t n;
-
-	if (obj_hdl->type != REGULAR_FILE)
-		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	int rc;
 
 	sparse_map_init(&map);
-	status = sparse_read_sparse(obj_hdl, arg->state, bypass, arg->offset,
-				    arg->length, arg->buf, &map);
 	arg->nseg = 0;
 	arg->end = arg->offset;
 	arg->eof = false;
+	rc = sparse_map_build_fd(fd, arg->offset, arg->length, &map);
+	if (rc != 0)
+		status = posix2fsal_status(-rc);
+	else
+		status = sparse_read_extents(fd, &map, arg->buf);
 	if (FSAL_IS_ERROR(status))
 		goto out;
 
@@ -933,6 +908,34 @@ static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 	}
 out:
 	sparse_map_free(&map);
+	return status;
+}
+
+/*
+ * obj_ops->read_plus: the map and the data under one I/O bracket
+ * (sparse_read_plus_fd), with the state's, the global or a temporary
+ * descriptor as read2 takes them.
+ */
+static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
+				      bool bypass,
+				      struct fsal_read_plus_arg *arg)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+
+	if (obj_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+
+	arg->nseg = 0;
+	arg->end = arg->offset;
+	arg->eof = false;
+	status = sparse_begin_io(obj_hdl, arg->state, FSAL_O_READ, bypass,
+				 false, &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_read_plus_fd(sfd->fd, arg);
+	sparse_end_io(obj_hdl, arg->state, FSAL_O_READ, sfd);
 	return status;
 }
 
@@ -1529,6 +1532,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->clone = sparse_clone;
 	ops->copy = sparse_copy;
 	ops->read_plus = sparse_read_plus;
+	sparse_pnfs_obj_ops_init(ops);
 	ops->lock_op2 = sparse_lock_op2;
 	ops->lease_op2 = sparse_lease_op2;
 	ops->setattr2 = sparse_setattr2_durable;
