@@ -172,6 +172,7 @@ void nfs42_return_recalled(struct nfs42_client *cl)
 	struct nfs42_recall r[NFS42_MAX_RECALLS];
 	unsigned int n, i;
 
+	nfs42_return_recalled_layouts(cl);
 	pthread_mutex_lock(&cl->lock);
 	if (cl->keep_recalls || cl->returning || cl->nrecalls == 0) {
 		pthread_mutex_unlock(&cl->lock);

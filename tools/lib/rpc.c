@@ -717,6 +717,7 @@ static struct nfs42_client *client_alloc(const struct nfs42_opts *o)
 	cl->minorversion = o->minorversion;
 	cl->want_back_channel = !o->no_back_channel;
 	cl->keep_recalls = o->keep_recalls;
+	cl->exchgid_flags = o->exchgid_flags;
 	cl->cb_last_flavor = -1;
 	make_owner_id(cl, o->owner_id);
 	return cl;
@@ -801,6 +802,7 @@ void nfs42_client_free(struct nfs42_client *cl)
 {
 	if (!cl)
 		return;
+	nfs42_ds_pool_free(cl);
 	if (cl->have_session || cl->have_clientid)
 		nfs42_session_destroy(cl);
 	if (cl->fd >= 0)
