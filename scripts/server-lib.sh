@@ -91,6 +91,16 @@ ${EXTRA_CONF:-}
 CONF
 }
 
+# sparse_pnfs_ds_blocks HOST PORT...: the Data_Server blocks of an export's
+# FSAL block for data servers on HOST at each PORT (docs/configuration.md).
+sparse_pnfs_ds_blocks() {
+	local host=$1 p
+	shift
+	for p in "$@"; do
+		printf 'Data_Server { Address = "%s:%s"; }\n\t\t' "$host" "$p"
+	done
+}
+
 SPARSE_SERVER_LIB=${BASH_SOURCE[0]}
 
 # sparse_start_server STAGE CONF LOG PIDFILE OWNER: start ganesha.nfsd in
