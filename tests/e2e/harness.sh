@@ -255,7 +255,9 @@ ds_start() {
 	if [ -f "\$d.pid" ]; then
 		sparse_wait_port_free "\$(cat "\$d.port")" 10 || exit 1
 	fi
-	pid=\$(sparse_start_server "$stage" "\$d.conf" "\$d.log" "\$d.pid" $$)
+	# (no DBus: the bus of --dbus is the metadata server's alone)
+	pid=\$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus-ds \\
+		sparse_start_server "$stage" "\$d.conf" "\$d.log" "\$d.pid" $$)
 	if ! sparse_wait_ready "\$pid" "\$(cat "\$d.port")" "\$d.log" 60; then
 		echo "harness: data server \$1 failed to start:" >&2
 		sparse_log_errors "\$d.log" >&2

@@ -7,3 +7,23 @@ sparse_e2e_test(e2e_pnfs_io
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_io.c
   TIMEOUT 300
   HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
+
+# Layout recalls and fencing: a 5 s lease so that an unreturned layout is
+# fenced within the test; "unexport" removes the export over DBus.
+set(pnfs_recall_opts "Lease_Lifetime = 5$<SEMICOLON>")
+sparse_e2e_test(e2e_pnfs_recall
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_recall.c
+  TIMEOUT 300
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "${pnfs_recall_opts}")
+sparse_e2e_run(e2e_pnfs_recall_unexport e2e_pnfs_recall ARGS unexport
+  TIMEOUT 120
+  HARNESS_ARGS --dbus --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "${pnfs_recall_opts}")
+
+# A data server killed (SIGKILL) in the middle of a striped write, and a
+# read with it dead, then started again.
+sparse_e2e_test(e2e_pnfs_failover
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_failover.c
+  TIMEOUT 300
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")

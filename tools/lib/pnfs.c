@@ -311,6 +311,33 @@ void nfs42_return_recalled_layouts(struct nfs42_client *cl)
 	}
 }
 
+static unsigned int recalled_idle(struct nfs42_client *cl)
+{
+	unsigned int i, n = 0;
+
+	pthread_mutex_lock(&cl->lock);
+	for (i = 0; i < cl->nlayouts; i++)
+		if (cl->layouts[i].recalled && cl->layouts[i].busy == 0)
+			n++;
+	pthread_mutex_unlock(&cl->lock);
+	return n;
+}
+
+int nfs42_serve_layout_recalls(struct nfs42_client *cl, int timeout_ms,
+			       unsigned int *returned)
+{
+	unsigned int before = nfs42_layouts_held(cl);
+	int rc;
+
+	*returned = 0;
+	rc = nfs42_poll_until(cl, timeout_ms, recalled_idle);
+	if (rc <= 0)
+		return rc;
+	nfs42_return_recalled_layouts(cl);
+	*returned = before - nfs42_layouts_held(cl);
+	return 0;
+}
+
 /* ---------------------------------------------------- get/commit/return */
 
 int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,

@@ -543,6 +543,24 @@ int nfs42_poll(struct nfs42_client *cl, int timeout_ms)
 	return ncb;
 }
 
+int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
+		     unsigned int (*ready)(struct nfs42_client *cl))
+{
+	int64_t deadline = nfs42_now_ms() + timeout_ms;
+	int64_t left;
+	int rc;
+
+	while (ready(cl) == 0) {
+		left = deadline - nfs42_now_ms();
+		if (left <= 0)
+			return 0;
+		rc = nfs42_poll(cl, (int)left);
+		if (rc < 0)
+			return rc;
+	}
+	return 1;
+}
+
 int nfs42_rpc_raw(struct nfs42_client *cl, uint32_t prog, uint32_t vers,
 		  uint32_t proc, const void *args, size_t args_len,
 		  uint8_t **reply, size_t *len, size_t *body)

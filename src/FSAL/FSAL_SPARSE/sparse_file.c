@@ -300,6 +300,14 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	fsal_openflags_t old_flags;
 	bool fresh, closed = false;
 
+	/* a truncate waits for other clients' layouts (sparse_layouts.c) */
+	if (truncate) {
+		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 "truncating OPEN");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
+
 	fsal_start_fd_work_no_reclaim(fsal_fd);
 	old_flags = fsal_fd->openflags;
 
@@ -394,6 +402,11 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	*status = sparse_check_openable(&st);
 	if (FSAL_IS_ERROR(*status))
 		goto out;
+	if ((flags & O_TRUNC) != 0) {
+		*status = sparse_layouts_conflict_fd(pfd, "truncating OPEN");
+		if (FSAL_IS_ERROR(*status))
+			goto out;
+	}
 
 	sparse_proc_path(pfd, proc_path);
 	flags &= ~(O_CREAT | O_EXCL);
@@ -1014,6 +1027,14 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 	if ((int64_t)offset < 0 || (int64_t)length <= 0 ||
 	    offset + length < offset || (int64_t)(offset + length) < 0)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	if (!allocate) {
+		/* holes under other clients' layouts (sparse_layouts.c) */
+		status = sparse_layouts_conflict(sparse_op_export(),
+						 &sparse_hdl(obj_hdl)->fh,
+						 "DEALLOCATE");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
 
 	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, false, false,
 				 &tmp, &sfd);
@@ -1173,6 +1194,11 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 	fsal_status_t status;
 	int rc;
 
+	/* into a file other clients have layouts of (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(dst_hdl)->fh, "CLONE");
+	if (FSAL_IS_ERROR(status))
+		return status;
 	if (src_hdl == dst_hdl)
 		return sparse_clone_self(dst_hdl, dst_state, src_offset,
 					 dst_offset, count);
@@ -1259,6 +1285,11 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 
 	arg->copied = 0;
 	arg->eof = false;
+	/* into a file other clients have layouts of (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(dst_hdl)->fh, "COPY");
+	if (FSAL_IS_ERROR(status))
+		return status;
 	if (src_hdl == dst_hdl) {
 		dst.openflags = FSAL_O_RDWR;
 		status = sparse_begin_side(&dst);
@@ -1406,6 +1437,11 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	if ((off_t)size < 0)
 		return fsalstat(ERR_FSAL_FBIG, EFBIG);
+	/* other clients' layouts first (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(obj_hdl)->fh, "truncate");
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, bypass, false,
 				 &tmp, &sfd);

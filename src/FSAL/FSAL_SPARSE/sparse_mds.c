@@ -345,6 +345,13 @@ sparse_getdevicelist(struct fsal_export *exp_hdl, layouttype4 type,
 	return NFS4_OK;
 }
 
+/* Before the export's state goes (its layouts revoked without a word to
+ * the clients): fence and recall them. */
+static void sparse_prepare_unexport(struct fsal_export *exp_hdl)
+{
+	sparse_layouts_unexport(sparse_exp(exp_hdl));
+}
+
 void sparse_pnfs_export_ops_init(struct export_ops *ops)
 {
 	ops->fs_layouttypes = sparse_fs_layouttypes;
@@ -352,6 +359,7 @@ void sparse_pnfs_export_ops_init(struct export_ops *ops)
 	ops->fs_maximum_segments = sparse_fs_maximum_segments;
 	ops->fs_loc_body_size = sparse_fs_loc_body_size;
 	ops->getdevicelist = sparse_getdevicelist;
+	ops->prepare_unexport = sparse_prepare_unexport;
 }
 
 /* ---- GETDEVICEINFO ------------------------------------------------------ */
@@ -498,6 +506,11 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 	     res->segment.length > NFS4_UINT64_MAX - res->segment.offset))
 		return NFS4ERR_INVAL;
 
+	/* a recall of this file's layouts is out: not now (RFC 8881
+	 * 18.43.3)
+	 */
+	if (sparse_layouts_recalling(exp, &hdl->fh))
+		return NFS4ERR_RECALLCONFLICT;
 	status = sparse_file_epoch(exp, hdl, &epoch);
 	if (status != NFS4_OK)
 		return status;
@@ -523,7 +536,7 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 	res->segment.length = NFS4_UINT64_MAX;
 	res->return_on_close = true;
 	res->last_segment = true;
-	res->fsal_seg_data = NULL;
+	res->fsal_seg_data = sparse_layouts_granted(exp, &hdl->fh, epoch);
 	LogDebug(COMPONENT_PNFS,
 		 "LAYOUTGET %s of fileid %" PRIu64 ": device %" PRIu32
 		 ", first stripe %" PRIu32 ", epoch %" PRIu32,
@@ -538,7 +551,15 @@ static nfsstat4 sparse_layoutreturn(struct fsal_obj_handle *obj_hdl,
 {
 	if (arg->lo_type != LAYOUT4_NFSV4_1_FILES)
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
-	/* A files layout's lrf_body is empty (RFC 8881 13.2). */
+	/* A files layout's lrf_body is empty (RFC 8881 13.2).  A segment
+	 * disposed of leaves the record; one Ganesha revokes (a recall not
+	 * answered, an expired lease, the export going) is fenced.
+	 */
+	if (arg->dispose)
+		sparse_layouts_returned(
+			sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
+			arg->fsal_seg_data,
+			arg->circumstance == circumstance_revoke);
 	return NFS4_OK;
 }
 

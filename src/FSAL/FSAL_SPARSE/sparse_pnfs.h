@@ -17,6 +17,7 @@
 #include "gsh_list.h"
 #include "config_parsing.h"
 #include "fsal_types.h"
+#include "sparse_fh.h"
 #include "sparse_pnfs_cfg.h"
 
 struct sparse_export;
@@ -83,6 +84,29 @@ void sparse_pnfs_fsal_ops_init(struct fsal_ops *ops);
 void sparse_pnfs_export_ops_init(struct export_ops *ops);
 void sparse_pnfs_obj_ops_init(struct fsal_obj_ops *ops);
 void sparse_pnfs_ds_ops_init(struct fsal_pnfs_ds_ops *ops);
+
+/* ---- the layouts granted, recalls (sparse_layouts.c) ----------------- */
+
+/* LAYOUTGET granted a segment of fh under epoch to the current client:
+ * what to keep as the segment's fsal_seg_data. */
+void *sparse_layouts_granted(struct sparse_export *exp,
+			     const struct sparse_fh *fh, uint32_t epoch);
+/* A segment disposed of; revoked: Ganesha took it away (then fenced). */
+void sparse_layouts_returned(struct sparse_export *exp,
+			     const struct sparse_fh *fh, void *seg_data,
+			     bool revoked);
+/* A recall of fh's layouts is out (LAYOUTGET: NFS4ERR_RECALLCONFLICT). */
+bool sparse_layouts_recalling(struct sparse_export *exp,
+			      const struct sparse_fh *fh);
+/* Before what would make other clients' layouts of fh wrong: OK, or
+ * ERR_FSAL_DELAY while they are recalled (see sparse_layouts.c). */
+fsal_status_t sparse_layouts_conflict(struct sparse_export *exp,
+				      const struct sparse_fh *fh,
+				      const char *what);
+/* The same for the file open on fd (of the current export). */
+fsal_status_t sparse_layouts_conflict_fd(int fd, const char *what);
+/* The export goes: its layouts fenced and recalled (prepare_unexport). */
+void sparse_layouts_unexport(struct sparse_export *exp);
 
 /* ---- layout epochs (sparse_fence.c) ---------------------------------- */
 

@@ -622,6 +622,12 @@ void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
  * timeout, < 0 on transport failure.
  */
 int nfs42_poll(struct nfs42_client *cl, int timeout_ms);
+/*
+ * Serve the connection until ready(cl) is non-zero or timeout_ms passed:
+ * 1 when ready, 0 on timeout, < 0 on transport failure.
+ */
+int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
+		     unsigned int (*ready)(struct nfs42_client *cl));
 
 /*
  * Delegations.  A CB_RECALL on the back channel is answered NFS4_OK and
@@ -1497,6 +1503,11 @@ void nfs42_layout_busy(struct nfs42_client *cl, const struct nfs42_layout *lo,
 		       bool busy);
 uint64_t nfs42_layout_recalls(const struct nfs42_client *cl);
 unsigned int nfs42_layouts_held(const struct nfs42_client *cl);
+/* Serve the back channel until a layout that no transfer uses is recalled
+ * (or timeout_ms passed), then LAYOUTRETURN the recalled ones; *returned:
+ * how many went.  0, or < 0 on transport failure. */
+int nfs42_serve_layout_recalls(struct nfs42_client *cl, int timeout_ms,
+			       unsigned int *returned);
 
 /* The session to data server ds of a layout (multipath: the first address
  * that answers), made on first use and kept with mds. */
