@@ -304,6 +304,56 @@ START_TEST(no_recall_for_own_change_or_copy_from)
 }
 END_TEST
 
+/*
+ * COPY of a file with a layout out: A writes a sparse file through its
+ * data servers (1 MiB of data, a 1 MiB hole, 1 MiB of data) and keeps the
+ * layout; B copies the file.  The copy holds what A wrote, A's layout is
+ * not recalled and still serves A's reads.
+ */
+START_TEST(copy_of_file_with_layout_out)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = uniq("copied"), *dst = uniq("copy");
+	struct nfs42_pnfs_stats st;
+	uint8_t *buf = malloc(FILE_SIZE);
+	uint64_t recalls0, size = 0;
+	struct nfs42_file fa;
+	char *local;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < FILE_SIZE; i++)
+		buf[i] = (uint8_t)(i * 13 + 1);
+	fd = e2e_local_tmp("recall-copysrc", &local);
+	ck_assert_int_eq(pwrite(fd, buf, FILE_SIZE, 0), FILE_SIZE);
+	ck_assert_int_eq(pwrite(fd, buf, FILE_SIZE, 2 * FILE_SIZE), FILE_SIZE);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				UNCHECKED4, 0644, true, &fa));
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_RW, lo));
+	ck_nfs_ok(a, nfs42_pnfs_write_fd(&fa, lo, NULL, fd, &size, &st));
+	close(fd);
+	ck_assert_uint_eq(size, 3 * FILE_SIZE);
+	ck_assert_uint_eq(st.mds_bytes, 0);
+	ck_assert_uint_eq(st.ds_bytes[0] + st.ds_bytes[1], 2 * FILE_SIZE);
+	recalls0 = nfs42_layout_recalls(a);
+
+	ck_nfs_ok(b, nfs42_copy_file(b, e2e_path(name), e2e_path(dst), NULL));
+	ck_assert(e2e_same_as_backing(local, dst));
+	ck_assert_int_ge(nfs42_poll(a, 500), 0);
+	ck_assert_uint_eq(nfs42_layout_recalls(a), recalls0);
+	ck_assert_uint_eq(nfs42_layouts_held(a), 1);
+	read_via_ds(&fa, lo, name);
+	ck_nfs_ok(a, nfs42_layout_return(&fa, lo));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	unlink(local);
+	free(buf);
+	free(lo);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* A DS READ of the layout's first stripe with its own handle: status. */
 static int ds_read_status(struct nfs42_file *f, struct nfs42_layout *lo)
 {
@@ -464,6 +514,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, recall_on_async_copy_into);
 		tcase_add_test(tc, recall_on_remove);
 		tcase_add_test(tc, no_recall_for_own_change_or_copy_from);
+		tcase_add_test(tc, copy_of_file_with_layout_out);
 		tcase_add_test(tc, layoutget_during_recall);
 		tcase_add_test(tc, unreturned_layout_fenced);
 	}
