@@ -44,7 +44,9 @@
 # metadata server whose files layouts stripe over them (PNFS_MDS, a
 # Data_Server block each); --pnfs-mds-ds makes the metadata server a data
 # server too, first in the list; --pnfs-opts "K = V; ..." adds to the
-# metadata server's FSAL block (Stripe_Unit, Stripe_Count).
+# metadata server's FSAL block (Stripe_Unit, Stripe_Count);
+# --pnfs-ds-host ADDR is the address the layouts give for the data servers
+# (default 127.0.0.1; the Linux guest's 10.0.2.100, tests/linux/vm.sh).
 #
 # --protocols LIST is NFS_CORE_PARAM's and EXPORT's Protocols (default 4).
 # With NFSv3 Ganesha must register with rpcbind or it stops; tests never
@@ -90,6 +92,7 @@ export_tmpfs=0
 pnfs_ds=0
 pnfs_mds_ds=0
 pnfs_opts=""
+pnfs_ds_host=127.0.0.1
 harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -106,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--pnfs) pnfs_ds=$2; shift 2 ;;
 	--pnfs-mds-ds) pnfs_mds_ds=1; shift ;;
 	--pnfs-opts) pnfs_opts=$2; shift 2 ;;
+	--pnfs-ds-host) pnfs_ds_host=$2; shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -389,9 +393,9 @@ for attempt in 1 2 3 4 5; do
 	echo "$PORT" >"$work/port"
 	if [ "$pnfs_ds" -gt 0 ]; then
 		if [ $pnfs_mds_ds = 1 ]; then
-			list=$(sparse_pnfs_ds_blocks 127.0.0.1 "$PORT" "${ds_ports[@]}")
+			list=$(sparse_pnfs_ds_blocks "$pnfs_ds_host" "$PORT" "${ds_ports[@]}")
 		else
-			list=$(sparse_pnfs_ds_blocks 127.0.0.1 "${ds_ports[@]}")
+			list=$(sparse_pnfs_ds_blocks "$pnfs_ds_host" "${ds_ports[@]}")
 		fi
 		FSAL_OPTS_SAVED=${FSAL_OPTS_SAVED-$FSAL_OPTS}
 		FSAL_OPTS="$FSAL_OPTS_SAVED PNFS_MDS = true; $pnfs_mds_ds_opts $pnfs_opts

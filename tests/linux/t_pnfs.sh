@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# t_pnfs.sh: guest/pnfs.sh on an NFSv4.2 mount of the metadata server of
+# harness.sh --pnfs 2; then on the host: the file the guest wrote is in the
+# backing store byte for byte, and each data server process moved its half
+# of the file: /proc/PID/io wchar and rchar (as e2e_pnfs_io checks) each
+# grew by at least 45 % of the file's size (received from the socket and
+# written to the file, sent to the socket).
+. "$(dirname "$0")/lib.sh"
+
+# ds_io I KEY: counter KEY (wchar, rchar) of data server I's process
+ds_io() {
+	awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(cat "$NFS42_WORK_DIR/ds$1.pid")/io"
+}
+
+declare -A w0 r0
+for i in 0 1; do
+	w0[$i]=$(ds_io $i wchar)
+	r0[$i]=$(ds_io $i rchar)
+done
+export GUEST_DS_PORTS=$NFS42_DS_PORTS
+rc=0
+linux_guest --modules nfs_layout_nfsv41_files -- guest/pnfs.sh || rc=$?
+size=$((16 << 20))
+for i in 0 1; do
+	w=$(($(ds_io $i wchar) - w0[$i]))
+	r=$(($(ds_io $i rchar) - r0[$i]))
+	echo "data server $i: wrote $w, read $r bytes"
+	h_check "data server $i: wchar grew by $w of $size" [ "$w" -ge $((size * 9 / 20)) ]
+	h_check "data server $i: rchar grew by $r of $size" [ "$r" -ge $((size * 9 / 20)) ]
+done
+if [ -f "$LINUX_OUT/xchg/sum" ]; then
+	h_check_eq "backing file's data" \
+		"$(sha256sum <"$NFS42_BACKING/pnfs/file" | cut -d' ' -f1)" \
+		"$(cat "$LINUX_OUT/xchg/sum")"
+else
+	h_bad "the guest left no sum"
+fi
+h_done $rc
