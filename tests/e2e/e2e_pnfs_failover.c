@@ -173,7 +173,7 @@ int main(void)
 	Suite *s = suite_create("pnfs_failover");
 	TCase *tc = tcase_create("failover");
 
-	tcase_set_timeout(tc, 180);
+	tcase_set_timeout(tc, 480);
 	tcase_add_test(tc, ds_killed_mid_write);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -19,6 +19,9 @@
 #include <pthread.h>
 
 #include "e2e_fsal_util.h"
+#include "nfs3_test.h"
+
+#define NFS3ERR_JUKEBOX 10008
 
 #define SERVE_MS 30000
 #define FILE_SIZE (1 << 20)
@@ -467,6 +470,50 @@ START_TEST(layoutget_during_recall)
 }
 END_TEST
 
+/*
+ * "v3" (harness --protocols "3, 4"): an NFSv3 SETATTR of the size, which
+ * has no client id, recalls every holder: NFS3ERR_JUKEBOX until A has
+ * returned its layout, then done; A's next I/O sees the new size.
+ */
+START_TEST(recall_on_v3_truncate)
+{
+	struct nfs42_client *a = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = backing_file("v3");
+	struct nfs3_fh root, fh;
+	struct nfs3_conn c;
+	struct nfs42_file fa;
+	struct holder h;
+	int64_t give_up;
+	int rc, jukebox = 0;
+	struct stat st;
+
+	ck_assert_int_eq(nfs3_connect(&c), 0);
+	ck_assert_int_eq(nfs3_mount(&c, e2e_env("NFS42_BACKING"), &root), 0);
+	ck_assert_int_eq(nfs3_lookup(&c, &root, nfs3_str(name), &fh), 0);
+	hold_layout(a, name, false, &fa, lo);
+	holder_start(&h, a, false);
+	give_up = e2e_now_ms() + 20000;
+	while ((rc = nfs3_setattr(&c, &fh, FILE_SIZE / 2, -1)) ==
+		       NFS3ERR_JUKEBOX &&
+	       e2e_now_ms() < give_up) {
+		jukebox++;
+		usleep(200 * 1000);
+	}
+	ck_assert_msg(rc == NFS3_OK, "NFSv3 SETATTR: %s", nfs3_status_name(rc));
+	holder_join(&h);
+	ck_assert_int_ge(jukebox, 1);
+	ck_assert_uint_eq(h.returned, 1);
+	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
+	ck_assert_int_eq(st.st_size, FILE_SIZE / 2);
+	next_io_new_layout(a, &fa, lo, name);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs3_close(&c);
+	free(lo);
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* "unexport": the export removed over DBus with a layout out. */
 START_TEST(unexport_recalls_and_fences)
 {
@@ -506,6 +553,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 120);
 	if (argc > 1 && !strcmp(argv[1], "unexport")) {
 		tcase_add_test(tc, unexport_recalls_and_fences);
+	} else if (argc > 1 && !strcmp(argv[1], "v3")) {
+		tcase_add_test(tc, recall_on_v3_truncate);
 	} else {
 		tcase_add_test(tc, recall_on_truncate);
 		tcase_add_test(tc, recall_on_truncating_open);
