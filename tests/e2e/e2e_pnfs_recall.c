@@ -357,6 +357,34 @@ START_TEST(copy_of_file_with_layout_out)
 }
 END_TEST
 
+/* The holder's own asynchronous COPY into the file recalls nothing (the
+ * copy runs on no request of the client's, but on its behalf). */
+START_TEST(no_recall_for_own_async_copy)
+{
+	struct nfs42_client *a = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = backing_file("ownacopy");
+	struct nfs42_async_copy ac = { .poll_ms = 200 };
+	struct nfs42_file fa;
+	uint64_t recalls0;
+
+	copy_src = backing_file("ownacopysrc");
+	e2e_put_backing(copy_src, "the holder's own copy", 21);
+	hold_layout(a, name, true, &fa, lo);
+	recalls0 = nfs42_layout_recalls(a);
+	ck_nfs_ok(a, nfs42_copy_file_async(a, e2e_path(copy_src),
+					   e2e_path(name), &ac));
+	ck_assert_int_ge(nfs42_poll(a, 300), 0);
+	ck_assert_uint_eq(nfs42_layout_recalls(a), recalls0);
+	ck_assert_uint_eq(nfs42_layouts_held(a), 1);
+	read_via_ds(&fa, lo, name);
+	ck_nfs_ok(a, nfs42_layout_return(&fa, lo));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	free(lo);
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* A DS READ of the layout's first stripe with its own handle: status. */
 static int ds_read_status(struct nfs42_file *f, struct nfs42_layout *lo)
 {
@@ -564,6 +592,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, recall_on_remove);
 		tcase_add_test(tc, no_recall_for_own_change_or_copy_from);
 		tcase_add_test(tc, copy_of_file_with_layout_out);
+		tcase_add_test(tc, no_recall_for_own_async_copy);
 		tcase_add_test(tc, layoutget_during_recall);
 		tcase_add_test(tc, unreturned_layout_fenced);
 	}

@@ -47,5 +47,36 @@ done
 c=$(ops_delta "$m" COPY cp "$m/pnfs/file" "$m/pnfs/copy")
 check "cp used COPY on the metadata server ($c calls)" [ "$c" -ge 1 ]
 check "the copy is identical" cmp /tmp/want "$m/pnfs/copy"
+# A truncate by another client under the guest's layout: the guest holds
+# the file open and has read through its layout; the host (t_pnfs.sh)
+# truncates the file to 4 MiB with our client. The server recalls the
+# guest's layout (Linux, a "forgetful" client, drops it and answers at
+# once), so the truncate goes through in far less than the 20 s lease a
+# kept layout would cost (t_pnfs.sh); the guest's next reads, on the file
+# it still holds open, go through a layout and see the new size. (These
+# checks also pass with the recall disabled: the kernel then gets new
+# layouts by itself. The recall proper is e2e_pnfs_recall's.)
+# wait_for FILE SECONDS: until the host has written FILE
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$XCHG/$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+exec 3<"$m/pnfs/file"
+dd if="$m/pnfs/file" of=/dev/null bs=1M count=4 iflag=direct status=none
+pr=$(mst_event "$m" 26)
+touch "$XCHG/pnfs-held"
+check "recall: the host truncated the file" wait_for pnfs-truncated 120
+dd if="$m/pnfs/file" of=/dev/null bs=1M count=1 iflag=direct status=none
+check_ge "recall: that read went through a layout (events pnfs_read)" \
+	"$(($(mst_event "$m" 26) - pr))" 1
+dd if="$m/pnfs/file" of=/tmp/after bs=1M iflag=direct status=none
+head -c $((4 << 20)) /tmp/want >/tmp/want4
+check "recall: read after the truncate identical (4 MiB)" cmp /tmp/want4 /tmp/after
+check_eq "recall: the size after reopening" "$(wc -c <"$m/pnfs/file")" $((4 << 20))
+exec 3<&-
 umount "$m"
 g_done
