@@ -56,15 +56,6 @@ check "the copy is identical" cmp /tmp/want "$m/pnfs/copy"
 # it still holds open, go through a layout and see the new size. (These
 # checks also pass with the recall disabled: the kernel then gets new
 # layouts by itself. The recall proper is e2e_pnfs_recall's.)
-# wait_for FILE SECONDS: until the host has written FILE
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$XCHG/$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 exec 3<"$m/pnfs/file"
 dd if="$m/pnfs/file" of=/dev/null bs=1M count=4 iflag=direct status=none
 pr=$(mst_event "$m" 26)
