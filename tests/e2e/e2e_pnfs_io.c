@@ -543,12 +543,70 @@ START_TEST(layoutcommit_needs_layout_stateid)
 }
 END_TEST
 
-int main(void)
+/*
+ * "mds-ds" (harness --pnfs-mds-ds): the metadata server is a data server
+ * too, first of three: EXCHANGE_ID says both, and a striped write and
+ * read of 1 MiB go to all three (the metadata server's share through its
+ * data-server handles), none through the metadata server's own I/O.
+ */
+START_TEST(mds_also_ds)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = uniq("mdsds");
+	struct nfs42_pnfs_stats st;
+	uint8_t *buf = malloc(1 << 20);
+	uint64_t size = 0, end = 0;
+	struct nfs42_file f;
+	char *local, *back;
+	int fd, i;
+
+	ck_assert_uint_eq(nfs42_server_flags(cl) & EXCHGID4_FLAG_MASK_PNFS,
+			  EXCHGID4_FLAG_USE_PNFS_MDS |
+				  EXCHGID4_FLAG_USE_PNFS_DS);
+	for (i = 0; i < (1 << 20); i++)
+		buf[i] = (uint8_t)(i * 31 + 7);
+	fd = e2e_local_tmp("pnfs-mdsds", &local);
+	ck_assert_int_eq(write(fd, buf, 1 << 20), 1 << 20);
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				 UNCHECKED4, 0644, true, &f));
+	ck_nfs_ok(cl, nfs42_layout_get(&f, LAYOUTIOMODE4_RW, lo));
+	ck_assert_uint_eq(lo->nstripes, 3);
+	ck_nfs_ok(cl, nfs42_pnfs_write_fd(&f, lo, NULL, fd, &size, &st));
+	close(fd);
+	ck_assert_uint_eq(st.mds_bytes, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_gt(st.ds_bytes[i], 0);
+	ck_assert(e2e_same_as_backing(local, name));
+	fd = e2e_local_tmp("pnfs-mdsds-back", &back);
+	ck_nfs_ok(cl, nfs42_pnfs_read_fd(&f, lo, NULL, fd, &end, &st));
+	close(fd);
+	ck_assert_uint_eq(end, 1 << 20);
+	ck_assert_uint_eq(st.mds_bytes, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_gt(st.ds_bytes[i], 0);
+	ck_assert(e2e_same_as_backing(back, name));
+	ck_nfs_ok(cl, nfs42_layout_return(&f, lo));
+	ck_nfs_ok(cl, nfs42_close(&f));
+	unlink(local);
+	unlink(back);
+	free(buf);
+	free(lo);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	Suite *s = suite_create("pnfs_io");
 	TCase *tc = tcase_create("io");
 
 	tcase_set_timeout(tc, 120);
+	if (argc > 1 && !strcmp(argv[1], "mds-ds")) {
+		tcase_add_test(tc, mds_also_ds);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
 	tcase_add_test(tc, striped_dense_write_and_read);
 	tcase_add_test(tc, striped_sparse_keeps_holes);
 	tcase_add_test(tc, layout_as_configured);

@@ -8,6 +8,12 @@ sparse_e2e_test(e2e_pnfs_io
   TIMEOUT 300
   HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
 
+# The metadata server a data server too (--pnfs-mds-ds): three stripes.
+sparse_e2e_run(e2e_pnfs_io_mds_ds e2e_pnfs_io ARGS mds-ds
+  TIMEOUT 120
+  HARNESS_ARGS --pnfs 2 --pnfs-mds-ds
+               --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
+
 # Layout recalls and fencing: a 5 s lease so that an unreturned layout is
 # fenced within the test; "unexport" removes the export over DBus.
 set(pnfs_recall_opts "Lease_Lifetime = 5$<SEMICOLON>")
