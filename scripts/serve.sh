@@ -17,6 +17,7 @@ usage() {
 usage: serve.sh [-p PORT] [-d EXPORT_DIR] [-P PSEUDO] [-l LOG_LEVEL]
                 [--protocols LIST] [--mount-port PORT]
                 [--rpcbind private|system] [--no-delegations] [--no-build]
+                [--pnfs N [--stripe-unit BYTES]]
 
 Builds (if needed) and runs ganesha.nfsd in the foreground with one
 FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
@@ -42,6 +43,12 @@ FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
                  grant no delegations (default: read delegations, each
                  backed by a Linux lease)
   --no-build     use the existing build as it is
+  --pnfs N       pNFS: this server is the metadata server, and N more
+                 servers on ports PORT+1..PORT+N, on the same export
+                 directory, are its data servers (files layouts striped
+                 over them; N from 1 to 16; NFSv4.1 or 4.2 only)
+  --stripe-unit BYTES
+                 with --pnfs: the stripe unit (default 1048576)
   -h, --help     this text
 Each server keeps its configuration, log and client records in
 BUILD/serve/PORT/ (BUILD: build/, or $SPARSE_BUILD_DIR).
@@ -65,11 +72,14 @@ build=${SPARSE_BUILD_DIR:-$repo/build}
 do_build=1
 export_given=0
 delegations=1
+pnfs=0
+stripe_unit=1048576
 all_args=("$@")
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-p | -d | -l | -P | --protocols | --mount-port | --rpcbind)
+	-p | -d | -l | -P | --protocols | --mount-port | --rpcbind | --pnfs | \
+	--stripe-unit)
 		[ $# -ge 2 ] || bad_usage "$1 needs a value"
 		case "$1" in
 		-p) PORT=$2 ;;
@@ -79,6 +89,8 @@ while [ $# -gt 0 ]; do
 		--protocols) protocols_arg=$2 ;;
 		--mount-port) MNT_PORT=$2 ;;
 		--rpcbind) rpcbind=$2 ;;
+		--pnfs) pnfs=$2 ;;
+		--stripe-unit) stripe_unit=$2 ;;
 		esac
 		shift 2
 		;;
@@ -147,14 +159,32 @@ sparse_conf_string "$EXPORT_DIR" >/dev/null ||
 if [ $with_v3 = 1 ] && [ "$MNT_PORT" = "$PORT" ]; then
 	bad_usage "the MOUNT port must differ from the NFS port ($PORT)"
 fi
+[[ "$pnfs" =~ ^[0-9]{1,2}$ ]] && [ "$pnfs" -le 16 ] ||
+	bad_usage "--pnfs takes a number of data servers, 1 to 16"
+[[ "$stripe_unit" =~ ^[0-9]{4,10}$ ]] && [ $((stripe_unit % 4096)) = 0 ] ||
+	bad_usage "--stripe-unit must be a multiple of 4096"
+if [ "$pnfs" -gt 0 ] && [[ ", $MINOR_VERSIONS" != *", 1"* && ", $MINOR_VERSIONS" != *", 2"* || $with_v4 = 0 ]]; then
+	bad_usage "--pnfs needs NFSv4.1 or NFSv4.2 in --protocols"
+fi
+ds_ports=()
+for ((i = 1; i <= pnfs; i++)); do
+	ds_ports+=($((PORT + i)))
+	sparse_valid_port "$((PORT + i))" ||
+		bad_usage "data server port $((PORT + i)) out of range"
+	if [ $with_v3 = 1 ] && [ "$MNT_PORT" = "$((PORT + i))" ]; then
+		bad_usage "the MOUNT port must differ from the data servers' ports"
+	fi
+done
 
 # A second serve.sh from this checkout may run on another port: each
 # server has its own run directory, BUILD/serve/PORT, locked while it runs.
 run=$build/serve/$PORT
-if sparse_port_in_use "$PORT"; then
-	echo "serve: port $PORT is already in use on this machine" >&2
-	exit 2
-fi
+for p in "$PORT" "${ds_ports[@]}"; do
+	if sparse_port_in_use "$p"; then
+		echo "serve: port $p is already in use on this machine" >&2
+		exit 2
+	fi
+done
 if [ $with_v3 = 1 ] && sparse_port_in_use "$MNT_PORT"; then
 	echo "serve: MOUNT port $MNT_PORT is already in use on this machine (--mount-port)" >&2
 	exit 2
@@ -217,7 +247,8 @@ if [ $delegations = 1 ]; then
 else
 	deleg=(DELEGATIONS=false EXPORT_DELEGATIONS=None)
 fi
-sparse_render_conf "$repo/src/config_samples/ganesha-sparse.conf.in" "$conf" \
+template=$repo/src/config_samples/ganesha-sparse.conf.in
+sparse_render_conf "$template" "$conf" \
 	"PROTOCOLS=$PROTOCOLS" "NFS_PORT=$PORT" "MNT_PORT=$MNT_PORT" \
 	"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
 	"MINOR_VERSIONS=$MINOR_VERSIONS" "RECOVERY_ROOT=$recovery_q" \
@@ -225,6 +256,42 @@ sparse_render_conf "$repo/src/config_samples/ganesha-sparse.conf.in" "$conf" \
 	"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
 [ ! -s "$log" ] || mv "$log" "$log.old"
 : >"$log"
+
+# pNFS: the data servers first, each with its own run directory under
+# this one (NFSv4.1 and 4.2 only, same export directory); then this server
+# as their metadata server (docs/configuration.md, "pNFS")
+ds_pids=()
+stop_ds() {
+	local p
+	for p in "${ds_pids[@]}"; do
+		sparse_stop_server "$p" || true
+	done
+}
+if [ "$pnfs" -gt 0 ]; then
+	for ((i = 0; i < pnfs; i++)); do
+		d=$run/ds$i
+		mkdir -p "$d/recovery"
+		sparse_render_conf "$template" "$d/ganesha.conf" \
+			"PROTOCOLS=4" "NFS_PORT=${ds_ports[$i]}" "MNT_PORT=$MNT_PORT" \
+			"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
+			"MINOR_VERSIONS=1, 2" \
+			"RECOVERY_ROOT=$(sparse_conf_string "$d/recovery")" \
+			"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
+			"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+		sparse_conf_add_pnfs "$d/ganesha.conf" "PNFS_DS = true;" "PNFS_DS = true;"
+		: >"$d/ganesha.log"
+		p=$(sparse_start_server "$stage" "$d/ganesha.conf" "$d/ganesha.log" "$d/pid" $$)
+		ds_pids+=("$p")
+		if ! sparse_wait_ready "$p" "${ds_ports[$i]}" "$d/ganesha.log" 60; then
+			echo "serve: data server $i did not start; from $d/ganesha.log:" >&2
+			sparse_log_errors "$d/ganesha.log" >&2
+			stop_ds
+			exit 1
+		fi
+	done
+	sparse_conf_add_pnfs "$conf" "PNFS_MDS = true;" \
+		"PNFS_MDS = true; Stripe_Unit = $stripe_unit; $(sparse_pnfs_ds_blocks 127.0.0.1 "${ds_ports[@]}" | tr "\n\t" "  ")"
+fi
 
 if [ $with_v3 = 1 ] && [ $rpcbind = private ]; then
 	# /run of this namespace: run/, with the machine's /run/dbus in it
@@ -240,17 +307,19 @@ if [ $with_v3 = 1 ] && [ $rpcbind = private ]; then
 fi
 
 pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid" $$)
-trap 'echo; echo "serve: stopping ganesha.nfsd ($pid)"; sparse_stop_server "$pid"; exit 0' INT TERM
+trap 'echo; echo "serve: stopping ganesha.nfsd ($pid ${ds_pids[*]})"; sparse_stop_server "$pid"; stop_ds; exit 0' INT TERM
 if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
 	echo "serve: ganesha.nfsd did not start; from $log:" >&2
 	sparse_log_errors "$log" >&2
 	sparse_stop_server "$pid" 2
+	stop_ds
 	exit 1
 fi
 if sparse_config_errors "$log" >"$run/config-errors"; then
 	echo "serve: ganesha.nfsd refused its configuration ($conf):" >&2
 	cat "$run/config-errors" >&2
 	sparse_stop_server "$pid"
+	stop_ds
 	exit 1
 fi
 
@@ -262,6 +331,9 @@ for m in ${MINOR_VERSIONS//,/}; do
 done
 echo "serve: ganesha.nfsd $pid exports $EXPORT_DIR as $PSEUDO on 127.0.0.1:$PORT ($versions)"
 echo "serve: config $conf, log $log; Ctrl-C stops it"
+if [ "$pnfs" -gt 0 ]; then
+	echo "serve: pNFS metadata server; data servers ${ds_pids[*]} on ports ${ds_ports[*]} (stripe unit $stripe_unit), their files in $run/ds*/"
+fi
 if [ $delegations = 1 ]; then
 	echo "serve: read delegations on (--no-delegations turns them off)"
 else
@@ -293,4 +365,5 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 echo "serve: ganesha.nfsd exited; last log lines:" >&2
 tail -n 10 "$log" >&2
+stop_ds
 exit 1

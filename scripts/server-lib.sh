@@ -123,6 +123,30 @@ sparse_render_conf() {
 	printf '%s\n' "$text" >"$out.tmp" && mv "$out.tmp" "$out"
 }
 
+# sparse_conf_add_pnfs CONF NFSV4_ITEMS FSAL_ITEMS: CONF (rendered from
+# the sample template) with NFSV4_ITEMS added at the top of its NFSv4
+# block and FSAL_ITEMS after the export's "Name = SPARSE;" (serve.sh
+# --pnfs). 1, CONF untouched, when either place is missing.
+sparse_conf_add_pnfs() {
+	local conf=$1 v4=$2 fsal=$3
+	awk -v v4="$v4" -v fsal="$fsal" '
+		{ print }
+		/^NFSv4 \{/ { print "\t" v4; a++ }
+		/^[[:space:]]*Name = SPARSE;/ { print "\t\t" fsal; b++ }
+		END { exit !(a == 1 && b == 1) }' "$conf" >"$conf.tmp" &&
+		mv "$conf.tmp" "$conf" || { rm -f "$conf.tmp"; return 1; }
+}
+
+# sparse_pnfs_ds_blocks HOST PORT...: the Data_Server blocks of an export's
+# FSAL block for data servers on HOST at each PORT (docs/configuration.md).
+sparse_pnfs_ds_blocks() {
+	local host=$1 p
+	shift
+	for p in "$@"; do
+		printf 'Data_Server { Address = "%s:%s"; }\n\t\t' "$host" "$p"
+	done
+}
+
 SPARSE_SERVER_LIB=${BASH_SOURCE[0]}
 
 # sparse_start_server STAGE CONF LOG PIDFILE OWNER: start ganesha.nfsd in

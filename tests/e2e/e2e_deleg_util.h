@@ -24,20 +24,6 @@ static inline const char *e2e_deleg_uniq(const char *prefix, const char *what)
 	return e2e_keep(p);
 }
 
-/* Does the server log have a line with s? */
-static inline bool e2e_log_has(const char *s)
-{
-	char line[2048];
-	bool found = false;
-	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
-
-	ck_assert_ptr_nonnull(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, s) != NULL;
-	fclose(f);
-	return found;
-}
-
 /* A client that leaves recalls to the test (nfs42_serve_recalls). */
 static inline struct nfs42_client *e2e_client_keeping_recalls(void)
 {

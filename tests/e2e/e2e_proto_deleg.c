@@ -27,8 +27,6 @@ static const char *uniq(const char *what)
 	return e2e_deleg_uniq("deleg", what);
 }
 
-#define log_has e2e_log_has
-
 /* A file made on the server's disk, so no NFS open ever had it for
  * writing (a read lease needs that).
  */
@@ -259,7 +257,7 @@ START_TEST(t_local_open)
 	took = local_write_open_ms(name);
 	holder_check(&h, &fa);
 	ck_assert_msg(took < 20000, "local open took %lld ms", (long long)took);
-	ck_assert(log_has("broken by a local open"));
+	ck_assert(e2e_log_has("broken by a local open"));
 	ck_nfs_ok(a, nfs42_close(&fa));
 	nfs42_client_free(a);
 }
@@ -375,7 +373,7 @@ START_TEST(t_revoke)
 	 * answered, checked every second.
 	 */
 	ck_assert_msg(took < 14000, "revoked after %lld ms", (long long)took);
-	ck_assert(log_has("not returned within a lease period of the recall"));
+	ck_assert(e2e_log_has("not returned within a lease period of the recall"));
 	check_revoked_then_freed(a, b, &fa);
 	ck_nfs_ok(b, nfs42_close(&fb));
 	nfs42_client_free(a);
@@ -894,8 +892,8 @@ START_TEST(t_stop_holding)
 	ck_assert_int_eq(system(e2e_keep(cmd)), 0);
 	ck_assert_msg(e2e_now_ms() - t0 < 15000, "stop took %lld ms",
 		      (long long)(e2e_now_ms() - t0));
-	ck_assert(log_has("lease of a delegation deleted without return") ||
-		  log_has("1 leases dropped at shutdown"));
+	ck_assert(e2e_log_has("lease of a delegation deleted without return") ||
+		  e2e_log_has("1 leases dropped at shutdown"));
 	nfs42_client_free(a);
 	ck_assert_int_gt(
 		asprintf(&cmd, "'%s' start", e2e_env("NFS42_SERVER_CTL")), 0);
@@ -933,7 +931,7 @@ START_TEST(t_unexport_holding)
 		(long long)took);
 	/* the server is alive and still answers this client */
 	ck_nfs_ok(a, nfs42_null(a));
-	ck_assert(log_has("lease of a delegation deleted without return"));
+	ck_assert(e2e_log_has("lease of a delegation deleted without return"));
 	nfs42_client_free(a);
 }
 END_TEST
@@ -983,17 +981,17 @@ START_TEST(t_returned_before_revoke)
 	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
 	ck_assert_int_eq(pthread_join(opener, NULL), 0);
 	ck_nfs_ok(b, oarg.rc);
-	ck_assert(log_has("test stall lease_drop"));
+	ck_assert(e2e_log_has("test stall lease_drop"));
 	/* the revocation check logs once it has the lock the DELEGRETURN
 	 * just gave up */
 	for (wait = 0;
-	     wait < 50 && !log_has("returned just before its revocation");
+	     wait < 50 && !e2e_log_has("returned just before its revocation");
 	     wait++)
 		usleep(100 * 1000);
-	ck_assert_msg(log_has("returned just before its revocation"),
+	ck_assert_msg(e2e_log_has("returned just before its revocation"),
 		      "the revocation did not race the DELEGRETURN");
 	ck_assert_msg(
-		!log_has("not returned within a lease period"),
+		!e2e_log_has("not returned within a lease period"),
 		"a returned delegation was reported (and counted) revoked");
 	ck_nfs_ok(b, nfs42_close(&fb));
 	ck_nfs_ok(a, nfs42_close(&fa));

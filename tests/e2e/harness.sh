@@ -32,6 +32,21 @@
 #                            that does not exist (the server runs without
 #                            DBus). The machine's system bus is never used.
 #   NFS42_MNT_PORT           with --protocols naming 3: the MOUNT port
+#   NFS42_WORK_DIR           the test's directory (server files, ds*.pid)
+#   NFS42_DS_COUNT, NFS42_DS_PORTS, NFS42_DS_LOGS
+#                            with --pnfs N: the N data servers' ports and
+#                            logs (space separated); "$NFS42_SERVER_CTL
+#                            ds-kill9|ds-stop|ds-start I" controls data
+#                            server I (0..N-1)
+#
+# --pnfs N starts N more servers on the same export directory, each a pNFS
+# data server only (NFSv4 and FSAL PNFS_DS), and makes the main server the
+# metadata server whose files layouts stripe over them (PNFS_MDS, a
+# Data_Server block each); --pnfs-mds-ds makes the metadata server a data
+# server too, first in the list; --pnfs-opts "K = V; ..." adds to the
+# metadata server's FSAL block (Stripe_Unit, Stripe_Count);
+# --pnfs-ds-host ADDR is the address the layouts give for the data servers
+# (default 127.0.0.1; the Linux guest's 10.0.2.100, tests/linux/vm.sh).
 #
 # --protocols LIST is NFS_CORE_PARAM's and EXPORT's Protocols (default 4).
 # With NFSv3 Ganesha must register with rpcbind or it stops; tests never
@@ -74,6 +89,10 @@ needs_root=0
 with_dbus=0
 PROTOCOLS=${SPARSE_E2E_PROTOCOLS:-4}
 export_tmpfs=0
+pnfs_ds=0
+pnfs_mds_ds=0
+pnfs_opts=""
+pnfs_ds_host=127.0.0.1
 harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -87,6 +106,10 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--needs-root) needs_root=1; shift ;;
 	--dbus) with_dbus=1; shift ;;
+	--pnfs) pnfs_ds=$2; shift 2 ;;
+	--pnfs-mds-ds) pnfs_mds_ds=1; shift ;;
+	--pnfs-opts) pnfs_opts=$2; shift 2 ;;
+	--pnfs-ds-host) pnfs_ds_host=$2; shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -229,12 +252,34 @@ start() {
 }
 stop() { sparse_stop_server "\$(cat "$work/server.pid")"; }
 kill9() { sparse_kill_server "\$(cat "$work/server.pid")"; }
+# data server I of --pnfs: its own config, log, PID file and port
+ds_start() {
+	local pid d=$work/ds\$1
+	[ -f "\$d.conf" ] || { echo "no data server \$1" >&2; exit 2; }
+	if [ -f "\$d.pid" ]; then
+		sparse_wait_port_free "\$(cat "\$d.port")" 10 || exit 1
+	fi
+	# (no DBus: the bus of --dbus is the metadata server's alone)
+	pid=\$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus-ds \\
+		sparse_start_server "$stage" "\$d.conf" "\$d.log" "\$d.pid" $$)
+	if ! sparse_wait_ready "\$pid" "\$(cat "\$d.port")" "\$d.log" 60; then
+		echo "harness: data server \$1 failed to start:" >&2
+		sparse_log_errors "\$d.log" >&2
+		sparse_stop_server "\$pid" 2
+		exit 1
+	fi
+}
+ds_stop() { sparse_stop_server "\$(cat "$work/ds\$1.pid")"; }
+ds_kill9() { sparse_kill_server "\$(cat "$work/ds\$1.pid")"; }
 case "\${1:-}" in
 start) start ;;
 stop) stop ;;
 restart) stop; start ;;
 kill9) kill9 ;;
-*) echo "usage: \$0 start|stop|restart|kill9" >&2; exit 2 ;;
+ds-start) ds_start "\${2:?}" ;;
+ds-stop) ds_stop "\${2:?}" ;;
+ds-kill9) ds_kill9 "\${2:?}" ;;
+*) echo "usage: \$0 start|stop|restart|kill9|ds-start I|ds-stop I|ds-kill9 I" >&2; exit 2 ;;
 esac
 CTL
 chmod +x "$work/ctl"
@@ -254,6 +299,10 @@ cleanup() {
 	if [ -f "$work/server.pid" ]; then
 		sparse_stop_server "$(cat "$work/server.pid")" 20 || true
 	fi
+	local d
+	for d in "$work"/ds*.pid; do
+		[ -s "$d" ] && { sparse_stop_server "$(cat "$d")" 20 || true; }
+	done
 	umount_below "$work"
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
@@ -298,6 +347,39 @@ if [ $with_v3 = 1 ]; then
 		{ echo "harness: the rpcbind stub did not start" >&2; exit 1; }
 fi
 
+# --pnfs: the data servers first (the metadata server's layouts name them)
+ds_ports=()
+if [ "$pnfs_ds" -gt 0 ]; then
+	for ((i = 0; i < pnfs_ds; i++)); do
+		for attempt in 1 2 3 4 5; do
+			p=$(sparse_free_port)
+			echo "$p" >"$work/ds$i.port"
+			mkdir -p "$work/recovery-ds$i"
+			( PORT=$p RECOVERY_DIR=$work/recovery-ds$i \
+			  NFSV4_OPTS="$NFSV4_OPTS PNFS_DS = true;" \
+			  FSAL_OPTS="$FSAL_OPTS PNFS_DS = true;" MNT_PORT= \
+			  sparse_write_conf "$work/ds$i.conf" )
+			: >"$work/ds$i.log"
+			if "$work/ctl" ds-start "$i" 2>"$work/start.err"; then
+				break
+			fi
+			if [ $attempt -lt 5 ] && grep -q "Address already in use" "$work/ds$i.log"; then
+				continue
+			fi
+			cat "$work/start.err" >&2
+			exit 1
+		done
+		ds_ports+=("$(cat "$work/ds$i.port")")
+	done
+	pnfs_mds_ds_opts=""
+	pnfs_nfsv4="PNFS_MDS = true;"
+	if [ $pnfs_mds_ds = 1 ]; then
+		pnfs_mds_ds_opts="PNFS_DS = true;"
+		pnfs_nfsv4="PNFS_MDS = true; PNFS_DS = true;"
+	fi
+	NFSV4_OPTS="$NFSV4_OPTS $pnfs_nfsv4"
+fi
+
 # A free port can still be taken between the check and Ganesha's bind (by
 # another test's server): then try another one.
 for attempt in 1 2 3 4 5; do
@@ -309,6 +391,16 @@ for attempt in 1 2 3 4 5; do
 		[ "$MNT_PORT" != "$PORT" ] || MNT_PORT=$(sparse_free_port)
 	fi
 	echo "$PORT" >"$work/port"
+	if [ "$pnfs_ds" -gt 0 ]; then
+		if [ $pnfs_mds_ds = 1 ]; then
+			list=$(sparse_pnfs_ds_blocks "$pnfs_ds_host" "$PORT" "${ds_ports[@]}")
+		else
+			list=$(sparse_pnfs_ds_blocks "$pnfs_ds_host" "${ds_ports[@]}")
+		fi
+		FSAL_OPTS_SAVED=${FSAL_OPTS_SAVED-$FSAL_OPTS}
+		FSAL_OPTS="$FSAL_OPTS_SAVED PNFS_MDS = true; $pnfs_mds_ds_opts $pnfs_opts
+		$list"
+	fi
 	sparse_write_conf "$work/ganesha.conf"
 	: >"$work/ganesha.log"
 	if "$work/ctl" start 2>"$work/start.err"; then
@@ -325,11 +417,21 @@ export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
 export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
-export NFS42_RECOVERY_DIR=$RECOVERY_DIR
+export NFS42_RECOVERY_DIR=$RECOVERY_DIR NFS42_WORK_DIR=$work
 if [ -n "$MNT_PORT" ]; then
 	export NFS42_MNT_PORT=$MNT_PORT
 else
 	unset NFS42_MNT_PORT
+fi
+if [ "$pnfs_ds" -gt 0 ]; then
+	export NFS42_DS_COUNT=$pnfs_ds NFS42_DS_PORTS="${ds_ports[*]}"
+	NFS42_DS_LOGS=""
+	for ((i = 0; i < pnfs_ds; i++)); do
+		NFS42_DS_LOGS="$NFS42_DS_LOGS $work/ds$i.log"
+	done
+	export NFS42_DS_LOGS=${NFS42_DS_LOGS# }
+else
+	unset NFS42_DS_COUNT NFS42_DS_PORTS NFS42_DS_LOGS
 fi
 set +e
 "$@"

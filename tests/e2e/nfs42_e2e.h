@@ -111,6 +111,47 @@ static inline int64_t e2e_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether a line of the server's log (NFS42_LOG) contains s. */
+static inline bool e2e_log_has(const char *s)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, s) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* A new local file $TMPDIR/prefix-XXXXXX open read-write; *path kept. */
+static inline int e2e_local_tmp(const char *prefix, char **path)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	ck_assert_int_gt(
+		asprintf(path, "%s/%s-XXXXXX", dir ? dir : "/tmp", prefix), 0);
+	e2e_keep(*path);
+	fd = mkstemp(*path);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* Whether the local file path holds the bytes of the backing file rel. */
+static inline bool e2e_same_as_backing(const char *path, const char *rel)
+{
+	char *cmd;
+	int rc;
+
+	ck_assert_int_gt(
+		asprintf(&cmd, "cmp -s '%s' '%s'", path, e2e_backing(rel)), 0);
+	rc = system(cmd);
+	free(cmd);
+	return rc == 0;
+}
+
 /*
  * Set by e2e_skip(); shared memory, as Check runs each test in a forked
  * child. e2e_run() maps it before the tests run.

@@ -18,6 +18,16 @@ g_done() {
 	exit 0
 }
 
+# wait_for FILE SECONDS: until the host has written FILE
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$XCHG/$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # nfs_mount VERS DIR [EXTRA_OPTS]: mount the server's export (EXPORT, else
 # NFS_EXPORT)
 # on DIR with vers=VERS (4.2, 4.1, 4.0; 3 with NFS_MOUNTPORT), hard, with

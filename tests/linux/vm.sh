@@ -14,8 +14,9 @@
 # kernel modules (with their dependencies) at boot.
 #
 # The guest's network is QEMU's user network with restrict=on: it reaches
-# nothing but the guestfwd ports, each --fwd PORT (and NFS42_PORT when set)
-# as 10.0.2.100:PORT, which QEMU connects, one `busybox nc` per connection,
+# nothing but the guestfwd ports, each --fwd PORT (and NFS42_PORT,
+# NFS42_MNT_PORT and harness.sh --pnfs's NFS42_DS_PORTS when set) as
+# 10.0.2.100:PORT, which QEMU connects, one `busybox nc` per connection,
 # to 127.0.0.1:PORT on this machine.
 #
 # In the guest: NFS_SERVER (10.0.2.100), NFS_PORT (NFS42_PORT),
@@ -158,6 +159,8 @@ cp "$here/guest-lib.sh" "$here/checks.sh" "$xchg/"
 cp "$script" "$xchg/test.sh"
 [ -n "${NFS42_PORT:-}" ] && fwd+=("$NFS42_PORT")
 [ -n "${NFS42_MNT_PORT:-}" ] && fwd+=("$NFS42_MNT_PORT")
+# shellcheck disable=SC2206 # a list of ports
+[ -n "${NFS42_DS_PORTS:-}" ] && fwd+=($NFS42_DS_PORTS)
 {
 	echo "#!/bin/bash"
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

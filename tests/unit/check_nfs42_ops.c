@@ -534,7 +534,7 @@ static void put_small_fattr(struct nfs42_xdr *x, uint64_t fileid)
 	nfs42_xdr_put_u64(x, fileid);
 }
 
-#define N_ALL_RES 30
+#define N_ALL_RES 35
 
 /* A reply with one successful result of every op we decode. */
 static void build_all_reply(struct nfs42_xdr *x)
@@ -638,6 +638,32 @@ static void build_all_reply(struct nfs42_xdr *x)
 	nfs42_xdr_put_u32(x, 1);
 	nfs42_xdr_put_u32(x, NFS4_OK);
 	res_head(x, OP_CLONE, 0); /* 30 */
+	res_head(x, OP_LAYOUTGET, 0); /* 31 */
+	nfs42_xdr_put_bool(x, true);
+	put_sid(x, &SID2);
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_u64(x, 0);
+	nfs42_xdr_put_u64(x, UINT64_MAX);
+	nfs42_xdr_put_u32(x, LAYOUTIOMODE4_RW);
+	nfs42_xdr_put_u32(x, LAYOUT4_NFSV4_1_FILES);
+	nfs42_xdr_put_opaque(x, "layoutbody", 10);
+	res_head(x, OP_GETDEVICEINFO, 0); /* 32 */
+	nfs42_xdr_put_u32(x, LAYOUT4_NFSV4_1_FILES);
+	nfs42_xdr_put_opaque(x, "dev", 3);
+	nfs42_bitmap_encode(x, &(struct nfs42_bitmap){ 0 });
+	res_head(x, OP_GETDEVICELIST, 0); /* 33 */
+	nfs42_xdr_put_u64(x, 2);
+	nfs42_xdr_put_fixed(x, verf, 8);
+	nfs42_xdr_put_u32(x, 2);
+	nfs42_xdr_put_fixed(x, "device-id-000001", 16);
+	nfs42_xdr_put_fixed(x, "device-id-000002", 16);
+	nfs42_xdr_put_bool(x, true);
+	res_head(x, OP_LAYOUTCOMMIT, 0); /* 34 */
+	nfs42_xdr_put_bool(x, true);
+	nfs42_xdr_put_u64(x, 65537);
+	res_head(x, OP_LAYOUTRETURN, 0); /* 35 */
+	nfs42_xdr_put_bool(x, true);
+	put_sid(x, &SID);
 }
 
 START_TEST(reply_all_ops)
@@ -700,10 +726,147 @@ START_TEST(reply_all_ops)
 	ck_assert_uint_eq(r->u.offload_status.count, 777);
 	ck_assert(r->u.offload_status.has_complete);
 	ck_assert_uint_eq(nfs42_res(c, 29)->op, OP_CLONE);
-	ck_assert_ptr_null(nfs42_res(c, 30));
+	r = nfs42_res(c, 30);
+	ck_assert(r->u.layoutget.return_on_close);
+	ck_assert_mem_eq(&r->u.layoutget.stateid, &SID2, 16);
+	ck_assert_uint_eq(r->u.layoutget.n, 1);
+	ck_assert_uint_eq(r->u.layoutget.length, UINT64_MAX);
+	ck_assert_uint_eq(r->u.layoutget.iomode, LAYOUTIOMODE4_RW);
+	ck_assert_uint_eq(r->u.layoutget.body_len, 10);
+	ck_assert_mem_eq(r->u.layoutget.body, "layoutbody", 10);
+	r = nfs42_res(c, 31);
+	ck_assert_uint_eq(r->u.getdeviceinfo.body_len, 3);
+	ck_assert_mem_eq(r->u.getdeviceinfo.body, "dev", 3);
+	r = nfs42_res(c, 32);
+	ck_assert_uint_eq(r->u.getdevicelist.cookie, 2);
+	ck_assert_uint_eq(r->u.getdevicelist.n, 2);
+	ck_assert_mem_eq(r->u.getdevicelist.ids[1], "device-id-000002", 16);
+	ck_assert(r->u.getdevicelist.eof);
+	r = nfs42_res(c, 33);
+	ck_assert(r->u.layoutcommit.size_changed);
+	ck_assert_uint_eq(r->u.layoutcommit.size, 65537);
+	r = nfs42_res(c, 34);
+	ck_assert(r->u.layoutreturn.present);
+	ck_assert_mem_eq(&r->u.layoutreturn.stateid, &SID, 16);
+	ck_assert_ptr_null(nfs42_res(c, 35));
 	ck_assert_int_eq(nfs42_compound_failed_op(c), -1);
 	nfs42_xdr_free(&x);
 	nfs42_compound_free(c);
+}
+END_TEST
+
+/* An nfsv4_1_file_layout4 and a file_layout_ds_addr4 as a server sends
+ * them, decoded, and offsets located on them (RFC 8881 13.3, 13.4). */
+static void put_layout_body(struct nfs42_xdr *x, uint32_t util, uint32_t first,
+			    uint64_t pattern, uint32_t nfh)
+{
+	uint32_t i;
+
+	nfs42_xdr_put_fixed(x, "0123456789abcdef", 16);
+	nfs42_xdr_put_u32(x, util);
+	nfs42_xdr_put_u32(x, first);
+	nfs42_xdr_put_u64(x, pattern);
+	nfs42_xdr_put_u32(x, nfh);
+	for (i = 0; i < nfh; i++)
+		nfs42_xdr_put_opaque(x, "dsfh", 4);
+}
+
+static void put_device_body(struct nfs42_xdr *x)
+{
+	/* 3 stripes on data servers 2, 0, 1; server 0 with two paths */
+	nfs42_xdr_put_u32(x, 3);
+	nfs42_xdr_put_u32(x, 2);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_u32(x, 3);
+	nfs42_xdr_put_u32(x, 2);
+	nfs42_xdr_put_string(x, "tcp");
+	nfs42_xdr_put_string(x, "10.0.0.1.8.1");
+	nfs42_xdr_put_string(x, "tcp6");
+	nfs42_xdr_put_string(x, "fd00::1.8.1");
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_string(x, "tcp");
+	nfs42_xdr_put_string(x, "10.0.0.2.8.1");
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_string(x, "tcp");
+	nfs42_xdr_put_string(x, "10.0.0.3.8.1");
+}
+
+START_TEST(files_layout_decode_and_locate)
+{
+	static struct nfs42_layout lo;
+	struct nfs42_stripe_loc loc;
+	struct nfs42_xdr x;
+	char host[64];
+	uint16_t port;
+	size_t n;
+
+	nfs42_xdr_enc_init(&x);
+	put_layout_body(&x, 65536 | NFL4_UFLG_COMMIT_THRU_MDS, 1, 0, 1);
+	ck_assert_int_eq(nfs42_files_layout_decode(x.buf, x.len, &lo), 0);
+	ck_assert_uint_eq(lo.stripe_unit, 65536);
+	ck_assert(!lo.dense);
+	ck_assert(lo.commit_through_mds);
+	ck_assert_uint_eq(lo.first_stripe_index, 1);
+	ck_assert_uint_eq(lo.nfh, 1);
+	/* every shorter body is refused, and one with bytes left over */
+	for (n = 0; n < x.len; n++)
+		ck_assert_int_eq(nfs42_files_layout_decode(x.buf, n, &lo),
+				 -EBADMSG);
+	nfs42_xdr_put_u32(&x, 0);
+	ck_assert_int_eq(nfs42_files_layout_decode(x.buf, x.len, &lo),
+			 -EBADMSG);
+	nfs42_xdr_free(&x);
+
+	nfs42_xdr_enc_init(&x);
+	put_layout_body(&x, 65536, 1, 0, 1);
+	ck_assert_int_eq(nfs42_files_layout_decode(x.buf, x.len, &lo), 0);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_enc_init(&x);
+	put_device_body(&x);
+	ck_assert_int_eq(nfs42_files_device_decode(x.buf, x.len, &lo), 0);
+	ck_assert_uint_eq(lo.nstripes, 3);
+	ck_assert_uint_eq(lo.nds, 3);
+	ck_assert_uint_eq(lo.ds[0].naddr, 2);
+	ck_assert_str_eq(lo.ds[0].addr[1].netid, "tcp6");
+	for (n = 0; n < x.len; n++)
+		ck_assert_int_eq(nfs42_files_device_decode(x.buf, n, &lo),
+				 -EBADMSG);
+	nfs42_xdr_free(&x);
+
+	/* unit k goes to stripe (k + first) % 3, sparse packing keeps the
+	 * offset */
+	nfs42_layout_locate(&lo, 0, &loc);
+	ck_assert_uint_eq(loc.stripe, 1);
+	ck_assert_uint_eq(loc.ds, 0);
+	ck_assert_uint_eq(loc.ds_offset, 0);
+	nfs42_layout_locate(&lo, 65536 * 4 + 5, &loc);
+	ck_assert_uint_eq(loc.stripe, 2);
+	ck_assert_uint_eq(loc.ds, 1);
+	ck_assert_uint_eq(loc.unit_start, 65536 * 4);
+	ck_assert_uint_eq(loc.unit_end, 65536 * 5);
+	ck_assert_uint_eq(loc.ds_offset, 65536 * 4 + 5);
+	/* dense packing: the data server holds its units back to back */
+	lo.dense = true;
+	nfs42_layout_locate(&lo, 65536 * 4 + 5, &loc);
+	ck_assert_uint_eq(loc.ds_offset, 65536 + 5);
+
+	ck_assert_int_eq(nfs42_uaddr_split("10.0.0.1.8.1", host, sizeof(host),
+					   &port),
+			 0);
+	ck_assert_str_eq(host, "10.0.0.1");
+	ck_assert_uint_eq(port, 2049);
+	ck_assert_int_eq(
+		nfs42_uaddr_split("fd00::1.8.1", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "fd00::1");
+	ck_assert_int_eq(nfs42_uaddr_split("10.0.0.1.0.0", host, sizeof(host),
+					   &port),
+			 -EINVAL);
+	ck_assert_int_eq(nfs42_uaddr_split("10.0.0.1.256.1", host, sizeof(host),
+					   &port),
+			 -EINVAL);
+	ck_assert_int_eq(nfs42_uaddr_split("nodots", host, sizeof(host), &port),
+			 -EINVAL);
 }
 END_TEST
 
@@ -1164,6 +1327,7 @@ int main(void)
 	tcase_add_test(tc, args_create_session_sec);
 	tcase_add_test(tc, args_raw_op);
 	tcase_add_test(tc, reply_all_ops);
+	tcase_add_test(tc, files_layout_decode_and_locate);
 	tcase_add_test(tc, reply_truncated_every_length);
 	tcase_add_test(tc, reply_corrupted_never_crashes);
 	tcase_add_test(tc, reply_errors_with_bodies);

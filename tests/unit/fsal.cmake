@@ -45,3 +45,10 @@ sparse_unit_test(check_sparse_change
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_change.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE
   LIBS Threads::Threads)
+# pNFS (issue #20): data-server addresses, devices, stripes, and the
+# data-server handles.
+sparse_unit_test(check_sparse_pnfs
+  SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_pnfs_cfg.c
+          ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fh.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_pnfs.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE ${CMAKE_SOURCE_DIR}/src/include)

@@ -110,6 +110,8 @@ static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 		status = NFS4ERR_OP_NOT_IN_SESSION;
 	} else if (op == OP_CB_RECALL) {
 		status = nfs42_cb_recall(cl, x);
+	} else if (op == OP_CB_LAYOUTRECALL) {
+		status = nfs42_cb_layoutrecall(cl, x);
 	} else if (cl->cb_fn) {
 		status = cl->cb_fn(cl, cl->cb_arg, op, x, &body);
 	} else {

@@ -172,6 +172,7 @@ void nfs42_return_recalled(struct nfs42_client *cl)
 	struct nfs42_recall r[NFS42_MAX_RECALLS];
 	unsigned int n, i;
 
+	nfs42_return_recalled_layouts(cl);
 	pthread_mutex_lock(&cl->lock);
 	if (cl->keep_recalls || cl->returning || cl->nrecalls == 0) {
 		pthread_mutex_unlock(&cl->lock);
@@ -222,21 +223,14 @@ int nfs42_serve_recalls(struct nfs42_client *cl, int timeout_ms, bool give_back,
 			struct nfs42_recall *recalls, unsigned int max,
 			unsigned int *taken)
 {
-	int64_t deadline = nfs42_now_ms() + timeout_ms;
 	struct nfs42_recall r[NFS42_MAX_RECALLS];
 	unsigned int n, i;
-	int64_t left;
-	int rc = 0;
+	int rc;
 
 	*taken = 0;
-	while (queued_recalls(cl) == 0) {
-		left = deadline - nfs42_now_ms();
-		if (left <= 0)
-			return 0;
-		rc = nfs42_poll(cl, (int)left);
-		if (rc < 0)
-			return rc;
-	}
+	rc = nfs42_poll_until(cl, timeout_ms, queued_recalls);
+	if (rc <= 0)
+		return rc;
 	n = nfs42_take_recalls(cl, r, NFS42_MAX_RECALLS);
 	*taken = n;
 	if (recalls)

@@ -41,6 +41,29 @@ struct nfs42_slot {
 	bool poisoned; /* reply lost: state unknown, never reuse */
 };
 
+#define NFS42_MAX_LAYOUTS 64
+#define NFS42_MAX_DS_CONN 64
+
+/* A layout held (pnfs.c): returned when recalled and not busy. */
+struct nfs42_held_layout {
+	struct nfs42_fh fh;
+	struct nfs42_stateid stateid;
+	uint32_t iomode;
+	bool recalled;
+	unsigned int busy; /* transfers using it */
+};
+
+/* Sessions to data servers, by universal address (own lock; taken after
+ * the client's, never before). */
+struct nfs42_ds_pool {
+	pthread_mutex_t lock;
+	unsigned int n;
+	struct {
+		char uaddr[64];
+		struct nfs42_client *cl;
+	} conn[NFS42_MAX_DS_CONN];
+};
+
 struct nfs42_client {
 	int fd;
 	char peer[300];
@@ -99,6 +122,14 @@ struct nfs42_client {
 	unsigned int nheld;
 	bool keep_recalls;
 	bool returning;
+
+	/* pNFS (pnfs.c): the roles asked and given by EXCHANGE_ID; the
+	 * layouts held (under lock); the data-server sessions. */
+	uint32_t exchgid_flags, server_exchgid_flags;
+	struct nfs42_held_layout layouts[NFS42_MAX_LAYOUTS];
+	unsigned int nlayouts;
+	uint64_t layout_recalls;
+	struct nfs42_ds_pool *ds_pool;
 };
 
 struct nfs42_arena {
@@ -177,6 +208,12 @@ int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
 
 /* CB_RECALL: decode args, queue the recall; returns the op status. */
 uint32_t nfs42_cb_recall(struct nfs42_client *cl, struct nfs42_xdr *args);
+/* CB_LAYOUTRECALL (pnfs.c): mark the layouts it names recalled. */
+uint32_t nfs42_cb_layoutrecall(struct nfs42_client *cl, struct nfs42_xdr *args);
+/* After a compound: LAYOUTRETURN the recalled layouts nobody uses. */
+void nfs42_return_recalled_layouts(struct nfs42_client *cl);
+/* At client free: the data-server sessions. */
+void nfs42_ds_pool_free(struct nfs42_client *mds);
 
 /* compound internals */
 void *nfs42_arena_alloc(struct nfs42_compound *c, size_t size);

@@ -524,6 +524,97 @@ int nfs42_op_offload_cancel(struct nfs42_compound *c,
 	return op_sid(c, OP_OFFLOAD_CANCEL, sid);
 }
 
+/* ---------------------------------------------------------------- pNFS */
+
+int nfs42_op_layoutget(struct nfs42_compound *c, uint32_t type, uint32_t iomode,
+		       uint64_t offset, uint64_t length, uint64_t minlength,
+		       const struct nfs42_stateid *sid, uint32_t maxcount)
+{
+	int idx = op_begin(c, OP_LAYOUTGET);
+
+	nfs42_xdr_put_bool(&c->ops, false); /* loga_signal_layout_avail */
+	nfs42_xdr_put_u32(&c->ops, type);
+	nfs42_xdr_put_u32(&c->ops, iomode);
+	nfs42_xdr_put_u64(&c->ops, offset);
+	nfs42_xdr_put_u64(&c->ops, length);
+	nfs42_xdr_put_u64(&c->ops, minlength);
+	nfs42_encode_stateid(&c->ops, sid);
+	nfs42_xdr_put_u32(&c->ops, maxcount);
+	return op_end(c, idx);
+}
+
+int nfs42_op_getdeviceinfo(struct nfs42_compound *c,
+			   const uint8_t devid[NFS4_DEVICEID4_SIZE],
+			   uint32_t type, uint32_t maxcount)
+{
+	int idx = op_begin(c, OP_GETDEVICEINFO);
+
+	nfs42_xdr_put_fixed(&c->ops, devid, NFS4_DEVICEID4_SIZE);
+	nfs42_xdr_put_u32(&c->ops, type);
+	nfs42_xdr_put_u32(&c->ops, maxcount);
+	nfs42_xdr_put_u32(&c->ops, 0); /* gdia_notify_types: none */
+	return op_end(c, idx);
+}
+
+int nfs42_op_getdevicelist(struct nfs42_compound *c, uint32_t type,
+			   uint32_t maxdevices, uint64_t cookie,
+			   const uint8_t *cookieverf)
+{
+	static const uint8_t zero[NFS4_VERIFIER_SIZE];
+	int idx = op_begin(c, OP_GETDEVICELIST);
+
+	nfs42_xdr_put_u32(&c->ops, type);
+	nfs42_xdr_put_u32(&c->ops, maxdevices);
+	nfs42_xdr_put_u64(&c->ops, cookie);
+	nfs42_xdr_put_fixed(&c->ops, cookieverf ? cookieverf : zero,
+			    NFS4_VERIFIER_SIZE);
+	return op_end(c, idx);
+}
+
+int nfs42_op_layoutcommit(struct nfs42_compound *c, uint64_t offset,
+			  uint64_t length, bool reclaim,
+			  const struct nfs42_stateid *sid,
+			  const uint64_t *last_write,
+			  const struct nfs42_time *mtime, uint32_t type)
+{
+	int idx = op_begin(c, OP_LAYOUTCOMMIT);
+
+	nfs42_xdr_put_u64(&c->ops, offset);
+	nfs42_xdr_put_u64(&c->ops, length);
+	nfs42_xdr_put_bool(&c->ops, reclaim);
+	nfs42_encode_stateid(&c->ops, sid);
+	nfs42_xdr_put_bool(&c->ops, last_write != NULL);
+	if (last_write)
+		nfs42_xdr_put_u64(&c->ops, *last_write);
+	nfs42_xdr_put_bool(&c->ops, mtime != NULL);
+	if (mtime) {
+		nfs42_xdr_put_u64(&c->ops, (uint64_t)mtime->seconds);
+		nfs42_xdr_put_u32(&c->ops, mtime->nseconds);
+	}
+	nfs42_xdr_put_u32(&c->ops, type); /* lou_type */
+	nfs42_xdr_put_opaque(&c->ops, NULL, 0); /* lou_body */
+	return op_end(c, idx);
+}
+
+int nfs42_op_layoutreturn(struct nfs42_compound *c, bool reclaim, uint32_t type,
+			  uint32_t iomode, uint32_t returntype, uint64_t offset,
+			  uint64_t length, const struct nfs42_stateid *sid)
+{
+	int idx = op_begin(c, OP_LAYOUTRETURN);
+
+	nfs42_xdr_put_bool(&c->ops, reclaim);
+	nfs42_xdr_put_u32(&c->ops, type);
+	nfs42_xdr_put_u32(&c->ops, iomode);
+	nfs42_xdr_put_u32(&c->ops, returntype);
+	if (returntype == LAYOUTRETURN4_FILE) {
+		nfs42_xdr_put_u64(&c->ops, offset);
+		nfs42_xdr_put_u64(&c->ops, length);
+		nfs42_encode_stateid(&c->ops, sid);
+		nfs42_xdr_put_opaque(&c->ops, NULL, 0); /* lrf_body */
+	}
+	return op_end(c, idx);
+}
+
 int nfs42_op_sequence(struct nfs42_compound *c, const uint8_t *sessionid,
 		      uint32_t seqid, uint32_t slot, uint32_t highest_slot,
 		      bool cachethis)
@@ -1070,6 +1161,91 @@ static bool dec_test_stateid(struct nfs42_xdr *x, struct nfs42_res *r)
 }
 
 /* Body of a successful result. */
+static bool dec_layoutget(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	uint32_t n, i;
+
+	nfs42_xdr_get_bool(x, &r->u.layoutget.return_on_close);
+	nfs42_decode_stateid(x, &r->u.layoutget.stateid);
+	if (!nfs42_xdr_get_u32(x, &n))
+		return false;
+	if (n == 0 || n > 64) /* a layout, and sane */
+		return nfs42_xdr_fail(x);
+	r->u.layoutget.n = n;
+	for (i = 0; i < n; i++) {
+		uint64_t off, len;
+		uint32_t iomode, type;
+		const uint8_t *body;
+		uint32_t blen;
+
+		nfs42_xdr_get_u64(x, &off);
+		nfs42_xdr_get_u64(x, &len);
+		nfs42_xdr_get_u32(x, &iomode);
+		nfs42_xdr_get_u32(x, &type);
+		if (!nfs42_xdr_get_opaque_ref(x, &body, &blen, 1u << 20))
+			return false;
+		if (i == 0) {
+			r->u.layoutget.offset = off;
+			r->u.layoutget.length = len;
+			r->u.layoutget.iomode = iomode;
+			r->u.layoutget.type = type;
+			r->u.layoutget.body = body;
+			r->u.layoutget.body_len = blen;
+		}
+	}
+	return true;
+}
+
+static bool dec_getdeviceinfo(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	struct nfs42_bitmap notify;
+
+	nfs42_xdr_get_u32(x, &r->u.getdeviceinfo.type);
+	if (!nfs42_xdr_get_opaque_ref(x, &r->u.getdeviceinfo.body,
+				      &r->u.getdeviceinfo.body_len, 1u << 20))
+		return false;
+	return nfs42_bitmap_decode(x, &notify);
+}
+
+static bool dec_getdevicelist(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	uint32_t n, i;
+	uint8_t id[NFS4_DEVICEID4_SIZE];
+
+	nfs42_xdr_get_u64(x, &r->u.getdevicelist.cookie);
+	nfs42_xdr_get_fixed(x, r->u.getdevicelist.verf, NFS4_VERIFIER_SIZE);
+	if (!nfs42_xdr_get_u32(x, &n))
+		return false;
+	if (n > nfs42_xdr_remaining(x) / NFS4_DEVICEID4_SIZE)
+		return nfs42_xdr_fail(x);
+	r->u.getdevicelist.n = n;
+	for (i = 0; i < n; i++) {
+		if (!nfs42_xdr_get_fixed(x, id, sizeof(id)))
+			return false;
+		if (i < NFS42_DEVLIST_MAX)
+			memcpy(r->u.getdevicelist.ids[i], id, sizeof(id));
+	}
+	return nfs42_xdr_get_bool(x, &r->u.getdevicelist.eof);
+}
+
+static bool dec_layoutcommit(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	if (!nfs42_xdr_get_bool(x, &r->u.layoutcommit.size_changed))
+		return false;
+	if (r->u.layoutcommit.size_changed)
+		return nfs42_xdr_get_u64(x, &r->u.layoutcommit.size);
+	return true;
+}
+
+static bool dec_layoutreturn(struct nfs42_xdr *x, struct nfs42_res *r)
+{
+	if (!nfs42_xdr_get_bool(x, &r->u.layoutreturn.present))
+		return false;
+	if (r->u.layoutreturn.present)
+		return nfs42_decode_stateid(x, &r->u.layoutreturn.stateid);
+	return true;
+}
+
 static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 			struct nfs42_res *r)
 {
@@ -1163,6 +1339,16 @@ static bool dec_ok_body(struct nfs42_compound *c, struct nfs42_xdr *x,
 		return get_cinfo(x, &r->u.xattr_cinfo);
 	case OP_LISTXATTRS:
 		return dec_listxattrs(c, x, r);
+	case OP_LAYOUTGET:
+		return dec_layoutget(x, r);
+	case OP_GETDEVICEINFO:
+		return dec_getdeviceinfo(x, r);
+	case OP_GETDEVICELIST:
+		return dec_getdevicelist(x, r);
+	case OP_LAYOUTCOMMIT:
+		return dec_layoutcommit(x, r);
+	case OP_LAYOUTRETURN:
+		return dec_layoutreturn(x, r);
 	default:
 		return false; /* unknown: caller keeps the raw rest */
 	}
@@ -1187,6 +1373,14 @@ int nfs42_decode_res(struct nfs42_compound *c, struct nfs42_xdr *x,
 		return dec_lock_denied(c, x, r) ? 0 : x->err;
 	if (r->status == NFS4ERR_OFFLOAD_NO_REQS && r->op == OP_COPY)
 		return dec_copy(x, r) ? 0 : x->err;
+	if (r->status == NFS4ERR_LAYOUTTRYLATER && r->op == OP_LAYOUTGET)
+		return nfs42_xdr_get_bool(x, &r->u.layoutget.will_signal) ?
+			       0 :
+			       x->err;
+	if (r->status == NFS4ERR_TOOSMALL && r->op == OP_GETDEVICEINFO)
+		return nfs42_xdr_get_u32(x, &r->u.getdeviceinfo.mincount) ?
+			       0 :
+			       x->err;
 	if (r->status != NFS4_OK)
 		return 0;
 	if (dec_ok_body(c, x, r))

@@ -543,6 +543,24 @@ int nfs42_poll(struct nfs42_client *cl, int timeout_ms)
 	return ncb;
 }
 
+int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
+		     unsigned int (*ready)(struct nfs42_client *cl))
+{
+	int64_t deadline = nfs42_now_ms() + timeout_ms;
+	int64_t left;
+	int rc;
+
+	while (ready(cl) == 0) {
+		left = deadline - nfs42_now_ms();
+		if (left <= 0)
+			return 0;
+		rc = nfs42_poll(cl, (int)left);
+		if (rc < 0)
+			return rc;
+	}
+	return 1;
+}
+
 int nfs42_rpc_raw(struct nfs42_client *cl, uint32_t prog, uint32_t vers,
 		  uint32_t proc, const void *args, size_t args_len,
 		  uint8_t **reply, size_t *len, size_t *body)
@@ -717,6 +735,7 @@ static struct nfs42_client *client_alloc(const struct nfs42_opts *o)
 	cl->minorversion = o->minorversion;
 	cl->want_back_channel = !o->no_back_channel;
 	cl->keep_recalls = o->keep_recalls;
+	cl->exchgid_flags = o->exchgid_flags;
 	cl->cb_last_flavor = -1;
 	make_owner_id(cl, o->owner_id);
 	return cl;
@@ -801,6 +820,7 @@ void nfs42_client_free(struct nfs42_client *cl)
 {
 	if (!cl)
 		return;
+	nfs42_ds_pool_free(cl);
 	if (cl->have_session || cl->have_clientid)
 		nfs42_session_destroy(cl);
 	if (cl->fd >= 0)

@@ -9,6 +9,11 @@
 
 #define EXCHGID4_FLAG_CONFIRMED_R 0x80000000u
 
+uint32_t nfs42_server_flags(const struct nfs42_client *cl)
+{
+	return cl->server_exchgid_flags;
+}
+
 uint64_t nfs42_clientid(const struct nfs42_client *cl)
 {
 	return cl->clientid;
@@ -123,12 +128,13 @@ static int exchange_id(struct nfs42_client *cl)
 		return -ENOMEM;
 	nfs42_compound_no_sequence(c);
 	idx = nfs42_op_exchange_id(c, cl->verifier, cl->owner_id,
-				   strlen(cl->owner_id), 0);
+				   strlen(cl->owner_id), cl->exchgid_flags);
 	rc = nfs42_compound_run(c);
 	r = nfs42_res(c, idx);
 	if (rc == 0 && r) {
 		cl->clientid = r->u.exchange_id.clientid;
 		cl->cs_seqid = r->u.exchange_id.seqid;
+		cl->server_exchgid_flags = r->u.exchange_id.flags;
 		cl->have_clientid = true;
 	}
 	nfs42_compound_free(c);

@@ -306,3 +306,24 @@ int nfs42_read_stream_fd(struct nfs42_file *f,
 		*end = e;
 	return rc;
 }
+
+int nfs42_pnfs_read_fd(struct nfs42_file *f, struct nfs42_layout *lo,
+		       const struct nfs42_pnfs_opts *o, int fd, uint64_t *end,
+		       struct nfs42_pnfs_stats *st)
+{
+	struct fd_sink s = { .fd = fd };
+	struct stat sb;
+	uint64_t e = 0;
+	int rc;
+
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		s.base = lseek(fd, 0, SEEK_CUR);
+		s.sparse = s.base >= 0;
+	}
+	rc = nfs42_pnfs_read(f, lo, o, 0, NFS42_LENGTH_EOF, fd_seg, &s, &e, st);
+	if (!rc)
+		rc = fd_end(&s, e);
+	if (end)
+		*end = e;
+	return rc;
+}

@@ -60,7 +60,19 @@ static struct config_item sparse_export_items[] = {
 	CONF_ITEM_BOOL("Durable_Metadata", true, sparse_export, durable_md),
 	CONF_ITEM_TOKEN("Copy_Engine", SPARSE_COPY_AUTO, sparse_copy_engines,
 			sparse_export, copy_engine),
-	SPARSE_TEST_HOOKS_BLOCK(sparse_export, test), CONFIG_EOL
+	SPARSE_TEST_HOOKS_BLOCK(sparse_export, test),
+	/* pNFS (sparse_pnfs.h, docs/configuration.md) */
+	CONF_ITEM_BOOL("PNFS_MDS", false, sparse_export, pnfs.mds),
+	CONF_ITEM_BOOL("PNFS_DS", false, sparse_export, pnfs.ds_role),
+	CONF_ITEM_UI32("Stripe_Unit", SPARSE_STRIPE_UNIT_MIN,
+		       SPARSE_STRIPE_UNIT_MAX, SPARSE_STRIPE_UNIT_DEFAULT,
+		       sparse_export, pnfs.stripe_unit),
+	CONF_ITEM_UI32("Stripe_Count", 0, SPARSE_DS_MAX, 0, sparse_export,
+		       pnfs.stripe_count),
+	CONF_ITEM_BLOCK_MULT("Data_Server", sparse_ds_conf_items,
+			     sparse_ds_conf_init, sparse_ds_conf_commit,
+			     sparse_export, pnfs.ds_list),
+	CONFIG_EOL
 };
 
 static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
@@ -88,6 +100,10 @@ static int sparse_export_commit(void *node, void *link_mem, void *self_struct,
 	if (!cfg->durable_md)
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Durable_Metadata = false: namespace changes and setattrs are acknowledged before they are on disk, a server crash can lose them (UNSAFE)");
+	if (sparse_pnfs_conf_finish(&cfg->pnfs, CTX_FULLPATH(op_ctx)) != 0) {
+		err_type->invalid = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -223,6 +239,7 @@ static void sparse_ident_release(struct sparse_export *exp)
 
 static void sparse_export_free(struct sparse_export *exp)
 {
+	sparse_pnfs_conf_free(&exp->pnfs);
 	gsh_free(exp->fs_identity);
 	sparse_test_hooks_free(&exp->test);
 	gsh_free(exp->root_path);
@@ -241,6 +258,7 @@ static void sparse_release_export(struct fsal_export *exp_hdl)
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
 	free_export_ops(exp_hdl);
 	sparse_ident_release(exp);
+	sparse_pnfs_export_release(exp);
 
 	if (exp->root_fd >= 0)
 		close(exp->root_fd);
@@ -449,6 +467,7 @@ static int sparse_load_handle_key(struct sparse_export *exp)
 {
 	int rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 
+	exp->handle_key_kept = rc == 0;
 	if (rc == 0)
 		return 0;
 	/* A key anyone could work out would let a client tag a handle of an
@@ -500,6 +519,7 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 
 	exp->root_fd = -1;
 	glist_init(&exp->ident_link);
+	glist_init(&exp->mds_link);
 	fsal_export_init(&exp->export);
 	sparse_export_ops_init(&exp->export.exp_ops);
 
@@ -537,6 +557,11 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 	exp->export.up_ops = up_ops;
 	op_ctx->fsal_export = &exp->export;
 	sparse_map_old_min_hole(exp->min_hole_size);
+	rc = sparse_pnfs_export_start(exp, exp->handle_key_kept);
+	if (rc != 0) {
+		fsal_detach_export(fsal_hdl, &exp->export.exports);
+		goto err_free;
+	}
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64
@@ -565,7 +590,7 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 	struct sparse_export *orig = sparse_exp(original);
 	struct sparse_export cfg;
 	fsal_status_t status;
-	bool hooks_changed, ident_changed;
+	bool hooks_changed, ident_changed, pnfs_changed;
 
 	/* Everything is checked before anything changes. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -578,12 +603,14 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 				(orig->fs_identity == NULL) ||
 			(cfg.fs_identity != NULL &&
 			 strcmp(cfg.fs_identity, orig->fs_identity) != 0);
+	pnfs_changed = !sparse_pnfs_conf_same(&cfg.pnfs, &orig->pnfs);
 	sparse_test_hooks_free(&cfg.test);
 	gsh_free(cfg.fs_identity);
+	sparse_pnfs_conf_free(&cfg.pnfs);
 	if (cfg.fsid_type != orig->fsid_type || hooks_changed ||
-	    ident_changed) {
+	    ident_changed || pnfs_changed) {
 		LogCrit(COMPONENT_FSAL,
-			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, Test_Hooks Skip_Confinement and Stall_Dir/Ms cannot change without a restart",
+			"FSAL_SPARSE export %s: Fsid_Type, Filesystem_Identity, the pNFS settings (PNFS_MDS, PNFS_DS, Stripe_Unit, Stripe_Count, Data_Server) and Test_Hooks Skip_Confinement and Stall_Dir/Ms cannot change without a restart",
 			orig->root_path);
 		err_type->invalid = true;
 		return posix2fsal_status(EINVAL);

@@ -197,3 +197,48 @@ bool sparse_fh_from_bytes(const void *addr, size_t len, struct sparse_fh *fh)
 	fh->len = (uint8_t)len;
 	return true;
 }
+
+/* ---- data-server handles ------------------------------------------------- */
+
+size_t sparse_dsfh_encode(const struct sparse_fh *fh, uint32_t epoch,
+			  const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out)
+{
+	size_t len = SPARSE_DSFH_HDR_LEN + fh->len;
+
+	out[0] = SPARSE_DSFH_VERSION;
+	out[1] = 0;
+	out[2] = epoch & 0xff;
+	out[3] = (epoch >> 8) & 0xff;
+	out[4] = (epoch >> 16) & 0xff;
+	out[5] = (epoch >> 24) & 0xff;
+	memcpy(out + SPARSE_DSFH_HDR_LEN, fh->bytes, fh->len);
+	sparse_put_le64(out + len, sparse_siphash24(key, out, len));
+	return len + SPARSE_FH_TAG_LEN;
+}
+
+enum sparse_fh_verdict sparse_dsfh_check(const void *addr, size_t len,
+					 uint64_t fs_ident,
+					 const uint8_t key[SPARSE_FH_KEY_BYTES],
+					 struct sparse_fh *fh, uint32_t *epoch)
+{
+	const uint8_t *b = addr;
+	size_t body;
+
+	if (len < SPARSE_DSFH_HDR_LEN + SPARSE_FH_TAG_LEN ||
+	    len > SPARSE_DSFH_MAX_LEN || b[0] != SPARSE_DSFH_VERSION ||
+	    b[1] != 0)
+		return SPARSE_FH_BAD;
+	body = len - SPARSE_DSFH_HDR_LEN - SPARSE_FH_TAG_LEN;
+	if (sparse_fh_classify(b + SPARSE_DSFH_HDR_LEN, body) != SPARSE_FH_KEY)
+		return SPARSE_FH_BAD;
+	if (sparse_le64(b + SPARSE_DSFH_HDR_LEN + 6) != fs_ident)
+		return SPARSE_FH_STALE_FS;
+	if (sparse_le64(b + len - SPARSE_FH_TAG_LEN) !=
+	    sparse_siphash24(key, b, len - SPARSE_FH_TAG_LEN))
+		return SPARSE_FH_STALE_TAG;
+	memcpy(fh->bytes, b + SPARSE_DSFH_HDR_LEN, body);
+	fh->len = (uint8_t)body;
+	*epoch = (uint32_t)b[2] | (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 |
+		 (uint32_t)b[5] << 24;
+	return SPARSE_FH_OK;
+}

@@ -93,4 +93,36 @@ sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
 /* Copy the key form of a key- or wire-form handle; false if neither. */
 bool sparse_fh_from_bytes(const void *addr, size_t len, struct sparse_fh *fh);
 
+/*
+ * Data-server handle: the FSAL part of the filehandle a files layout gives
+ * a client for its data servers (pNFS, sparse_mds.c), valid on every head
+ * of one shared filesystem that has the same filesystem identity and
+ * handle key:
+ *   [0]        SPARSE_DSFH_VERSION
+ *   [1]        0 (flags)
+ *   [2..5]     the file's layout epoch when the layout was granted, LE
+ *   [6..6+k)   the key form of the file's handle
+ *   then an 8-byte tag, SipHash-2-4 of all the bytes before it under the
+ *   export's handle key (so neither the file nor the epoch can be forged).
+ */
+#define SPARSE_DSFH_VERSION 0xd1
+#define SPARSE_DSFH_HDR_LEN 6
+#define SPARSE_DSFH_MAX_LEN (SPARSE_DSFH_HDR_LEN + SPARSE_FH_MAX_LEN)
+
+/* Encode fh (key form) with epoch into out (room for SPARSE_DSFH_MAX_LEN);
+ * returns the length. */
+size_t sparse_dsfh_encode(const struct sparse_fh *fh, uint32_t epoch,
+			  const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
+
+/*
+ * Check a data-server handle against an export: SPARSE_FH_BAD when it is
+ * not one, SPARSE_FH_STALE_FS for another filesystem, SPARSE_FH_STALE_TAG
+ * for a tag this export's key did not make.  On SPARSE_FH_OK *fh is the
+ * file's key form and *epoch the layout epoch it was granted under.
+ */
+enum sparse_fh_verdict sparse_dsfh_check(const void *addr, size_t len,
+					 uint64_t fs_ident,
+					 const uint8_t key[SPARSE_FH_KEY_BYTES],
+					 struct sparse_fh *fh, uint32_t *epoch);
+
 #endif /* SPARSE_FH_H */

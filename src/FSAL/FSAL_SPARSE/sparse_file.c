@@ -475,6 +475,14 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	bool fresh, closed = false, conv = false;
 	int lease_fd = -1;
 
+	/* a truncate waits for other clients' layouts (sparse_layouts.c) */
+	if (truncate) {
+		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 "truncating OPEN");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
+
 	fsal_start_fd_work_no_reclaim(fsal_fd);
 	old_flags = fsal_fd->openflags;
 
@@ -580,6 +588,11 @@ static int sparse_open_existing(int dirfd, const char *name, int flags,
 	*status = sparse_check_openable(&st);
 	if (FSAL_IS_ERROR(*status))
 		goto out;
+	if ((flags & O_TRUNC) != 0) {
+		*status = sparse_layouts_conflict_fd(pfd, "truncating OPEN");
+		if (FSAL_IS_ERROR(*status))
+			goto out;
+	}
 
 	sparse_proc_path(pfd, proc_path);
 	flags &= ~(O_CREAT | O_EXCL);
@@ -1068,55 +1081,30 @@ static fsal_status_t sparse_read_extents(int fd, struct sparse_map *map,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
-				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, void *buf,
-				 struct sparse_map *map)
-{
-	SPARSE_TMP_FD(tmp);
-	struct sparse_fd *sfd;
-	fsal_status_t status;
-	int rc;
-
-	status = sparse_begin_io(obj_hdl, state, FSAL_O_READ, bypass, false,
-				 &tmp, &sfd);
-	if (FSAL_IS_ERROR(status))
-		return status;
-
-	rc = sparse_map_build_fd(sfd->fd, offset, length, map);
-	if (rc != 0)
-		status = posix2fsal_status(-rc);
-	else
-		status = sparse_read_extents(sfd->fd, map, buf);
-
-	sparse_end_io(obj_hdl, state, FSAL_O_READ, sfd);
-	return status;
-}
-
 /*
- * obj_ops->read_plus: the map and the data under one I/O bracket, every
- * hole the filesystem reports (which ones are worth a hole segment is the
- * protocol layer's policy).  A map with more extents than the caller has
- * room for is cut after the last one that fits (its data is read all the
- * same; end and eof say where the answer stops).
+ * The read_plus slot's work on a descriptor (the MDS path below and the
+ * data server's dsh_read_plus_runs): map arg's range, every hole the
+ * filesystem reports (which ones are worth a hole segment is the protocol
+ * layer's policy), and read the data runs into arg->buf.  A map with more
+ * runs than arg has room for is cut after the last one that fits (its
+ * data is read all the same; end and eof say where the answer stops).
  */
-static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
-				      bool bypass,
-				      struct fsal_read_plus_arg *arg)
+fsal_status_t sparse_read_plus_fd(int fd, struct fsal_read_plus_arg *arg)
 {
 	struct sparse_map map;
 	fsal_status_t status;
 	size_t n;
-
-	if (obj_hdl->type != REGULAR_FILE)
-		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	int rc;
 
 	sparse_map_init(&map);
-	status = sparse_read_sparse(obj_hdl, arg->state, bypass, arg->offset,
-				    arg->length, arg->buf, &map);
 	arg->nseg = 0;
 	arg->end = arg->offset;
 	arg->eof = false;
+	rc = sparse_map_build_fd(fd, arg->offset, arg->length, &map);
+	if (rc != 0)
+		status = posix2fsal_status(-rc);
+	else
+		status = sparse_read_extents(fd, &map, arg->buf);
 	if (FSAL_IS_ERROR(status))
 		goto out;
 
@@ -1133,6 +1121,34 @@ static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 	}
 out:
 	sparse_map_free(&map);
+	return status;
+}
+
+/*
+ * obj_ops->read_plus: the map and the data under one I/O bracket
+ * (sparse_read_plus_fd), with the state's, the global or a temporary
+ * descriptor as read2 takes them.
+ */
+static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
+				      bool bypass,
+				      struct fsal_read_plus_arg *arg)
+{
+	SPARSE_TMP_FD(tmp);
+	struct sparse_fd *sfd;
+	fsal_status_t status;
+
+	if (obj_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+
+	arg->nseg = 0;
+	arg->end = arg->offset;
+	arg->eof = false;
+	status = sparse_begin_io(obj_hdl, arg->state, FSAL_O_READ, bypass,
+				 false, &tmp, &sfd);
+	if (FSAL_IS_ERROR(status))
+		return status;
+	status = sparse_read_plus_fd(sfd->fd, arg);
+	sparse_end_io(obj_hdl, arg->state, FSAL_O_READ, sfd);
 	return status;
 }
 
@@ -1211,6 +1227,14 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 	if ((int64_t)offset < 0 || (int64_t)length <= 0 ||
 	    offset + length < offset || (int64_t)(offset + length) < 0)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	if (!allocate) {
+		/* holes under other clients' layouts (sparse_layouts.c) */
+		status = sparse_layouts_conflict(sparse_op_export(),
+						 &sparse_hdl(obj_hdl)->fh,
+						 "DEALLOCATE");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
 
 	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, false, false,
 				 &tmp, &sfd);
@@ -1374,6 +1398,11 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 	fsal_status_t status;
 	int rc;
 
+	/* into a file other clients have layouts of (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(dst_hdl)->fh, "CLONE");
+	if (FSAL_IS_ERROR(status))
+		return status;
 	if (src_hdl == dst_hdl)
 		return sparse_clone_self(dst_hdl, dst_state, src_offset,
 					 dst_offset, count);
@@ -1462,6 +1491,11 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 
 	arg->copied = 0;
 	arg->eof = false;
+	/* into a file other clients have layouts of (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(dst_hdl)->fh, "COPY");
+	if (FSAL_IS_ERROR(status))
+		return status;
 	if (src_hdl == dst_hdl) {
 		dst.openflags = FSAL_O_RDWR;
 		status = sparse_begin_side(&dst);
@@ -1613,6 +1647,11 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	if ((off_t)size < 0)
 		return fsalstat(ERR_FSAL_FBIG, EFBIG);
+	/* other clients' layouts first (sparse_layouts.c) */
+	status = sparse_layouts_conflict(sparse_op_export(),
+					 &sparse_hdl(obj_hdl)->fh, "truncate");
+	if (FSAL_IS_ERROR(status))
+		return status;
 
 	status = sparse_begin_io(obj_hdl, state, FSAL_O_WRITE, bypass, false,
 				 &tmp, &sfd);
@@ -1743,6 +1782,7 @@ void sparse_file_ops_init(struct fsal_obj_ops *ops)
 	ops->clone = sparse_clone;
 	ops->copy = sparse_copy;
 	ops->read_plus = sparse_read_plus;
+	sparse_pnfs_obj_ops_init(ops);
 	ops->lock_op2 = sparse_lock_op2;
 	ops->lease_op2 = sparse_lease_op2;
 	ops->setattr2 = sparse_setattr2_durable;

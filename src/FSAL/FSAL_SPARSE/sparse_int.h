@@ -46,6 +46,7 @@
 #include "sparse_copy.h"
 #include "sparse_change.h"
 #include "sparse_test_hooks.h"
+#include "sparse_pnfs.h"
 
 #define SPARSE_FSAL_NAME "SPARSE"
 
@@ -104,6 +105,14 @@ struct sparse_export {
 	uint32_t copy_engine; /* Copy_Engine: enum sparse_copy_mode */
 	/* The Test_Hooks block (sparse_test_hooks.h), zero without one. */
 	struct sparse_test_hooks test;
+	/* The handle key is the one kept on the filesystem (shared by every
+	 * server exporting it), not one made for this run only.
+	 */
+	bool handle_key_kept;
+	/* pNFS settings (sparse_pnfs.h), set at create */
+	struct sparse_pnfs_conf pnfs;
+	/* On sparse_mds.c's list of exports handing out layouts */
+	struct glist_head mds_link;
 };
 
 /* A kernel descriptor plus Ganesha's fd-management header.  fsal_fd MUST
@@ -277,19 +286,14 @@ fsal_status_t sparse_setattr2_durable(struct fsal_obj_handle *obj_hdl,
 				      struct fsal_attrlist *attrib_set);
 
 /* sparse_file.c */
-struct sparse_map;
 /*
- * For READ_PLUS: map [offset, offset + length) of a regular file into data
- * and holes (every hole the filesystem reports) and
- * read the data extents into buf, where buf[i] is file byte offset + i
- * (hole bytes are not touched).  Uses the state's, the global or a
- * temporary descriptor like read2.  The caller initialises and frees map;
- * map->end/map->eof tell how far it goes.
+ * The read_plus slot's work on a descriptor open for reading: map
+ * [arg->offset, arg->offset + arg->length) into data and holes (every hole
+ * the filesystem reports) and read the data runs into arg->buf (hole bytes
+ * untouched); arg->seg, nseg, end and eof as struct fsal_read_plus_arg
+ * says.  The MDS path and the data server (sparse_ds.c) share it.
  */
-fsal_status_t sparse_read_sparse(struct fsal_obj_handle *obj_hdl,
-				 struct state_t *state, bool bypass,
-				 uint64_t offset, size_t length, void *buf,
-				 struct sparse_map *map);
+fsal_status_t sparse_read_plus_fd(int fd, struct fsal_read_plus_arg *arg);
 struct state_t *sparse_alloc_state(struct fsal_export *exp_hdl,
 				   enum state_type state_type,
 				   struct state_t *related_state);

@@ -63,13 +63,14 @@ MODULE_INIT void sparse_fsal_init(void)
 	struct fsal_module *fsal = &SparseModule.fsal;
 
 	if (register_fsal(fsal, SPARSE_FSAL_NAME, FSAL_MAJOR_VERSION,
-			  FSAL_MINOR_VERSION, FSAL_ID_NO_PNFS) != 0) {
+			  FSAL_MINOR_VERSION, FSAL_ID_EXPERIMENTAL) != 0) {
 		LogCrit(COMPONENT_FSAL, "FSAL_SPARSE failed to register");
 		return;
 	}
 	fsal->m_ops.create_export = sparse_create_export;
 	fsal->m_ops.update_export = sparse_update_export;
 	fsal->m_ops.init_config = sparse_init_config;
+	sparse_pnfs_fsal_ops_init(&fsal->m_ops);
 	sparse_stats_init(fsal);
 
 	sparse_handle_ops_init(&SparseModule.handle_ops);

@@ -733,6 +733,10 @@ static void copy_work(struct copy *c)
 			2, NFS_REQUEST);
 	ctx.creds = c->creds;
 	ctx.export_perms = c->perms;
+	/* and its client: what its own layouts and delegations are told
+	 * apart by (FSAL_SPARSE recalls other clients' layouts only)
+	 */
+	ctx.clientid = &c->clientid;
 	status = copy_run(c);
 	/* one finished (or cancelled) copy, with the bytes it moved */
 	nfs42_stats_copy(c->exp, NFS42_COPY_ASYNC,

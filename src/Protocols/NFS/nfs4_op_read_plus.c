@@ -33,6 +33,8 @@
 #include "nfs42_read_plus_plan.h"
 #include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
+#include "nfs_file_handle.h"
+#include "fsal_pnfs.h"
 
 /* Most runs asked of an FSAL in one call (segments of one reply). */
 #define RP_MAX_RUNS 16384
@@ -467,19 +469,45 @@ static void rp_fill_result(struct sp42_READ_PLUS4resok *ok,
 }
 
 /*
- * Layout and data from the FSAL's read_plus slot (every hole it finds,
- * folded here by READ_PLUS_Min_Hole), window after window:
+ * Where the runs of a window come from: the FSAL's read_plus slot of an
+ * object (metadata server) or dsh_read_plus_runs of a data-server handle.
+ * Returns NOTSUPP when there is no such slot.
+ */
+struct rp_runs_src {
+	struct fsal_obj_handle *obj; /* or NULL: ds */
+	bool bypass;
+	struct fsal_ds_handle *ds;
+	const stateid4 *stateid;
+	nfsstat4 ds_status; /* the data server's failure, as it said it */
+};
+
+static fsal_status_t rp_read_runs(struct rp_runs_src *src,
+				  struct fsal_read_plus_arg *arg)
+{
+	if (src->obj != NULL)
+		return src->obj->obj_ops->read_plus(src->obj, src->bypass, arg);
+	src->ds_status = op_ctx->ctx_pnfs_ds->s_ops.dsh_read_plus_runs(
+		src->ds, src->stateid, arg);
+	if (src->ds_status == NFS4_OK)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (src->ds_status == NFS4ERR_NOTSUPP)
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	return fsalstat(ERR_FSAL_IO, 0); /* (ds_status says which) */
+}
+
+/*
+ * Layout and data from a read_plus slot (every hole it finds, folded here
+ * by READ_PLUS_Min_Hole), window after window:
  * each window is as long as the data the reply can still take, so a file
  * of data is read no further than the reply goes, while holes (which cost
  * their header only) let the reply reach on to count.  NOTSUPP on the
  * first call: the FSAL has no slot.  An error after some runs ends the
  * layout before the failed window (not at EOF).
  */
-static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
-				    bool bypass, uint64_t offset,
-				    uint64_t count, uint64_t min_hole,
-				    uint64_t budget, char *buf,
-				    struct rp_layout *l)
+static fsal_status_t rp_slot_layout(struct rp_runs_src *src, state_t *state,
+				    uint64_t offset, uint64_t count,
+				    uint64_t min_hole, uint64_t budget,
+				    char *buf, struct rp_layout *l)
 {
 	uint64_t pos = offset, end = offset + count;
 	fsal_status_t st;
@@ -505,7 +533,7 @@ static fsal_status_t rp_slot_layout(struct fsal_obj_handle *obj, state_t *state,
 					 (budget - cost - RP_XDR_DATA_HEAD) &
 						 ~3ULL) -
 			     pos;
-		st = obj->obj_ops->read_plus(obj, bypass, &arg);
+		st = rp_read_runs(src, &arg);
 		if (FSAL_IS_ERROR(st)) {
 			if (pos == offset)
 				return st;
@@ -547,10 +575,11 @@ static fsal_status_t rp_read_layout(struct fsal_obj_handle *obj, state_t *state,
 				    uint64_t min_hole, uint64_t budget,
 				    char *buf, struct rp_layout *l)
 {
+	struct rp_runs_src src = { .obj = obj, .bypass = bypass };
 	fsal_status_t st = fsalstat(ERR_FSAL_NOTSUPP, 0);
 
 	if (holes)
-		st = rp_slot_layout(obj, state, bypass, offset, count, min_hole,
+		st = rp_slot_layout(&src, state, offset, count, min_hole,
 				    budget, buf, l);
 	if (st.major != ERR_FSAL_NOTSUPP)
 		return st;
@@ -577,25 +606,206 @@ static int rp_plan(compound_data_t *data, uint64_t offset,
 	return rp_plan_build(&req, l->ext, l->n, plan);
 }
 
+/*
+ * What one READ_PLUS needs once its filehandle and stateid are checked:
+ * the window (count cut to MaxRead and 2^64), the reply budget and the
+ * export's settings.  rp_prepare() answers the cases that need no layout
+ * (count 0, a budget without room for a segment) itself.
+ */
+struct rp_request_ctx {
+	uint64_t offset, count, budget, min_hole;
+	bool holes;
+	nfsstat4 too_big;
+};
+
+static nfsstat4 rp_window(compound_data_t *data, READ_PLUS4args *args,
+			  struct rp_request_ctx *rq, bool *done)
+{
+	uint64_t max_read, max_offset;
+
+	*done = false;
+	max_read = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxRead);
+	max_offset = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxOffsetRead);
+	rq->offset = args->rpa_offset;
+	rq->count = args->rpa_count;
+	/* (as READ, without its wrap past 2^64) */
+	if (max_offset < UINT64_MAX &&
+	    (args->rpa_offset > max_offset ||
+	     rq->count > max_offset - args->rpa_offset))
+		return NFS4ERR_FBIG;
+	if (rq->count > max_read)
+		rq->count = max_read;
+	/* no window past 2^64 (the reply reaches EOF long before) */
+	if (rq->count > UINT64_MAX - args->rpa_offset)
+		rq->count = UINT64_MAX - args->rpa_offset;
+	rq->budget = rp_budget(data, &rq->too_big);
+	if (rq->budget < RP_XDR_RESOK_FIXED)
+		return rq->too_big;
+	if (rq->count == 0) {
+		/* nothing asked: no segment, and not EOF (as READ) */
+		data->op_resp_size = sizeof(nfsstat4) + RP_XDR_RESOK_FIXED;
+		*done = true;
+	}
+	return NFS4_OK;
+}
+
+/* Room for the runs: segments cost at least 16 bytes each, and runs of
+ * filesystems are sectors at least (an FSAL finding more ends its answer
+ * early, which the client continues). */
+static void rp_layout_alloc(struct rp_layout *layout,
+			    const struct rp_request_ctx *rq)
+{
+	layout->max = rq->budget / RP_XDR_DATA_HEAD + 1;
+	if (layout->max > rq->count / RP_MIN_RUN + 2)
+		layout->max = rq->count / RP_MIN_RUN + 2;
+	if (layout->max > RP_MAX_RUNS)
+		layout->max = RP_MAX_RUNS;
+	layout->ext = gsh_malloc(layout->max * sizeof(*layout->ext));
+	layout->runs = gsh_malloc(layout->max * sizeof(*layout->runs));
+}
+
+/* Plan the reply from a layout and fill the result (NFS4_OK or the
+ * status to answer). */
+static nfsstat4 rp_answer(compound_data_t *data, const struct rp_layout *l,
+			  const struct rp_request_ctx *rq,
+			  struct sp42_iobuf *iob,
+			  struct sp42_READ_PLUS4res *res, uint32_t asked)
+{
+	struct rp_plan plan = { 0 };
+	nfsstat4 status = NFS4_OK;
+	int rc;
+
+	plan.seg = gsh_calloc(l->n + 1, sizeof(*plan.seg));
+	plan.max_seg = l->n + 1;
+	rc = rp_plan(data, rq->offset, l, rq->holes, rq->budget, &plan);
+	if (rc == -E2BIG) {
+		status = rq->too_big;
+		goto out;
+	}
+	if (rc != 0) {
+		LogCrit(COMPONENT_NFS_V4,
+			"READ_PLUS: no plan for a layout of %zu runs (%d)",
+			l->n, rc);
+		status = NFS4ERR_SERVERFAULT;
+		goto out;
+	}
+
+	rp_fill_result(&res->rp_u.rp_resok4, &plan, iob, rq->offset);
+	data->op_resp_size = sizeof(nfsstat4) + rp_plan_xdr_size(&plan);
+	nfs42_stats_read_plus(op_ctx->ctx_export, rp_plan_data_bytes(&plan),
+			      rp_plan_hole_bytes(&plan));
+	LogFullDebug(COMPONENT_NFS_V4,
+		     "READ_PLUS %" PRIu64 "+%" PRIu32 ": %zu segments, %" PRIu64
+		     " data bytes, eof %d",
+		     rq->offset, asked, plan.nseg, rp_plan_data_bytes(&plan),
+		     plan.eof);
+out:
+	gsh_free(plan.seg);
+	return status;
+}
+
+/*
+ * The window of a data server as one data run read with dsh_read (no
+ * holes asked, or an FSAL without dsh_read_plus_runs): as long as the
+ * reply can take.
+ */
+static nfsstat4 rp_ds_read_data(compound_data_t *data, READ_PLUS4args *args,
+				const struct rp_request_ctx *rq, char *buf,
+				struct rp_layout *l)
+{
+	uint64_t room = (rq->budget - RP_XDR_RESOK_FIXED - RP_XDR_DATA_HEAD) &
+			~3ULL;
+	count4 len = rq->count < room ? rq->count : room;
+	count4 got = 0;
+	bool eof = false;
+	nfsstat4 status;
+
+	status = op_ctx->ctx_pnfs_ds->s_ops.dsh_read(data->current_ds,
+						     &args->rpa_stateid,
+						     rq->offset, len, buf, &got,
+						     &eof);
+	if (status != NFS4_OK)
+		return status;
+	l->n = 0;
+	l->end = rq->offset;
+	if (got > 0)
+		rp_layout_add(l, rq->offset, got, false);
+	l->eof = eof;
+	return NFS4_OK;
+}
+
+/*
+ * READ_PLUS on a data-server filehandle (pNFS files layout, RFC 8881 13.6
+ * and RFC 7862 15.10): the runs come from dsh_read_plus_runs, then the
+ * same min-hole folding, planner and reply as on the metadata server.
+ * The data server's checks (fence, permissions) are the FSAL's.
+ */
+static enum nfs_req_result rp_data_server(READ_PLUS4args *args,
+					  compound_data_t *data,
+					  struct sp42_READ_PLUS4res *res)
+{
+	struct rp_runs_src src = { .ds = data->current_ds,
+				   .stateid = &args->rpa_stateid };
+	struct rp_request_ctx rq = { 0 };
+	struct rp_layout layout = { 0 };
+	struct sp42_iobuf *iob = NULL;
+	fsal_status_t st = fsalstat(ERR_FSAL_NOTSUPP, 0);
+	bool enabled, done;
+
+	rp_export_config(&enabled, &rq.holes, &rq.min_hole);
+	if (!enabled) {
+		res->rp_status = NFS4ERR_NOTSUPP;
+		return NFS_REQ_ERROR;
+	}
+	res->rp_status = rp_window(data, args, &rq, &done);
+	if (res->rp_status != NFS4_OK || done)
+		goto out;
+	if (rq.budget < RP_XDR_RESOK_FIXED + RP_XDR_MIN_SEGMENT) {
+		/* (no size to tell EOF from here without a read) */
+		res->rp_status = rq.too_big;
+		goto out;
+	}
+
+	rp_layout_alloc(&layout, &rq);
+	iob = sp42_iobuf_alloc(rq.count);
+	iob->copy = rp_reply_encrypted(data);
+	if (rq.holes)
+		st = rp_slot_layout(&src, NULL, rq.offset, rq.count,
+				    rq.min_hole, rq.budget, iob->data, &layout);
+	if (st.major == ERR_FSAL_NOTSUPP)
+		res->rp_status =
+			rp_ds_read_data(data, args, &rq, iob->data, &layout);
+	else if (FSAL_IS_ERROR(st))
+		res->rp_status = src.ds_status;
+	if (res->rp_status == NFS4_OK)
+		res->rp_status = rp_answer(data, &layout, &rq, iob, res,
+					   args->rpa_count);
+out:
+	sp42_iobuf_put(iob);
+	gsh_free(layout.ext);
+	gsh_free(layout.runs);
+	return nfsstat4_to_nfs_req_result(res->rp_status);
+}
+
 enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 					compound_data_t *data,
 					struct nfs_resop4 *resp)
 {
 	READ_PLUS4args *args = &op->nfs_argop4_u.opread_plus;
 	struct sp42_READ_PLUS4res *res = &resp->nfs_resop4_u.opread_plus42;
+	struct rp_request_ctx rq = { 0 };
 	struct rp_layout layout = { 0 };
-	struct rp_plan plan = { 0 };
 	struct sp42_iobuf *iob = NULL;
 	struct fsal_obj_handle *obj;
 	state_t *state = NULL;
-	bool enabled, holes, bypass;
-	uint64_t min_hole, count, budget, max_read, max_offset;
-	nfsstat4 too_big;
+	bool enabled, bypass, done;
 	fsal_status_t st;
-	int rc;
 
 	resp->resop = NFS4_OP_READ_PLUS;
 	memset(res, 0, sizeof(*res));
+
+	if (nfs4_Is_Fh_DSHandle(&data->currentFH))
+		return rp_data_server(args, data, res);
 
 	res->rp_status = rp_check_fh(data);
 	if (res->rp_status != NFS4_OK)
@@ -605,7 +815,7 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 	/* (the pseudo filesystem's export, which holds no regular file,
 	 * does not parse these: all false there)
 	 */
-	rp_export_config(&enabled, &holes, &min_hole);
+	rp_export_config(&enabled, &rq.holes, &rq.min_hole);
 	if (!enabled) {
 		/* the admin turned READ_PLUS off for this export */
 		res->rp_status = NFS4ERR_NOTSUPP;
@@ -623,35 +833,12 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 		goto out;
 	}
 
-	max_read = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxRead);
-	max_offset = atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxOffsetRead);
-	count = args->rpa_count;
-	/* (as READ, without its wrap past 2^64) */
-	if (max_offset < UINT64_MAX &&
-	    (args->rpa_offset > max_offset ||
-	     count > max_offset - args->rpa_offset)) {
-		res->rp_status = NFS4ERR_FBIG;
+	res->rp_status = rp_window(data, args, &rq, &done);
+	if (res->rp_status != NFS4_OK || done)
 		goto out;
-	}
-	if (count > max_read)
-		count = max_read;
-	/* no window past 2^64 (the reply reaches EOF long before) */
-	if (count > UINT64_MAX - args->rpa_offset)
-		count = UINT64_MAX - args->rpa_offset;
-
-	budget = rp_budget(data, &too_big);
-	if (budget < RP_XDR_RESOK_FIXED) {
-		res->rp_status = too_big;
-		goto out;
-	}
-	if (count == 0) {
-		/* nothing asked: no segment, and not EOF (as READ) */
-		data->op_resp_size = sizeof(nfsstat4) + RP_XDR_RESOK_FIXED;
-		goto out;
-	}
-	if (budget < RP_XDR_RESOK_FIXED + RP_XDR_MIN_SEGMENT) {
+	if (rq.budget < RP_XDR_RESOK_FIXED + RP_XDR_MIN_SEGMENT) {
 		/* room for eof and no segment: only an answer at EOF fits */
-		res->rp_status = rp_eof_only(obj, args->rpa_offset, too_big,
+		res->rp_status = rp_eof_only(obj, args->rpa_offset, rq.too_big,
 					     &res->rp_u.rp_resok4);
 		if (res->rp_status == NFS4_OK)
 			data->op_resp_size =
@@ -659,57 +846,24 @@ enum nfs_req_result nfs4_op_read_plus42(struct nfs_argop4 *op,
 		goto out;
 	}
 
-	/* Room for the runs: segments cost at least 16 bytes each, and runs
-	 * of filesystems are sectors at least (an FSAL finding more ends its
-	 * answer early, which the client continues).
-	 */
-	layout.max = budget / RP_XDR_DATA_HEAD + 1;
-	if (layout.max > count / RP_MIN_RUN + 2)
-		layout.max = count / RP_MIN_RUN + 2;
-	if (layout.max > RP_MAX_RUNS)
-		layout.max = RP_MAX_RUNS;
-	layout.ext = gsh_malloc(layout.max * sizeof(*layout.ext));
-	layout.runs = gsh_malloc(layout.max * sizeof(*layout.runs));
-	iob = sp42_iobuf_alloc(count);
+	rp_layout_alloc(&layout, &rq);
+	iob = sp42_iobuf_alloc(rq.count);
 	iob->copy = rp_reply_encrypted(data);
 
-	st = rp_read_layout(obj, state, bypass, args->rpa_offset, count, holes,
-			    min_hole, budget, iob->data, &layout);
+	st = rp_read_layout(obj, state, bypass, args->rpa_offset, rq.count,
+			    rq.holes, rq.min_hole, rq.budget, iob->data,
+			    &layout);
 	if (!FSAL_IS_ERROR(st))
 		st = rp_allow_read(obj, READ_ACCESS_CHECK_POLICY_POST);
 	if (FSAL_IS_ERROR(st)) {
 		res->rp_status = nfs42_io_status(st);
 		goto out;
 	}
-
-	plan.seg = gsh_calloc(layout.n + 1, sizeof(*plan.seg));
-	plan.max_seg = layout.n + 1;
-	rc = rp_plan(data, args->rpa_offset, &layout, holes, budget, &plan);
-	if (rc == -E2BIG) {
-		res->rp_status = too_big;
-		goto out;
-	}
-	if (rc != 0) {
-		LogCrit(COMPONENT_NFS_V4,
-			"READ_PLUS: no plan for a layout of %zu runs (%d)",
-			layout.n, rc);
-		res->rp_status = NFS4ERR_SERVERFAULT;
-		goto out;
-	}
-
-	rp_fill_result(&res->rp_u.rp_resok4, &plan, iob, args->rpa_offset);
-	data->op_resp_size = sizeof(nfsstat4) + rp_plan_xdr_size(&plan);
-	nfs42_stats_read_plus(op_ctx->ctx_export, rp_plan_data_bytes(&plan),
-			      rp_plan_hole_bytes(&plan));
-	LogFullDebug(COMPONENT_NFS_V4,
-		     "READ_PLUS %" PRIu64 "+%" PRIu32 ": %zu segments, %" PRIu64
-		     " data bytes, eof %d",
-		     args->rpa_offset, args->rpa_count, plan.nseg,
-		     rp_plan_data_bytes(&plan), plan.eof);
+	res->rp_status =
+		rp_answer(data, &layout, &rq, iob, res, args->rpa_count);
 
 out:
 	sp42_iobuf_put(iob);
-	gsh_free(plan.seg);
 	gsh_free(layout.ext);
 	gsh_free(layout.runs);
 	if (state != NULL)

@@ -11,15 +11,6 @@ has() { case ",$want," in *",$1,"*) return 0 ;; esac; return 1; }
 M=/mnt/n
 nfs_mount 4.2 $M
 mkdir -p $M/state
-# wait_for FILE SECONDS: until the host has written FILE
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$XCHG/$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # fcntl_lock FILE CMD START LEN: a write lock with F_SETLK or F_SETLKW
 fcntl_lock() {
 	perl -e 'use Fcntl;

@@ -560,6 +560,9 @@ struct nfs42_opts {
 	 * (nfs42_take_recalls/nfs42_serve_recalls); by default the library
 	 * returns them after the compound during which the recall came */
 	bool keep_recalls;
+	/* EXCHANGE_ID eia_flags: pNFS roles asked for
+	 * (EXCHGID4_FLAG_USE_PNFS_DS for a data server), default none */
+	uint32_t exchgid_flags;
 };
 
 /* Fill defaults; then nfs42_opts_from_env() picks NFS42_HOST, NFS42_PORT
@@ -604,6 +607,9 @@ uint32_t nfs42_max_response(const struct nfs42_client *cl);
 uint32_t nfs42_slot_count(const struct nfs42_client *cl);
 /* Largest READ/WRITE payload that fits in the session's limits. */
 uint32_t nfs42_io_size(const struct nfs42_client *cl);
+/* EXCHANGE_ID's eir_flags: the server's pNFS roles among them
+ * (EXCHGID4_FLAG_MASK_PNFS). */
+uint32_t nfs42_server_flags(const struct nfs42_client *cl);
 /* Counters: backchannel calls served so far. */
 uint64_t nfs42_cb_calls(const struct nfs42_client *cl);
 
@@ -625,6 +631,12 @@ void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
  * timeout, < 0 on transport failure.
  */
 int nfs42_poll(struct nfs42_client *cl, int timeout_ms);
+/*
+ * Serve the connection until ready(cl) is non-zero or timeout_ms passed:
+ * 1 when ready, 0 on timeout, < 0 on transport failure.
+ */
+int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
+		     unsigned int (*ready)(struct nfs42_client *cl));
 
 /*
  * Delegations.  A CB_RECALL on the back channel is answered NFS4_OK and
@@ -714,6 +726,28 @@ struct nfs42_rp_seg {
 	uint64_t length;
 	const uint8_t *data; /* DATA: points into the reply */
 };
+
+/* pNFS (RFC 8881 sections 12, 13) */
+#define NFS4_DEVICEID4_SIZE 16
+#define NFS42_DEVLIST_MAX 32
+#define LAYOUT4_NFSV4_1_FILES 1
+enum nfs42_iomode {
+	LAYOUTIOMODE4_READ = 1,
+	LAYOUTIOMODE4_RW = 2,
+	LAYOUTIOMODE4_ANY = 3,
+};
+enum nfs42_return_type {
+	LAYOUTRETURN4_FILE = 1,
+	LAYOUTRETURN4_FSID = 2,
+	LAYOUTRETURN4_ALL = 3,
+};
+#define EXCHGID4_FLAG_USE_NON_PNFS 0x00010000u
+#define EXCHGID4_FLAG_USE_PNFS_MDS 0x00020000u
+#define EXCHGID4_FLAG_USE_PNFS_DS 0x00040000u
+#define EXCHGID4_FLAG_MASK_PNFS 0x00070000u
+#define NFL4_UFLG_DENSE 0x00000001u
+#define NFL4_UFLG_COMMIT_THRU_MDS 0x00000002u
+#define NFL4_UFLG_STRIPE_UNIT_SIZE_MASK 0xFFFFFFC0u
 
 /* Result of one operation.  Pointers stay valid until the compound is freed
  * or run again. */
@@ -836,6 +870,41 @@ struct nfs42_res {
 			uint32_t n;
 			char **names; /* NUL-terminated copies */
 		} listxattrs;
+		struct {
+			bool return_on_close;
+			struct nfs42_stateid stateid;
+			/* layouts in the reply; the first one's fields */
+			uint32_t n;
+			uint64_t offset, length;
+			uint32_t iomode, type;
+			const uint8_t *body; /* loc_body, into the reply */
+			uint32_t body_len;
+			/* NFS4ERR_LAYOUTTRYLATER: logr_will_signal... */
+			bool will_signal;
+		} layoutget;
+		struct {
+			uint32_t type;
+			const uint8_t *body; /* da_addr_body, into the reply */
+			uint32_t body_len;
+			uint32_t mincount; /* NFS4ERR_TOOSMALL */
+		} getdeviceinfo;
+		struct {
+			uint64_t cookie;
+			uint8_t verf[NFS4_VERIFIER_SIZE];
+			/* gdlr_deviceid_list: n of them, the first
+			 * NFS42_DEVLIST_MAX kept */
+			uint32_t n;
+			uint8_t ids[NFS42_DEVLIST_MAX][NFS4_DEVICEID4_SIZE];
+			bool eof;
+		} getdevicelist;
+		struct {
+			bool size_changed;
+			uint64_t size;
+		} layoutcommit;
+		struct {
+			bool present;
+			struct nfs42_stateid stateid;
+		} layoutreturn;
 		struct {
 			const uint8_t *data; /* rest of the reply */
 			uint32_t len;
@@ -1017,6 +1086,30 @@ int nfs42_op_setxattr(struct nfs42_compound *c,
 int nfs42_op_listxattrs(struct nfs42_compound *c, uint64_t cookie,
 			uint32_t maxcount);
 int nfs42_op_removexattr(struct nfs42_compound *c, const char *name);
+
+/* pNFS operations (RFC 8881 18.40-18.44); the layout body and device
+ * address are decoded by nfs42_files_layout_decode() and
+ * nfs42_files_device_decode() (pnfs.c). */
+int nfs42_op_layoutget(struct nfs42_compound *c, uint32_t type, uint32_t iomode,
+		       uint64_t offset, uint64_t length, uint64_t minlength,
+		       const struct nfs42_stateid *sid, uint32_t maxcount);
+int nfs42_op_getdeviceinfo(struct nfs42_compound *c,
+			   const uint8_t devid[NFS4_DEVICEID4_SIZE],
+			   uint32_t type, uint32_t maxcount);
+int nfs42_op_getdevicelist(struct nfs42_compound *c, uint32_t type,
+			   uint32_t maxdevices, uint64_t cookie,
+			   const uint8_t *cookieverf);
+/* last_write: NULL for no new offset; mtime NULL for no new time; the
+ * layoutupdate body is empty (files layout). */
+int nfs42_op_layoutcommit(struct nfs42_compound *c, uint64_t offset,
+			  uint64_t length, bool reclaim,
+			  const struct nfs42_stateid *sid,
+			  const uint64_t *last_write,
+			  const struct nfs42_time *mtime, uint32_t type);
+/* returntype LAYOUTRETURN4_FILE uses offset, length and sid (empty body) */
+int nfs42_op_layoutreturn(struct nfs42_compound *c, bool reclaim, uint32_t type,
+			  uint32_t iomode, uint32_t returntype, uint64_t offset,
+			  uint64_t length, const struct nfs42_stateid *sid);
 
 /* Session ops (used internally; usable by tests with no_sequence). */
 int nfs42_op_sequence(struct nfs42_compound *c, const uint8_t *sessionid,
@@ -1363,5 +1456,147 @@ int nfs42_xattr_rm(struct nfs42_client *cl, const char *path, const char *name,
 typedef int (*nfs42_xattr_fn)(void *arg, const char *name);
 int nfs42_xattr_ls(struct nfs42_client *cl, const char *path, uint32_t maxcount,
 		   nfs42_xattr_fn fn, void *arg, unsigned int *calls);
+
+/* ------------------------------------------------------------- pNFS */
+
+/*
+ * Files layouts (RFC 8881 section 13; pnfs.c, pnfs_io.c).  A layout is got
+ * for an open file with its device (the data servers, their addresses and
+ * the stripe order) in one struct; the library keeps the layouts it holds
+ * and answers CB_LAYOUTRECALL for them: a recalled layout is returned by
+ * the transfer using it when that ends, or after the next compound when
+ * none does.  Data servers get a session of their own each (EXCHANGE_ID
+ * with EXCHGID4_FLAG_USE_PNFS_DS), kept with the client and freed with it.
+ */
+#define NFS42_LAYOUT_MAX_DS 64
+#define NFS42_LAYOUT_MAX_PATHS 4
+#define NFS42_LAYOUT_MAX_FH 64
+
+struct nfs42_netaddr {
+	char netid[8];
+	char uaddr[64];
+};
+
+struct nfs42_layout {
+	struct nfs42_fh fh; /* the file (metadata server handle) */
+	struct nfs42_stateid stateid; /* layout stateid */
+	uint32_t iomode;
+	uint64_t offset, length;
+	bool return_on_close;
+	uint8_t deviceid[NFS4_DEVICEID4_SIZE];
+	uint32_t stripe_unit;
+	bool dense, commit_through_mds;
+	uint32_t first_stripe_index;
+	uint64_t pattern_offset;
+	uint32_t nfh; /* 1, or one per stripe */
+	struct nfs42_fh fhs[NFS42_LAYOUT_MAX_FH];
+	/* the device */
+	uint32_t nstripes;
+	uint32_t stripe_indices[NFS42_LAYOUT_MAX_DS];
+	uint32_t nds;
+	struct {
+		uint32_t naddr; /* multipath: any of them */
+		struct nfs42_netaddr addr[NFS42_LAYOUT_MAX_PATHS];
+	} ds[NFS42_LAYOUT_MAX_DS];
+};
+
+/* Where a file offset goes under a layout. */
+struct nfs42_stripe_loc {
+	uint32_t stripe; /* stripe index */
+	uint32_t ds; /* data server (index in lo->ds) */
+	uint32_t fh; /* filehandle (index in lo->fhs) */
+	uint64_t unit_start, unit_end; /* the stripe unit holding it */
+	uint64_t ds_offset; /* the offset to ask the data server for */
+};
+void nfs42_layout_locate(const struct nfs42_layout *lo, uint64_t offset,
+			 struct nfs42_stripe_loc *loc);
+
+/* nfsv4_1_file_layout4 and nfsv4_1_file_layout_ds_addr4 bodies: 0 or
+ * -EBADMSG. */
+int nfs42_files_layout_decode(const uint8_t *body, uint32_t len,
+			      struct nfs42_layout *lo);
+int nfs42_files_device_decode(const uint8_t *body, uint32_t len,
+			      struct nfs42_layout *lo);
+
+/* LAYOUTGET of the whole file (iomode LAYOUTIOMODE4_READ or _RW) under
+ * the open stateid, then GETDEVICEINFO of its device.  0, NFS4ERR_*
+ * (NFS4ERR_LAYOUTUNAVAILABLE and friends: do I/O through the metadata
+ * server) or -errno. */
+int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,
+		     struct nfs42_layout *lo);
+int nfs42_layout_return(struct nfs42_file *f, struct nfs42_layout *lo);
+/* LAYOUTCOMMIT with last_write the offset of the last byte written;
+ * *new_size (may be NULL) gets the size the server reports. */
+int nfs42_layout_commit(struct nfs42_file *f, struct nfs42_layout *lo,
+			uint64_t last_write, uint64_t *new_size);
+/* Recalled since it was got (CB_LAYOUTRECALL)? */
+bool nfs42_layout_recalled(struct nfs42_client *cl,
+			   const struct nfs42_layout *lo);
+/* In use by a transfer (not returned behind its back). */
+void nfs42_layout_busy(struct nfs42_client *cl, const struct nfs42_layout *lo,
+		       bool busy);
+uint64_t nfs42_layout_recalls(const struct nfs42_client *cl);
+unsigned int nfs42_layouts_held(const struct nfs42_client *cl);
+/* Serve the back channel until a layout that no transfer uses is recalled
+ * (or timeout_ms passed), then LAYOUTRETURN the recalled ones; *returned:
+ * how many went.  0, or < 0 on transport failure. */
+int nfs42_serve_layout_recalls(struct nfs42_client *cl, int timeout_ms,
+			       unsigned int *returned);
+
+/* The session to data server ds of a layout (multipath: the first address
+ * that answers), made on first use and kept with mds. */
+int nfs42_ds_client(struct nfs42_client *mds, const struct nfs42_layout *lo,
+		    uint32_t ds, struct nfs42_client **out);
+/* A universal address (RFC 5665) to host text and port. */
+int nfs42_uaddr_split(const char *uaddr, char *host, size_t hostsz,
+		      uint16_t *port);
+
+/*
+ * Striped transfers (pnfs_io.c).  Every data server of the layout works
+ * at once (a thread each, depth compounds in flight), within a window of
+ * bytes ahead of the consumer (read) or producer (write).  A data server
+ * that fails (connection lost, NFS4ERR_PNFS_NO_LAYOUT, ...) is replaced by
+ * the metadata server for what it had not done; a recall of the layout
+ * sends the rest through the metadata server too.  Writes are UNSTABLE to
+ * the data servers and COMMITted there as they go (verifiers compared,
+ * data written again on a mismatch); data not yet committed on a server
+ * that failed is written again through the metadata server with FILE_SYNC,
+ * so nothing acknowledged is lost.  The caller returns the layout.
+ */
+struct nfs42_pnfs_opts {
+	uint32_t depth; /* compounds in flight per data server, 0: 4 */
+	uint32_t io_size; /* bytes per READ/WRITE, 0: the stripe unit, at
+			   * most the session's */
+	uint64_t window; /* bytes ahead, 0: 4 stripes' worth per server */
+	bool read_plus; /* READ_PLUS to the data servers */
+};
+struct nfs42_pnfs_stats {
+	/* data bytes moved per server (holes not counted) */
+	uint64_t ds_bytes[NFS42_LAYOUT_MAX_DS];
+	uint32_t ds_calls[NFS42_LAYOUT_MAX_DS];
+	uint64_t mds_bytes; /* through the metadata server instead */
+	uint64_t hole_bytes; /* READ_PLUS holes received */
+	uint32_t ds_failed; /* data servers given up on */
+	uint32_t no_layout; /* NFS4ERR_PNFS_NO_LAYOUT answers */
+	uint32_t rewrites; /* writes sent again (verifier, failure) */
+	bool recalled; /* the layout was recalled during the transfer */
+};
+void nfs42_pnfs_opts_init(struct nfs42_pnfs_opts *o);
+/* Read [offset, offset + length) (NFS42_LENGTH_EOF: to the size the file
+ * has now) in order to fn, as nfs42_read_stream does. */
+int nfs42_pnfs_read(struct nfs42_file *f, struct nfs42_layout *lo,
+		    const struct nfs42_pnfs_opts *o, uint64_t offset,
+		    uint64_t length, nfs42_stream_fn fn, void *arg,
+		    uint64_t *end, struct nfs42_pnfs_stats *st);
+/* nfs42_pnfs_read of the whole file into fd, as nfs42_read_stream_fd. */
+int nfs42_pnfs_read_fd(struct nfs42_file *f, struct nfs42_layout *lo,
+		       const struct nfs42_pnfs_opts *o, int fd, uint64_t *end,
+		       struct nfs42_pnfs_stats *st);
+/* Write the contents of fd (from its offset 0; a regular file's holes are
+ * skipped) at the same offsets; then LAYOUTCOMMIT, and the size set to
+ * fd's (a trailing hole).  *size (may be NULL) gets the bytes of fd. */
+int nfs42_pnfs_write_fd(struct nfs42_file *f, struct nfs42_layout *lo,
+			const struct nfs42_pnfs_opts *o, int fd, uint64_t *size,
+			struct nfs42_pnfs_stats *st);
 
 #endif /* NFS42_H */

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+
+/*
+ * FSAL_SPARSE as a pNFS data server (files layout, RFC 8881 13.6): READ,
+ * READ_PLUS, WRITE and COMMIT on the data-server filehandles of layouts,
+ * which any head of the shared filesystem may have handed out.
+ *
+ * Every export with PNFS_DS registers one struct fsal_pnfs_ds whose
+ * id_servers is its Export_Id (the id the layouts' filehandles carry,
+ * FSAL_encode_file_layout), bound to the export; I/O bypasses MDCACHE and
+ * works on a descriptor of its own per DS handle (one PUTFH).
+ *
+ * What a data server checks, I/O by I/O:
+ *  - the handle: tagged with the export's handle key and of its
+ *    filesystem identity, else NFS4ERR_BADHANDLE / NFS4ERR_STALE;
+ *  - the fence: the handle's layout epoch is the file's (sparse_fence.c),
+ *    else NFS4ERR_PNFS_NO_LAYOUT (the layout was revoked: get a new one or
+ *    go through the metadata server);
+ *  - the export: its access for this client (read, write), as any
+ *    operation of the export (nfs4_export_check_access at PUTFH);
+ *  - the caller: read or write permission on the file as it is now, with
+ *    the caller's (squashed) credentials, and WRITE runs as the caller, so
+ *    setuid bits are cleared and quota charged as for a local writer.
+ * The stateid is not checked: a data server on another head does not
+ * share the metadata server's state (docs/design.md, "pNFS").
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "fsal.h"
+#include "fsal_api.h"
+#include "fsal_convert.h"
+#include "FSAL/fsal_commonlib.h"
+#include "pnfs_utils.h"
+#include "nfs_core.h"
+#include "nfs_creds.h"
+#include "nfs_exports.h"
+#include "export_mgr.h"
+#include "nfs_convert.h"
+#include "../fsal_private.h"
+#include "sparse_int.h"
+#include "sparse_pnfs.h"
+
+struct sparse_ds_handle {
+	struct fsal_ds_handle ds;
+	struct sparse_fh fh;
+	uint32_t epoch; /* the layout's */
+	int fd; /* O_RDWR, or O_RDONLY on a read-only filesystem */
+	bool writable;
+	/* the caller's permission, once asked: 0 unknown, 1 yes, -1 no */
+	int8_t may_read, may_write;
+};
+
+static inline struct sparse_ds_handle *sparse_dsh(struct fsal_ds_handle *ds)
+{
+	return container_of(ds, struct sparse_ds_handle, ds);
+}
+
+static struct sparse_export *sparse_ds_export(struct fsal_pnfs_ds *pds)
+{
+	return pds->mds_fsal_export ? sparse_exp(pds->mds_fsal_export) : NULL;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/*
+ * Standalone DS blocks (Ganesha's "DS { Number; FSAL { } }") are refused:
+ * FSAL_SPARSE serves data-server I/O per export, bound to it.
+ */
+fsal_status_t sparse_refuse_ds_block(struct fsal_module *const fsal_hdl,
+				     void *parse_node,
+				     struct fsal_pnfs_ds **const handle)
+{
+	LogCrit(COMPONENT_PNFS,
+		"FSAL_SPARSE: a DS block is not supported; set PNFS_DS = true in the FSAL block of the export instead (its Export_Id is the data server's id)");
+	return fsalstat(ERR_FSAL_NOTSUPP, 0);
+}
+
+int sparse_ds_start(struct sparse_export *exp)
+{
+	struct fsal_module *fsal = exp->export.fsal;
+	struct fsal_pnfs_ds *pds = gsh_calloc(1, sizeof(*pds));
+
+	/* (what Ganesha's fsal_pnfs_ds_init does, which it does not export:
+	 * one reference for the caller, our operations, a module reference)
+	 */
+	pds->ds_refcount = 1;
+	fsal->m_ops.fsal_pnfs_ds_ops(&pds->s_ops);
+	pds->fsal = fsal;
+	fsal_get(fsal);
+	pds->id_servers = op_ctx->ctx_export->export_id;
+	pds->mds_export = op_ctx->ctx_export;
+	pds->mds_fsal_export = &exp->export;
+	if (!pnfs_ds_insert(pds)) {
+		LogCrit(COMPONENT_PNFS,
+			"FSAL_SPARSE: export %s: data server id %" PRIu16
+			" (its Export_Id) already in use",
+			exp->root_path, pds->id_servers);
+		pnfs_ds_put(pds);
+		return EEXIST;
+	}
+	/* The table holds it now; pnfs_ds_remove() at export removal (Ganesha
+	 * calls it for an export whose has_pnfs_ds is set) puts both.
+	 */
+	return 0;
+}
+
+/* The export's access for this client, and the caller's credentials
+ * (squashed), as PUTFH of any other handle of the export sets them. */
+static nfsstat4 sparse_ds_permissions(struct fsal_pnfs_ds *const pds,
+				      struct svc_req *req)
+{
+	if (pds->mds_export == NULL || pds->mds_fsal_export == NULL)
+		return NFS4ERR_SERVERFAULT;
+	return nfs4_export_check_access(req);
+}
+
+static nfsstat4 sparse_fh_verdict_status(enum sparse_fh_verdict v)
+{
+	switch (v) {
+	case SPARSE_FH_OK:
+		return NFS4_OK;
+	case SPARSE_FH_BAD:
+		return NFS4ERR_BADHANDLE;
+	default:
+		return NFS4ERR_STALE;
+	}
+}
+
+static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
+				      const struct gsh_buffdesc *const hdl_desc,
+				      struct fsal_ds_handle **const handle,
+				      int flags)
+{
+	struct sparse_export *exp = sparse_ds_export(pds);
+	struct sparse_ds_handle *dsh;
+	enum sparse_fh_verdict v;
+	struct stat st;
+	nfsstat4 status;
+
+	*handle = NULL;
+	if (exp == NULL)
+		return NFS4ERR_SERVERFAULT;
+	dsh = gsh_calloc(1, sizeof(*dsh));
+	dsh->fd = -1;
+	v = sparse_dsfh_check(hdl_desc->addr, hdl_desc->len, exp->fs_ident,
+			      exp->handle_key, &dsh->fh, &dsh->epoch);
+	status = sparse_fh_verdict_status(v);
+	if (status != NFS4_OK) {
+		LogDebug(COMPONENT_PNFS, "DS handle refused (%d): %s", v,
+			 nfsstat4_to_str(status));
+		goto err;
+	}
+
+	dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDWR);
+	dsh->writable = dsh->fd >= 0;
+	if (dsh->fd == -EROFS || dsh->fd == -EACCES || dsh->fd == -EPERM)
+		dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDONLY);
+	if (dsh->fd < 0) {
+		status = dsh->fd == -ESTALE || dsh->fd == -ENOENT ?
+				 NFS4ERR_STALE :
+				 posix2nfs4_error(-dsh->fd);
+		goto err;
+	}
+	if (fstat(dsh->fd, &st) != 0) {
+		status = posix2nfs4_error(errno);
+		goto err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* (a tagged handle is one of our layouts': cannot happen) */
+		status = NFS4ERR_WRONG_TYPE;
+		goto err;
+	}
+	*handle = &dsh->ds;
+	return NFS4_OK;
+
+err:
+	if (dsh->fd >= 0)
+		close(dsh->fd);
+	gsh_free(dsh);
+	return status;
+}
+
+static void sparse_dsh_release(struct fsal_ds_handle *const ds_hdl)
+{
+	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+
+	if (dsh->fd >= 0)
+		close(dsh->fd);
+	gsh_free(dsh);
+}
+
+/* ---- the checks of every I/O -------------------------------------------- */
+
+/* The layout was granted under the file's current epoch. */
+static nfsstat4 sparse_ds_fence(struct sparse_ds_handle *dsh)
+{
+	uint32_t now;
+	int rc = sparse_epoch_get(dsh->fd, &now);
+
+	if (rc != 0) {
+		LogCrit(COMPONENT_PNFS,
+			"FSAL_SPARSE: layout epoch unreadable (%s): I/O refused",
+			strerror(-rc));
+		return NFS4ERR_IO;
+	}
+	if (now != dsh->epoch) {
+		LogDebug(COMPONENT_PNFS,
+			 "DS I/O under layout epoch %" PRIu32
+			 ", the file's is %" PRIu32 ": fenced",
+			 dsh->epoch, now);
+		return NFS4ERR_PNFS_NO_LAYOUT;
+	}
+	return NFS4_OK;
+}
+
+/* Whether the caller may (mode: R_OK, W_OK) the file as it is now, asked
+ * of the kernel with the caller's credentials (ACLs included). */
+static bool sparse_ds_may(struct sparse_ds_handle *dsh, int mode)
+{
+	char path[SPARSE_PROC_PATH_LEN];
+	int rc;
+
+	sparse_proc_path(dsh->fd, path);
+	fsal_set_credentials(&op_ctx->creds);
+	rc = faccessat(AT_FDCWD, path, mode, AT_EACCESS);
+	if (rc != 0 && mode == R_OK) /* a client reads what it may run */
+		rc = faccessat(AT_FDCWD, path, X_OK, AT_EACCESS);
+	fsal_restore_ganesha_credentials();
+	return rc == 0;
+}
+
+static nfsstat4 sparse_ds_check(struct sparse_ds_handle *dsh, bool write)
+{
+	uint32_t need = write ? EXPORT_OPTION_WRITE_ACCESS :
+				EXPORT_OPTION_READ_ACCESS;
+	int8_t *known = write ? &dsh->may_write : &dsh->may_read;
+	nfsstat4 status;
+
+	if ((op_ctx->export_perms.options & need) == 0)
+		return write ? NFS4ERR_ROFS : NFS4ERR_ACCESS;
+	if (write && !dsh->writable)
+		return NFS4ERR_ROFS;
+	status = sparse_ds_fence(dsh);
+	if (status != NFS4_OK)
+		return status;
+	if (*known == 0)
+		*known = sparse_ds_may(dsh, write ? W_OK : R_OK) ? 1 : -1;
+	return *known > 0 ? NFS4_OK : NFS4ERR_ACCESS;
+}
+
+/* ---- I/O ---------------------------------------------------------------- */
+
+/* The write verifier: the server's, as WRITE and COMMIT on the metadata
+ * path give it (a restart of this data server changes it). */
+static void sparse_ds_verifier(verifier4 *verf)
+{
+	struct gsh_buffdesc desc = { .addr = verf, .len = sizeof(*verf) };
+
+	op_ctx->fsal_export->exp_ops.get_write_verifier(op_ctx->fsal_export,
+							&desc);
+}
+
+static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
+				const stateid4 *stateid, const offset4 offset,
+				const count4 requested_length,
+				void *const buffer,
+				count4 *const supplied_length,
+				bool *const end_of_file)
+{
+	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+	size_t done = 0;
+	struct stat st;
+	nfsstat4 status;
+
+	*supplied_length = 0;
+	*end_of_file = false;
+	status = sparse_ds_check(dsh, false);
+	if (status != NFS4_OK)
+		return status;
+	if (offset > (uint64_t)INT64_MAX)
+		return NFS4ERR_INVAL;
+
+	while (done < requested_length) {
+		ssize_t n = pread(dsh->fd, (char *)buffer + done,
+				  requested_length - done,
+				  (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return posix2nfs4_error(errno);
+		if (n == 0)
+			break;
+		done += n;
+	}
+	*supplied_length = done;
+	*end_of_file = done < requested_length && fstat(dsh->fd, &st) == 0 &&
+		       offset + done >= (uint64_t)st.st_size;
+	return NFS4_OK;
+}
+
+static nfsstat4 sparse_dsh_read_plus_runs(struct fsal_ds_handle *const ds_hdl,
+					  const stateid4 *stateid,
+					  struct fsal_read_plus_arg *arg)
+{
+	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+	fsal_status_t st;
+	nfsstat4 status;
+
+	arg->nseg = 0;
+	arg->end = arg->offset;
+	arg->eof = false;
+	status = sparse_ds_check(dsh, false);
+	if (status != NFS4_OK)
+		return status;
+	st = sparse_read_plus_fd(dsh->fd, arg);
+	if (!FSAL_IS_ERROR(st))
+		return NFS4_OK;
+	return st.minor != 0 ? posix2nfs4_error(st.minor) : NFS4ERR_IO;
+}
+
+static nfsstat4 sparse_dsh_write(struct fsal_ds_handle *const ds_hdl,
+				 const stateid4 *stateid, const offset4 offset,
+				 const count4 write_length, const void *buffer,
+				 const stable_how4 stability_wanted,
+				 count4 *const written_length,
+				 verifier4 *const writeverf,
+				 stable_how4 *const stability_got)
+{
+	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+	size_t done = 0;
+	nfsstat4 status;
+	int err = 0;
+
+	*written_length = 0;
+	status = sparse_ds_check(dsh, true);
+	if (status != NFS4_OK)
+		return status;
+	if (offset > (uint64_t)INT64_MAX ||
+	    write_length > (uint64_t)INT64_MAX - offset)
+		return NFS4ERR_FBIG;
+
+	/* As the caller: setuid bits cleared, quota charged (as write2). */
+	fsal_set_credentials(&op_ctx->creds);
+	while (done < write_length) {
+		ssize_t n = pwrite(dsh->fd, (const char *)buffer + done,
+				   write_length - done, (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			break;
+		}
+		done += n;
+	}
+	fsal_restore_ganesha_credentials();
+	if (done == 0 && err != 0)
+		return posix2nfs4_error(err);
+
+	if (stability_wanted == FILE_SYNC4 && fsync(dsh->fd) != 0)
+		return NFS4ERR_IO;
+	if (stability_wanted == DATA_SYNC4 && fdatasync(dsh->fd) != 0)
+		return NFS4ERR_IO;
+	*written_length = done;
+	*stability_got = stability_wanted;
+	sparse_ds_verifier(writeverf);
+	return NFS4_OK;
+}
+
+static nfsstat4 sparse_dsh_commit(struct fsal_ds_handle *const ds_hdl,
+				  const offset4 offset, const count4 count,
+				  verifier4 *const writeverf)
+{
+	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+
+	/* A COMMIT has no stateid and writes nothing: not fenced. */
+	if (fsync(dsh->fd) != 0) {
+		LogWarn(COMPONENT_PNFS, "FSAL_SPARSE: DS COMMIT: fsync: %s",
+			strerror(errno));
+		return NFS4ERR_IO;
+	}
+	sparse_ds_verifier(writeverf);
+	return NFS4_OK;
+}
+
+void sparse_pnfs_ds_ops_init(struct fsal_pnfs_ds_ops *ops)
+{
+	memcpy(ops, &def_pnfs_ds_ops, sizeof(*ops));
+	ops->ds_permissions = sparse_ds_permissions;
+	ops->make_ds_handle = sparse_make_ds_handle;
+	ops->dsh_release = sparse_dsh_release;
+	ops->dsh_read = sparse_dsh_read;
+	ops->dsh_read_plus_runs = sparse_dsh_read_plus_runs;
+	ops->dsh_write = sparse_dsh_write;
+	ops->dsh_commit = sparse_dsh_commit;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Copyright (C) 2026 The nfs-sparse authors
+#
+# t_pnfs.sh: guest/pnfs.sh on an NFSv4.2 mount of the metadata server of
+# harness.sh --pnfs 2; then on the host: the file the guest wrote is in the
+# backing store byte for byte, and each data server process moved its half
+# of the file: /proc/PID/io wchar and rchar (as e2e_pnfs_io checks) each
+# grew by at least 45 % of the file's size (received from the socket and
+# written to the file, sent to the socket).
+. "$(dirname "$0")/lib.sh"
+
+# ds_io I KEY: counter KEY (wchar, rchar) of data server I's process
+ds_io() {
+	awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(cat "$NFS42_WORK_DIR/ds$1.pid")/io"
+}
+
+declare -A w0 r0
+for i in 0 1; do
+	w0[$i]=$(ds_io $i wchar)
+	r0[$i]=$(ds_io $i rchar)
+done
+export GUEST_DS_PORTS=$NFS42_DS_PORTS
+LINUX_OUT=$(mktemp -d "${TMPDIR:-/tmp}/linux-test.XXXXXX")
+x=$LINUX_OUT/xchg
+mkdir -p "$x"
+# recall: once the guest holds the file open with a layout, truncate it
+host() {
+	local i t0 t1
+	for ((i = 0; i < 3000; i++)); do
+		[ -e "$x/pnfs-held" ] && break
+		sleep 0.1
+	done
+	[ -e "$x/pnfs-held" ] || return 1
+	t0=$(date +%s.%N)
+	"${SPARSE_NFS42:?}" -s "$NFS42_HOST" -p "$NFS42_PORT" -t 120 truncate \
+		"$NFS42_EXPORT/pnfs/file" $((4 << 20)) >"$LINUX_OUT/trunc.log" 2>&1
+	echo $? >"$LINUX_OUT/trunc.rc"
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$LINUX_OUT/trunc.s"
+	touch "$x/pnfs-truncated"
+}
+host &
+hpid=$!
+rc=0
+linux_guest --modules nfs_layout_nfsv41_files -- guest/pnfs.sh || rc=$?
+wait $hpid || true
+h_check_eq "recall: the host's truncate succeeded" "$(cat "$LINUX_OUT/trunc.rc" 2>/dev/null)" 0
+t=$(cat "$LINUX_OUT/trunc.s" 2>/dev/null || echo 999)
+h_check "recall: the truncate waited $t s (a layout not returned: the 20 s lease)" \
+	awk -v t="$t" 'BEGIN { exit !(t < 10) }'
+size=$((16 << 20))
+for i in 0 1; do
+	w=$(($(ds_io $i wchar) - w0[$i]))
+	r=$(($(ds_io $i rchar) - r0[$i]))
+	echo "data server $i: wrote $w, read $r bytes"
+	h_check "data server $i: wchar grew by $w of $size" [ "$w" -ge $((size * 9 / 20)) ]
+	h_check "data server $i: rchar grew by $r of $size" [ "$r" -ge $((size * 9 / 20)) ]
+done
+if [ -f "$LINUX_OUT/xchg/sum" ]; then
+	h_check_eq "backing file's data (the copy: the file is truncated)" \
+		"$(sha256sum <"$NFS42_BACKING/pnfs/copy" | cut -d' ' -f1)" \
+		"$(cat "$LINUX_OUT/xchg/sum")"
+else
+	h_bad "the guest left no sum"
+fi
+h_done $rc
