@@ -42,7 +42,7 @@ sparse_free_port() {
 # LOG_LEVEL and optional PROTOCOLS (default 4; with 3, MNT_PORT is the
 # MOUNT port), FSAL_NAME (default SPARSE), FSAL_OPTS (extra
 # "Key = value;" items for the export's FSAL block), NFSV4_OPTS (the same
-# for the NFSv4 block), EXPORT_OPTS (the same for the EXPORT block) and
+# for the NFSv4 block), CORE_OPTS (the same for NFS_CORE_PARAM), EXPORT_OPTS (the same for the EXPORT block) and
 # EXTRA_CONF (appended verbatim). SPARSE_RECOVERY_BACKEND, when set, is the
 # NFSv4 block's RecoveryBackend (Ganesha's default, fs, otherwise);
 # SPARSE_MINOR_VERSIONS its Minor_Versions (default "1, 2").
@@ -59,6 +59,7 @@ NFS_CORE_PARAM {
 	Plugins_Dir = "$PLUGINS_DIR";
 	# Containers refuse PR_SET_IO_FLUSHER; it is only a hint.
 	allow_set_io_flusher_fail = true;
+	${CORE_OPTS:-}
 }
 NFSv4 {
 	RecoveryRoot = "$RECOVERY_DIR";

@@ -3,6 +3,7 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
+#            [--core-opts "K = V; ..."]
 #            [--export-opts "K = V; ..."]
 #            [--conf-extra TEXT] [--keep] [--protocols "3, 4"] [--export-tmpfs]
 #            [--needs-root] [--dbus] -- PROGRAM [ARGS]
@@ -82,6 +83,7 @@ repo=$(cd "$here/../.." && pwd)
 FSAL_NAME=${SPARSE_E2E_FSAL:-SPARSE}
 FSAL_OPTS=""
 NFSV4_OPTS=""
+CORE_OPTS=""
 EXPORT_OPTS=""
 EXTRA_CONF=""
 keep=0
@@ -101,6 +103,7 @@ while [ $# -gt 0 ]; do
 	--fsal) FSAL_NAME=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
+	--core-opts) CORE_OPTS=$2; shift 2 ;;
 	--export-opts) EXPORT_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
 	--keep) keep=1; shift ;;

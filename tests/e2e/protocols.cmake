@@ -245,3 +245,11 @@ add_test(NAME e2e/wire_check_deleg
 set_tests_properties(e2e/wire_check_deleg PROPERTIES LABELS "e2e;wire"
   TIMEOUT 120 ENVIRONMENT
   "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>;SPARSE_DELEG_CLIENT=$<TARGET_FILE:e2e_proto_deleg>")
+
+# READDIR replies up to the client's maxcount, with the Linux client's
+# requests (patch 0130; issue #19: rm -r and ls -lR against knfsd)
+sparse_e2e_test(e2e_proto_readdir
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_readdir.c TIMEOUT 120)
+sparse_e2e_run(e2e_proto_readdir_capped e2e_proto_readdir ARGS capped
+  TIMEOUT 120
+  HARNESS_ARGS --core-opts "Readdir_Res_Size = 32768$<SEMICOLON>")

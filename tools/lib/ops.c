@@ -910,11 +910,15 @@ static bool dec_readdir(struct nfs42_compound *c, struct nfs42_xdr *x,
 	struct nfs42_dirent *ents = NULL, *e, *n;
 	uint32_t cap = 0, cnt = 0, len;
 	const uint8_t *name;
+	size_t start = x->pos, entry_start;
 	bool follows;
 	bool ok = false;
 
 	nfs42_xdr_get_fixed(x, r->u.readdir.cookieverf, NFS4_VERIFIER_SIZE);
-	while (nfs42_xdr_get_bool(x, &follows) && follows) {
+	for (;;) {
+		entry_start = x->pos;
+		if (!nfs42_xdr_get_bool(x, &follows) || !follows)
+			break;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 64;
 			n = realloc(ents, cap * sizeof(*ents));
@@ -933,10 +937,12 @@ static bool dec_readdir(struct nfs42_compound *c, struct nfs42_xdr *x,
 		e->name[len] = '\0';
 		if (nfs42_fattr_decode(x, &e->attrs))
 			goto out;
+		e->xdr_len = (uint32_t)(x->pos - entry_start);
 		cnt++;
 	}
 	if (!nfs42_xdr_get_bool(x, &r->u.readdir.eof))
 		goto out;
+	r->u.readdir.resok_len = (uint32_t)(x->pos - start);
 	r->u.readdir.entries = nfs42_arena_alloc(c, cnt * sizeof(*ents) + 1);
 	if (!r->u.readdir.entries)
 		goto out;

@@ -710,6 +710,8 @@ struct nfs42_dirent {
 	uint64_t cookie;
 	char *name;
 	struct nfs42_attrs attrs;
+	uint32_t xdr_len; /* bytes of its entry4 on the wire, with the
+			   * "value follows" flag before it */
 };
 
 struct nfs42_lock_denied {
@@ -794,6 +796,9 @@ struct nfs42_res {
 			bool eof;
 			uint32_t n;
 			struct nfs42_dirent *entries;
+			/* bytes of READDIR4resok on the wire (what the
+			 * request's maxcount bounds, RFC 8881 18.23.3) */
+			uint32_t resok_len;
 		} readdir;
 		struct {
 			char *link;
