@@ -596,6 +596,66 @@ START_TEST(mds_also_ds)
 }
 END_TEST
 
+/*
+ * "deleg" mode (read delegations on, as scripts/serve.sh serves): a
+ * client holding a read delegation reads through the data servers.  The
+ * delegation is a Linux read lease on the metadata server; a data server
+ * that opened the file for writing to serve a READ broke that lease, so
+ * the READ waited for the recall (the client's data-server calls timed
+ * out and it fell back to the metadata server).
+ */
+START_TEST(read_under_read_delegation)
+{
+	static const uint64_t runs[] = { 0, 3 * STRIPE_UNIT + 123, 0, 0 };
+	const uint64_t size = runs[1];
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = uniq("delegated");
+	struct nfs42_pnfs_stats st;
+	struct nfs42_pnfs_opts o;
+	struct nfs42_file f;
+	char *src, *out;
+	int64_t t0;
+	int fd, ofd;
+
+	/* made on the server's disk: no NFS write open ever had it */
+	fd = local_file(size, runs, &src);
+	close(fd);
+	ck_assert_int_eq(rename(src, e2e_backing(name)), 0);
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				 NFS42_NOCREATE, 0, false, &f));
+	ck_assert_msg(f.deleg_type == OPEN_DELEGATE_READ,
+		      "no read delegation (%u, why %u)", f.deleg_type,
+		      f.why_no_deleg);
+	ck_nfs_ok(cl, nfs42_layout_get(&f, LAYOUTIOMODE4_READ, lo));
+	ck_assert_int_gt(asprintf(&out, "%s/%s.out",
+				  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+				  name),
+			 0);
+	ofd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(ofd, 0);
+	nfs42_pnfs_opts_init(&o);
+	t0 = e2e_now_ms();
+	ck_nfs_ok(cl, nfs42_pnfs_read_fd(&f, lo, &o, ofd, NULL, &st));
+	close(ofd);
+	ck_assert_msg(st.ds_failed == 0 && st.mds_bytes == 0,
+		      "%u data servers given up, %" PRIu64
+		      " bytes through the metadata server, after %lld ms",
+		      st.ds_failed, st.mds_bytes,
+		      (long long)(e2e_now_ms() - t0));
+	check_spread(&st, size);
+	same_files(e2e_backing(name), out);
+	ck_assert_msg(!e2e_log_has("broken by a local open"),
+		      "a data server's open broke the delegation's lease");
+	ck_nfs_ok(cl, nfs42_layout_return(&f, lo));
+	ck_nfs_ok(cl, nfs42_close(&f));
+	free(lo);
+	unlink(out);
+	free(out);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("pnfs_io");
@@ -604,6 +664,11 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 120);
 	if (argc > 1 && !strcmp(argv[1], "mds-ds")) {
 		tcase_add_test(tc, mds_also_ds);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
+	if (argc > 1 && !strcmp(argv[1], "deleg")) {
+		tcase_add_test(tc, read_under_read_delegation);
 		suite_add_tcase(s, tc);
 		return e2e_run(s);
 	}

@@ -14,6 +14,14 @@ sparse_e2e_run(e2e_pnfs_io_mds_ds e2e_pnfs_io ARGS mds-ds
   HARNESS_ARGS --pnfs 2 --pnfs-mds-ds
                --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
 
+# Read delegations on (as scripts/serve.sh serves): a delegated file read
+# through the data servers.
+sparse_e2e_run(e2e_pnfs_io_deleg e2e_pnfs_io ARGS deleg
+  TIMEOUT 120
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "Delegations = true$<SEMICOLON>"
+               --export-opts "Delegations = Read$<SEMICOLON>")
+
 # Layout recalls and fencing: a 5 s lease so that an unreturned layout is
 # fenced within the test; "unexport" removes the export over DBus.
 set(pnfs_recall_opts "Lease_Lifetime = 5$<SEMICOLON>")
