@@ -53,8 +53,11 @@ struct sparse_ds_handle {
 	struct fsal_ds_handle ds;
 	struct sparse_fh fh;
 	uint32_t epoch; /* the layout's */
-	int fd; /* O_RDWR, or O_RDONLY on a read-only filesystem */
+	/* O_RDONLY until the first WRITE reopens it O_RDWR (see
+	 * sparse_ds_open_for_write); a handle lives for one compound */
+	int fd;
 	bool writable;
+	struct sparse_export *exp;
 	/* the caller's permission, once asked: 0 unknown, 1 yes, -1 no */
 	int8_t may_read, may_write;
 };
@@ -160,10 +163,8 @@ static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
 		goto err;
 	}
 
-	dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDWR);
-	dsh->writable = dsh->fd >= 0;
-	if (dsh->fd == -EROFS || dsh->fd == -EACCES || dsh->fd == -EPERM)
-		dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDONLY);
+	dsh->exp = exp;
+	dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDONLY);
 	if (dsh->fd < 0) {
 		status = dsh->fd == -ESTALE || dsh->fd == -ENOENT ?
 				 NFS4ERR_STALE :
@@ -238,6 +239,32 @@ static bool sparse_ds_may(struct sparse_ds_handle *dsh, int mode)
 	return rc == 0;
 }
 
+/*
+ * The handle opens the file read-only: an open for writing breaks the
+ * Linux read leases behind the metadata server's read delegations of the
+ * same file (the open then blocks until the holder gives the delegation
+ * back), and a READ through a data server is no conflict with them.  The
+ * first WRITE reopens the file for writing; a filesystem or file that
+ * refuses it answers NFS4ERR_ROFS.
+ */
+static nfsstat4 sparse_ds_open_for_write(struct sparse_ds_handle *dsh)
+{
+	int fd;
+
+	if (dsh->writable)
+		return NFS4_OK;
+	fd = sparse_open_fh(dsh->exp, &dsh->fh, O_RDWR);
+	if (fd == -EROFS || fd == -EACCES || fd == -EPERM)
+		return NFS4ERR_ROFS;
+	if (fd < 0)
+		return fd == -ESTALE || fd == -ENOENT ? NFS4ERR_STALE :
+							 posix2nfs4_error(-fd);
+	close(dsh->fd);
+	dsh->fd = fd;
+	dsh->writable = true;
+	return NFS4_OK;
+}
+
 static nfsstat4 sparse_ds_check(struct sparse_ds_handle *dsh, bool write)
 {
 	uint32_t need = write ? EXPORT_OPTION_WRITE_ACCESS :
@@ -247,9 +274,9 @@ static nfsstat4 sparse_ds_check(struct sparse_ds_handle *dsh, bool write)
 
 	if ((op_ctx->export_perms.options & need) == 0)
 		return write ? NFS4ERR_ROFS : NFS4ERR_ACCESS;
-	if (write && !dsh->writable)
-		return NFS4ERR_ROFS;
 	status = sparse_ds_fence(dsh);
+	if (status == NFS4_OK && write)
+		status = sparse_ds_open_for_write(dsh);
 	if (status != NFS4_OK)
 		return status;
 	if (*known == 0)
