@@ -9,7 +9,8 @@
 # settings; a second serve.sh on another port runs beside it without
 # touching the first one's files, one on the same port is refused; NFSv3
 # and NFSv4.0 (--protocols) serve Debian's libnfs clients; and SIGINT
-# (Ctrl-C) stops serve.sh and its ganesha.nfsd cleanly.
+# (Ctrl-C) stops serve.sh and its ganesha.nfsd cleanly; --pnfs 2 serves
+# reads and writes through its two data servers.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -176,6 +177,32 @@ else
 	stop_serve "$serve3_pid" "$SPARSE_BUILD_DIR/serve3.out" ctrl-c-v3 \
 		"$(cat "$SPARSE_BUILD_DIR/serve/$port3/pid")"
 fi
+# --pnfs 2: a metadata server and two data servers on the next ports, read
+# delegations on as by default; a client reads and writes through the
+# data servers only; Ctrl-C stops all three.
+check pnfs-bad-count 2 "takes a number of data servers" -- "$serve" --no-build --pnfs 17
+check pnfs-needs-v41 2 "needs NFSv4.1 or NFSv4.2" -- "$serve" --no-build --pnfs 1 --protocols 4.0
+for _ in 1 2 3 4 5; do
+	port4=$(sparse_free_port)
+	! sparse_port_in_use $((port4 + 1)) && ! sparse_port_in_use $((port4 + 2)) && break
+done
+start_serve "$SPARSE_BUILD_DIR/serve4.out" -p "$port4" --pnfs 2 -d "$SPARSE_BUILD_DIR/export2"
+serve4_pid=$started
+check pnfs-says 0 "data servers .* on ports $((port4 + 1)) $((port4 + 2))" -- cat "$SPARSE_BUILD_DIR/serve4.out"
+check pnfs-layout 0 "stripes: 2" -- "$nfs42" -p "$port4" layout /sparse/two
+head -c 3000000 /dev/urandom >"$SPARSE_BUILD_DIR/pnfs-src"
+check pnfs-put-via-ds 0 "mds 0 bytes, .*data servers failed 0" -- \
+	"$nfs42" -p "$port4" put --stats "$SPARSE_BUILD_DIR/pnfs-src" /sparse/striped
+check pnfs-put-same 0 "" -- cmp "$SPARSE_BUILD_DIR/pnfs-src" "$SPARSE_BUILD_DIR/export2/striped"
+check pnfs-cat-via-ds 0 "mds 0 bytes, .*data servers failed 0" -- \
+	timeout 60 "$nfs42" -p "$port4" cat --stats /sparse/striped -o "$SPARSE_BUILD_DIR/pnfs-back"
+check pnfs-cat-same 0 "" -- cmp "$SPARSE_BUILD_DIR/pnfs-src" "$SPARSE_BUILD_DIR/pnfs-back"
+ds_pids4="$(cat "$SPARSE_BUILD_DIR/serve/$port4/ds0/pid" "$SPARSE_BUILD_DIR/serve/$port4/ds1/pid")"
+stop_serve "$serve4_pid" "$SPARSE_BUILD_DIR/serve4.out" ctrl-c-pnfs \
+	"$(cat "$SPARSE_BUILD_DIR/serve/$port4/pid")"
+for p in $ds_pids4; do
+	check "pnfs-data-server-$p-stopped" 0 "" -- bash -c "! kill -0 $p 2>/dev/null"
+done
 serve_pids=()
 
 check_summary serve_check
