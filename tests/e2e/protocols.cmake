@@ -86,16 +86,16 @@ set(copy_async_opts
 sparse_e2e_test(e2e_proto_copy_async
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_copy_async.c
   TIMEOUT 180
-  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON>")
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Hooks { Copy_Chunk_Delay_Ms = 10$<SEMICOLON> }")
 sparse_e2e_run(e2e_proto_copy_async_slow e2e_proto_copy_async ARGS slow
   TIMEOUT 180
-  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON> Lease_Lifetime = 4$<SEMICOLON>")
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Hooks { Copy_Chunk_Delay_Ms = 100$<SEMICOLON> } Lease_Lifetime = 4$<SEMICOLON>")
 # The job bound to its caller (issue #17): with read delegations granted,
 # so that one of a copy's destination could be, were the copy not counted
 # as a writer.
 sparse_e2e_run(e2e_proto_copy_async_deleg e2e_proto_copy_async ARGS deleg
   TIMEOUT 120
-  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Copy_Chunk_Delay_Ms = 10$<SEMICOLON> Delegations = true$<SEMICOLON>"
+  HARNESS_ARGS --nfsv4-opts "${copy_async_opts} Test_Hooks { Copy_Chunk_Delay_Ms = 10$<SEMICOLON> } Delegations = true$<SEMICOLON>"
                --export-opts "Delegations = Read$<SEMICOLON>")
 
 # READ_PLUS (issue #7) on FSAL_SPARSE (its read_plus slot) and on FSAL_VFS

@@ -14,7 +14,7 @@ target_link_libraries(wire_client PRIVATE nfs42c)
 set(wire_env "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>;SPARSE_WIRE_CLIENT=$<TARGET_FILE:wire_client>")
 add_test(NAME e2e/wire_check_v42
          COMMAND ${SPARSE_HARNESS}
-                 --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Test_Copy_Chunk_Delay_Ms = 100$<SEMICOLON>"
+                 --nfsv4-opts "Copy_Chunk_Size = 1048576$<SEMICOLON> Test_Hooks { Copy_Chunk_Delay_Ms = 100$<SEMICOLON> }"
                  -- ${CMAKE_CURRENT_SOURCE_DIR}/wire_check_v42.sh)
 set_tests_properties(e2e/wire_check_v42 PROPERTIES LABELS "e2e;wire"
   TIMEOUT 120 ENVIRONMENT "${wire_env}")
@@ -54,7 +54,7 @@ set_tests_properties(e2e/wire_check_xattr PROPERTIES LABELS "e2e;wire"
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
 
 # TEST-ONLY settings (FSAL_SPARSE's Test_Hooks block, the NFSv4 block's
-# Test_Copy_Chunk_Delay_Ms) are logged as warnings at startup (issue #21)
+# Test_Hooks block) are logged as warnings at startup (issue #21)
 add_test(NAME e2e/test_hooks_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_hooks_check.sh)
 set_tests_properties(e2e/test_hooks_check PROPERTIES LABELS e2e TIMEOUT 180

@@ -5,10 +5,10 @@
 # test_hooks_check.sh: a server started with any TEST-ONLY setting says so
 # in its log at startup, one without says nothing.  Each case starts its
 # own server (harness.sh) with one setting: each parameter of FSAL_SPARSE's
-# Test_Hooks sub-block alone, and the NFSv4 block's
-# Test_Copy_Chunk_Delay_Ms.  The flat Test_* names of the FSAL block from
-# before the sub-block are refused (the export is not created), not
-# silently ignored.
+# Test_Hooks sub-block alone, and the NFSv4 block's Test_Hooks sub-block
+# (patch 0034) on FSAL_SPARSE and on FSAL_VFS.  The flat Test_* names of
+# both blocks from before the sub-blocks are refused (unknown parameters),
+# not silently ignored.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,16 +49,26 @@ check "Stall_Dir" "$logged" "$fsal_warn.*Stall_Dir = /.*/stall," \
 	--fsal-opts 'Test_Hooks { Stall_Dir = "@STALL_DIR@"; }'
 check "Stall_Ms" "$logged" "$fsal_warn.*Stall_Ms = 3\$" \
 	--fsal-opts 'Test_Hooks { Stall_Ms = 3; }'
-check "NFSv4 Test_Copy_Chunk_Delay_Ms" "$logged" \
-	':NFS4 :WARN :NFSv4 Test_Copy_Chunk_Delay_Ms = 10 is a TEST-ONLY setting' \
-	--nfsv4-opts 'Test_Copy_Chunk_Delay_Ms = 10;'
-# a flat Test_* name: the FSAL block is refused (harness: config error)
-if SPARSE_ALLOW_CONFIG_ERRORS=1 "$harness" --fsal-opts 'Test_Stall_Ms = 3;' -- \
-	sh -c 'grep -E "Unknown parameter \(Test_Stall_Ms\)" "$NFS42_LOG"' \
-	>"$TMPDIR/out" 2>&1; then
-	echo "ok: flat Test_Stall_Ms refused"
-else
-	bad "flat Test_Stall_Ms: $(tail -n 5 "$TMPDIR/out")"
-fi
+nfsv4_warn=':NFS4 :WARN :NFSv4 Test_Hooks: TEST-ONLY settings: Copy_Chunk_Delay_Ms = 10 '
+check "NFSv4 Test_Hooks" "$logged" "$nfsv4_warn" \
+	--nfsv4-opts 'Test_Hooks { Copy_Chunk_Delay_Ms = 10; }'
+# Ganesha's core says it, whatever FSAL the exports use
+check "NFSv4 Test_Hooks, FSAL_VFS export" "$logged" "$nfsv4_warn" \
+	--fsal VFS --nfsv4-opts 'Test_Hooks { Copy_Chunk_Delay_Ms = 10; }'
+# refused NAME HARNESS-OPTS...: the old flat name NAME is an unknown
+# parameter (the harness lets the configuration error through)
+refused() {
+	local name=$1
+	shift
+	if SPARSE_ALLOW_CONFIG_ERRORS=1 "$harness" "$@" -- \
+		sh -c 'grep -E "Unknown parameter \($1\)" "$NFS42_LOG"' check "$name" \
+		>"$TMPDIR/out" 2>&1; then
+		echo "ok: flat $name refused"
+	else
+		bad "flat $name: $(tail -n 5 "$TMPDIR/out")"
+	fi
+}
+refused Test_Stall_Ms --fsal-opts 'Test_Stall_Ms = 3;'
+refused Test_Copy_Chunk_Delay_Ms --nfsv4-opts 'Test_Copy_Chunk_Delay_Ms = 10;'
 [ $fail = 0 ] && echo "test_hooks_check: ok"
 exit $fail

@@ -18,7 +18,7 @@
 # of each, in order; eof exactly when the window reaches the file size;
 # each data segment's bytes those of the backing file there. Every file
 # must be covered from 0 to its size by the replies. Then an async COPY
-# that the harness's Test_Copy_Chunk_Delay_Ms (100 ms per 1 MiB chunk)
+# that the harness's NFSv4 Test_Hooks Copy_Chunk_Delay_Ms (100 ms per 1 MiB chunk)
 # makes last ~1.2 s, so that the CLI's OFFLOAD_STATUS (op 67) poll at
 # 500 ms sees it running, and one interrupted (SIGINT, as Ctrl-C) once
 # its first chunk is written, so that the CLI sends OFFLOAD_CANCEL (op 66)

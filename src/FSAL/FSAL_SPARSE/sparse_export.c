@@ -533,7 +533,6 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 		goto err_free;
 	}
 
-	sparse_test_hooks_warn_core();
 	exp->root_path = gsh_strdup(CTX_FULLPATH(op_ctx));
 	rc = sparse_open_export_root(exp, exp->root_path);
 	if (rc != 0)

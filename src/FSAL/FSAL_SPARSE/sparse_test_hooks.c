@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,30 +65,6 @@ int sparse_test_hooks_commit(void *node, void *link_mem, void *self_struct,
 		LogWarn(COMPONENT_FSAL,
 			"FSAL_SPARSE: Test_Hooks Skip_Confinement: handles may reach objects outside the export");
 	return 0;
-}
-
-/*
- * The NFSv4 block's TEST-ONLY parameter (patch 0034) lives in Ganesha's
- * core configuration, which has no hook of ours at startup; FSAL_SPARSE
- * says it is set when its first export is created (exports are read after
- * the NFSv4 block).
- */
-static void sparse_test_warn_core_once(void)
-{
-	uint32_t ms = nfs_param.nfsv4_param.test_copy_chunk_delay_ms;
-
-	if (ms != 0)
-		LogWarn(COMPONENT_NFS_V4,
-			"NFSv4 Test_Copy_Chunk_Delay_Ms = %" PRIu32
-			" is a TEST-ONLY setting: every asynchronous COPY sleeps that long after each chunk",
-			ms);
-}
-
-void sparse_test_hooks_warn_core(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	(void)pthread_once(&once, sparse_test_warn_core_once);
 }
 
 /* What an export update cannot change */

@@ -66,7 +66,6 @@ int sparse_test_hooks_commit(void *node, void *link_mem, void *self_struct,
 			_mem_)
 
 /* Export create, update and release */
-void sparse_test_hooks_warn_core(void);
 bool sparse_test_hooks_restart_needed(const struct sparse_test_hooks *now,
 				      const struct sparse_test_hooks *cfg);
 void sparse_test_hooks_update(struct sparse_test_hooks *now,

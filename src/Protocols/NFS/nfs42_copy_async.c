@@ -211,12 +211,12 @@ static void copy_chunk_limits(struct nfs42_copy_req *req)
 }
 
 /*
- * Test_Copy_Chunk_Delay_Ms (tests only): sleep after a chunk, in 10 ms
+ * NFSv4 { Test_Hooks { Copy_Chunk_Delay_Ms } } (tests only): sleep after a chunk, in 10 ms
  * steps so that a cancel still ends the copy promptly.
  */
 static void copy_test_delay(struct copy *c)
 {
-	uint32_t ms = nfs_param.nfsv4_param.test_copy_chunk_delay_ms;
+	uint32_t ms = nfs_param.nfsv4_param.test_hooks.copy_chunk_delay_ms;
 
 	while (ms > 0 && !atomic_fetch_uint32_t(&c->cancel)) {
 		uint32_t step = ms < 10 ? ms : 10;
