@@ -135,8 +135,46 @@ changelog() {
 	echo " -- $maint  $when"
 }
 
-# source_tree PKG VERSION_DIR ORIG DEBIAN_DIR PATCH_DIR: the unpacked
-# source package in $work/src
+# upstream_holders DIR: the copyright statements in the headers of the
+# upstream files under DIR (a line naming a year after "Copyright"), each
+# once, without the word and its (c)
+upstream_holders() {
+	grep -rhoIE --exclude-dir=debian 'Copyright.*[0-9]{4}.*' "$1" |
+		LC_ALL=C sed -E 's/^Copyright([^0-9A-Za-z]|\([cC]\)|Copyright)*//
+			s/[[:space:]]*\*\/.*$//; s/[[:space:]]+$//' |
+		grep -E '[0-9]{4}' | LC_ALL=C sort -u
+}
+
+# license_paragraph ID FILE: a copyright-format License paragraph ID with
+# the text of FILE (a C comment's markers and its Copyright line dropped)
+license_paragraph() {
+	echo "License: $1"
+	sed -E 's|^[[:space:]]*/?\*+/?[[:space:]]?||; s/[[:space:]]+$//' "$2" |
+		grep -v '^Copyright' | sed -e '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
+		sed 's/^$/./; s/^/ /'
+}
+
+# write_copyright DIR LICENSE [LICENSE_FILE]: DIR/debian/copyright from
+# our copyright.in, whose @UPSTREAM_FILES@ becomes the Files: * stanza of
+# the upstream tree (its own statements, upstream_holders) under LICENSE,
+# and @UPSTREAM_LICENSE@ LICENSE's text from the tree's LICENSE_FILE
+write_copyright() {
+	local dir=$1 lic=$2 text=${3:-} line
+	while IFS= read -r line; do
+		case "$line" in
+		@UPSTREAM_FILES@)
+			echo "Files: *"
+			upstream_holders "$dir" | sed '1s/^/Copyright: /; 1!s/^/ /'
+			echo "License: $lic" ;;
+		@UPSTREAM_LICENSE@) license_paragraph "$lic" "$dir/$text" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done <"$dir/debian/copyright.in" >"$dir/debian/copyright"
+	rm "$dir/debian/copyright.in"
+}
+
+# source_tree PKG VERSION_DIR ORIG DEBIAN_DIR PATCH_DIR LICENSE
+# [LICENSE_FILE]: the unpacked source package in $work/src
 source_tree() {
 	local pkg=$1 dir=$work/src/$2 orig=$3 debian=$4 patches=$5 p list
 	list=$("$repo/cmake/patch-series.sh" "$patches")
@@ -144,6 +182,7 @@ source_tree() {
 	tar -C "$work/src" -xzf "$cache/$orig"
 	[ -d "$dir" ] || { echo "package: $orig did not give $dir" >&2; exit 1; }
 	cp -r "$debian" "$dir/debian"
+	write_copyright "$dir" "$6" "${7:-}"
 	sed -i "s|@MAINTAINER@|$maint|" "$dir/debian/control"
 	mkdir -p "$dir/debian/patches"
 	: >"$dir/debian/patches/series"
@@ -155,12 +194,13 @@ source_tree() {
 
 mkdir -p "$work/src"
 source_tree ntirpc "ntirpc-$ntirpc_ver" "$ntirpc_tar" \
-	"$repo/packaging/ntirpc/debian" "$repo/patches/ntirpc"
+	"$repo/packaging/ntirpc/debian" "$repo/patches/ntirpc" \
+	BSD-3-clause COPYING
 changelog ntirpc "$ntirpc_full" \
 	"libntirpc $ntirpc_ver from Debian's orig tarball with the patches of nfs-sparse's patches/ntirpc/." \
 	>"$work/src/ntirpc-$ntirpc_ver/debian/changelog"
 source_tree nfs-ganesha "nfs-ganesha-$ganesha_ver" "$ganesha_tar" \
-	"$repo/packaging/nfs-ganesha/debian" "$repo/patches"
+	"$repo/packaging/nfs-ganesha/debian" "$repo/patches" LGPL-3+
 changelog nfs-ganesha "$ganesha_full" \
 	"NFS-Ganesha $ganesha_ver from Debian's orig tarball with the patches of nfs-sparse's patches/ and, as the orig-nfs-sparse component, FSAL_SPARSE, the sqlite recovery backend and the nfs42 client." \
 	>"$work/src/nfs-ganesha-$ganesha_ver/debian/changelog"
