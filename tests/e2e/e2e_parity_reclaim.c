@@ -44,8 +44,7 @@ START_TEST(claim_previous_after_restart)
 	rs_open(&s, owner);
 	c = rsess_cpd(&s);
 	nfs42_op_putfh(c, &f.fh);
-	oi = rsess_op_open_previous(c, s.clientid, oo,
-				    OPEN4_SHARE_ACCESS_BOTH);
+	oi = rsess_op_open_previous(c, s.clientid, oo, OPEN4_SHARE_ACCESS_BOTH);
 	nfs42_op_getfh(c);
 	rc = nfs42_compound_run(c);
 	ck_assert_msg(rc == 0, "OPEN CLAIM_PREVIOUS after restart: %s",

@@ -373,7 +373,8 @@ START_TEST(t_revoke)
 	 * answered, checked every second.
 	 */
 	ck_assert_msg(took < 14000, "revoked after %lld ms", (long long)took);
-	ck_assert(e2e_log_has("not returned within a lease period of the recall"));
+	ck_assert(e2e_log_has(
+		"not returned within a lease period of the recall"));
 	check_revoked_then_freed(a, b, &fa);
 	ck_nfs_ok(b, nfs42_close(&fb));
 	nfs42_client_free(a);

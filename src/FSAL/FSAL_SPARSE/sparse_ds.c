@@ -258,7 +258,7 @@ static nfsstat4 sparse_ds_open_for_write(struct sparse_ds_handle *dsh)
 		return NFS4ERR_ROFS;
 	if (fd < 0)
 		return fd == -ESTALE || fd == -ENOENT ? NFS4ERR_STALE :
-							 posix2nfs4_error(-fd);
+							posix2nfs4_error(-fd);
 	close(dsh->fd);
 	dsh->fd = fd;
 	dsh->writable = true;
