@@ -247,13 +247,17 @@ if [ $delegations = 1 ]; then
 else
 	deleg=(DELEGATIONS=false EXPORT_DELEGATIONS=None)
 fi
-template=$repo/src/config_samples/ganesha-sparse.conf.in
-sparse_render_conf "$template" "$conf" \
-	"PROTOCOLS=$PROTOCOLS" "NFS_PORT=$PORT" "MNT_PORT=$MNT_PORT" \
-	"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
-	"MINOR_VERSIONS=$MINOR_VERSIONS" "RECOVERY_ROOT=$recovery_q" \
-	"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
-	"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+# render OUT PROTOCOLS PORT MINOR_VERSIONS RECOVERY_ROOT: the sample
+# template with this command's values (the export's the same for all)
+render() {
+	sparse_render_conf "$repo/src/config_samples/ganesha-sparse.conf.in" "$1" \
+		"PROTOCOLS=$2" "NFS_PORT=$3" "MNT_PORT=$MNT_PORT" \
+		"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
+		"MINOR_VERSIONS=$4" "RECOVERY_ROOT=$5" \
+		"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
+		"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+}
+render "$conf" "$PROTOCOLS" "$PORT" "$MINOR_VERSIONS" "$recovery_q"
 [ ! -s "$log" ] || mv "$log" "$log.old"
 : >"$log"
 
@@ -271,13 +275,8 @@ if [ "$pnfs" -gt 0 ]; then
 	for ((i = 0; i < pnfs; i++)); do
 		d=$run/ds$i
 		mkdir -p "$d/recovery"
-		sparse_render_conf "$template" "$d/ganesha.conf" \
-			"PROTOCOLS=4" "NFS_PORT=${ds_ports[$i]}" "MNT_PORT=$MNT_PORT" \
-			"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
-			"MINOR_VERSIONS=1, 2" \
-			"RECOVERY_ROOT=$(sparse_conf_string "$d/recovery")" \
-			"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
-			"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+		render "$d/ganesha.conf" 4 "${ds_ports[$i]}" "1, 2" \
+			"$(sparse_conf_string "$d/recovery")"
 		sparse_conf_add_pnfs "$d/ganesha.conf" "PNFS_DS = true;" "PNFS_DS = true;"
 		: >"$d/ganesha.log"
 		p=$(sparse_start_server "$stage" "$d/ganesha.conf" "$d/ganesha.log" "$d/pid" $$)
