@@ -647,7 +647,7 @@ static int64_t mdc_latency_ms(void)
 {
 	const char *v = getenv("MDC_LATENCY_MS");
 
-	return v ? atoll(v) : 40;
+	return v ? atoll(v) : 100;
 }
 
 /* The backend lookups of the creates, one after the other. */

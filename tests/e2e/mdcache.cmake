@@ -15,11 +15,11 @@ sparse_e2e_run(e2e_mdcache_dir_off e2e_mdcache_dir ARGS all 200
   TIMEOUT 240)
 sparse_e2e_run(e2e_mdcache_parallel e2e_mdcache_dir ARGS parallel
   HARNESS_ARGS --fsal-opts
-    "Test_Hooks { Metadata_Latency_Ms = 40$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
+    "Test_Hooks { Metadata_Latency_Ms = 100$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
   TIMEOUT 120)
 sparse_e2e_run(e2e_mdcache_serial e2e_mdcache_dir ARGS serial
   HARNESS_ARGS --fsal-opts
-    "Test_Hooks { Metadata_Latency_Ms = 40$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
+    "Test_Hooks { Metadata_Latency_Ms = 100$<SEMICOLON> Latency_Scope = ALL$<SEMICOLON> }"
     --conf-extra "MDCACHE { Parallel_Dir_Updates = false$<SEMICOLON> }"
   TIMEOUT 120)
 # Deterministic races (Test_Hooks Stall_Dir holds one backend call back after
