@@ -551,10 +551,80 @@ START_TEST(t_getattr_answered_by_holder)
 }
 END_TEST
 
+/* Serve cl's back channel on a thread until stopped, with no hook: what
+ * the library answers by itself. */
+static void serve_start(struct cb_answerer *srv, struct nfs42_client *cl)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->cl = cl;
+	ck_assert_int_eq(pthread_create(&srv->thread, NULL, answerer_main, srv),
+			 0);
+}
+
+static void serve_stop(struct cb_answerer *srv)
+{
+	__atomic_store_n(&srv->stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(srv->thread, NULL), 0);
+}
+
 /*
- * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP, our client
- * library's default) is recalled: it writes back and returns, and the
- * GETATTR then gives the written-back size.
+ * Our client library answers CB_GETATTR itself (RFC 8881 20.1, 10.4.3):
+ * a holder that wrote through its write delegation is asked, not
+ * recalled; it reports the change attribute of the grant and the size
+ * its WRITEs made (the server has them), so the other client sees the
+ * file as the server has it; after a truncate by the holder, the new
+ * size.  The delegation stays.  (Before: NFS4ERR_NOTSUPP, and each such
+ * GETATTR recalled the delegation.)
+ */
+START_TEST(t_getattr_answered_by_library)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr-lib", "0123456789");
+	struct nfs42_held_deleg held;
+	struct nfs42_attrs at0, at;
+	struct cb_answerer srv;
+	struct nfs42_sattr sa;
+	struct nfs42_file fa;
+	char block[4096];
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_assert_int_eq(nfs42_held_delegation(a, &fa.fh, &held), 0);
+	ck_assert(held.size_known);
+	ck_assert_uint_eq(held.change, at0.change);
+	ck_assert_uint_eq(held.size, 10);
+	memset(block, 'w', sizeof(block));
+	ck_nfs_ok(a, nfs42_pwrite(&fa, block, sizeof(block), 8192, UNSTABLE4));
+
+	serve_start(&srv, a);
+	change_and_size(b, &fa.fh, &at);
+	serve_stop(&srv);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_assert_uint_eq(at.size, 8192 + 4096);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(a), 1);
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 100);
+	ck_nfs_ok(a, nfs42_file_setattr(&fa, &sa));
+	serve_start(&srv, a);
+	change_and_size(b, &fa.fh, &at);
+	serve_stop(&srv);
+	ck_assert_uint_eq(at.size, 100);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(a), 2);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	ck_assert_uint_eq(nfs42_delegations_held(a), 1);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP: our client
+ * library with its answers switched off) is recalled: it writes back and
+ * returns, and the GETATTR then gives the written-back size.
  */
 START_TEST(t_getattr_recalls_without_answer)
 {
@@ -564,6 +634,7 @@ START_TEST(t_getattr_recalls_without_answer)
 	struct nfs42_file fa;
 	struct holder h;
 
+	nfs42_set_cb_getattr(a, false);
 	open_write_delegated(a, name, &fa);
 	holder_start(&h, a, &fa, "a longer flushed file");
 	change_and_size(b, &fa.fh, &at);
@@ -717,6 +788,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_refused_while_open_elsewhere);
 		tcase_add_test(tc, t_holder_opens_again);
 		tcase_add_test(tc, t_getattr_answered_by_holder);
+		tcase_add_test(tc, t_getattr_answered_by_library);
 		tcase_add_test(tc, t_getattr_recalls_without_answer);
 		tcase_add_test(tc, t_open_arguments);
 	}
