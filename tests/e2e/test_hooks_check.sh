@@ -62,6 +62,27 @@ check "FSAL_MEM Stall_Dir" "$logged" "$mem_warn.*Stall_Dir = /.*/stall," \
 	--fsal MEM --fsal-opts 'Test_Hooks { Stall_Dir = "@STALL_DIR@"; }'
 check "FSAL_MEM Stall_Ms" "$logged" "$mem_warn.*Stall_Ms = 3\$" \
 	--fsal MEM --fsal-opts 'Test_Hooks { Stall_Ms = 3; }'
+# An export update (DBus UpdateExport) keeps FSAL_MEM's Test_Hooks: the
+# same block is taken, a changed Stall_Ms refused (a restart applies it;
+# Ganesha's reply then says "1 exports updated. Errors found: ...")
+mem_update='
+upd() {
+	dbus-send --system --print-reply --dest=org.ganesha.nfsd \
+		/org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.UpdateExport \
+		string:"$1" string:"EXPORT(Export_Id=1)" 2>&1
+}
+conf=$NFS42_WORK_DIR/ganesha.conf
+sed "s/Stall_Ms = 3;/Stall_Ms = 4;/" "$conf" >"$NFS42_WORK_DIR/changed.conf"
+upd "$conf" | grep -q "1 exports updated\"" &&
+	upd "$NFS42_WORK_DIR/changed.conf" | grep -q "validation errors in block FSAL" &&
+	grep -q "FSAL_MEM export .*: Test_Hooks cannot change without a restart" "$NFS42_LOG"'
+if command -v dbus-send >/dev/null; then
+	SPARSE_ALLOW_CONFIG_ERRORS=1 check "FSAL_MEM Test_Hooks kept at an export update" \
+		"$mem_update" "" --dbus --fsal MEM \
+		--fsal-opts 'Test_Hooks { Stall_Ms = 3; }'
+else
+	echo "skipped: FSAL_MEM Test_Hooks at an export update (no dbus-send)"
+fi
 # refused NAME HARNESS-OPTS...: the old flat name NAME is an unknown
 # parameter (the harness lets the configuration error through)
 refused() {
