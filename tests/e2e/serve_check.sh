@@ -69,8 +69,10 @@ start_serve() {
 		"$serve" --no-build "$@" >"$out" 2>&1 &
 	started=$!
 	serve_pids+=("$started")
+	# its last line before it waits for the server (statistics or not):
+	# all it says about the server is out by then
 	for _ in $(seq 300); do
-		grep -q "exports" "$out" && break
+		grep -q "^serve: statistics\|^serve: no DBus" "$out" && break
 		kill -0 "$started" 2>/dev/null || break
 		sleep 0.1
 	done
