@@ -28,7 +28,7 @@ static struct forge_ctx forge_ctx(void)
 
 	f.cl = e2e_client();
 	f.root = e2e_fh(f.cl, "");
-	f.ident = e2e_fs_ident(&f.root);
+	f.ident = e2e_fs_ident(f.cl, &f.root, e2e_env("NFS42_BACKING"));
 	e2e_handle_key(e2e_env("NFS42_BACKING"), f.key);
 	return f;
 }
@@ -169,6 +169,9 @@ START_TEST(other_filesystem_is_stale)
 	e2e_put_backing(name, "x", 1);
 	fh = e2e_forge(&f.root, e2e_backing(name), f.ident ^ 1, f.key);
 	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
+	/* a version 2 handle whose identity is not its export's */
+	fh = e2e_forge_v2(&f.root, e2e_backing(name), f.ident ^ 1, f.key);
+	ck_nfs_status(getattr_of(&f, &fh, &a), NFS4ERR_STALE);
 	nfs42_client_free(f.cl);
 }
 END_TEST
@@ -273,8 +276,8 @@ END_TEST
  *
  * An NFSv4 handle from Ganesha is its 5-byte wrapper (version, flags,
  * export id, fs_len) followed by fs_len FSAL bytes; FSAL_SPARSE's bytes are
- * [version][n][type x4][fs identity x8][n kernel bytes][tag x8]
- * (sparse_fh.h).  A handle whose tag is wrong is STALE before the kernel
+ * [3][n][type][n kernel bytes][tag x8] (compact) or, from servers before it,
+ * [2][n][type x4][fs identity x8][n kernel bytes][tag x8] (sparse_fh.h).  A handle whose tag is wrong is STALE before the kernel
  * sees it, so the cases that reach the kernel carry the export's real tag.
  */
 
@@ -286,9 +289,9 @@ static struct nfs42_fh root_fh(struct nfs42_client *cl)
 	struct nfs42_fh fh = e2e_fh(cl, "");
 
 	ck_assert_uint_eq(fh.data[WRAP_LEN - 1], fh.len - WRAP_LEN);
-	ck_assert_uint_eq(fh.data[WRAP_LEN + 1] + SPARSE_FH_HDR_LEN +
-				  SPARSE_FH_TAG_LEN,
-			  fh.len - WRAP_LEN);
+	ck_assert_int_eq(sparse_fh_classify(fh.data + WRAP_LEN,
+					    fh.len - WRAP_LEN),
+			 SPARSE_FH_WIRE3);
 	return fh;
 }
 
@@ -337,6 +340,7 @@ START_TEST(empty_kernel_handle)
 	uint8_t b[64];
 
 	get_fsal_part(&fh, b);
+	b[0] = SPARSE_FH_VERSION;
 	b[1] = 0;
 	ck_badhandle(cl, &fh, b, SPARSE_FH_HDR_LEN + SPARSE_FH_TAG_LEN,
 		     "0-byte kernel handle");
@@ -354,9 +358,11 @@ START_TEST(bad_kernel_handle_type)
 	struct sparse_fh s;
 
 	e2e_handle_key(e2e_env("NFS42_BACKING"), key);
-	ck_assert(sparse_fh_from_bytes(b, len, &s));
-	s.bytes[5] = 0xff; /* type byte 3: sign bit */
-	sparse_fh_to_wire(&s, key, b);
+	ck_assert(sparse_fh_from_bytes(
+		b, len, e2e_fs_ident(cl, &fh, e2e_env("NFS42_BACKING")), &s));
+	s.bytes[5] = 0xff; /* type byte 3: sign bit (only version 2 holds it) */
+	len = sparse_fh_to_wire(&s, key, b);
+	ck_assert_uint_eq(b[0], SPARSE_FH_VERSION);
 	ck_badhandle(cl, &fh, b, len, "negative handle type");
 	nfs42_client_free(cl);
 }
@@ -390,11 +396,113 @@ START_TEST(oversized_handle)
 	ck_nfs_status2(getattr_rc(cl, &fh), NFS4ERR_BADHANDLE, NFS4ERR_STALE);
 	/* shorter than the header, and a wrong version */
 	ck_badhandle(cl, &fh, b, 3, "3-byte handle");
-	b[0] = SPARSE_FH_VERSION + 1;
+	/* compact: no kernel byte, or longer than the longest */
+	b[0] = SPARSE_FH_VERSION_COMPACT;
+	b[1] = 0;
+	ck_badhandle(cl, &fh, b, SPARSE_FH3_MIN_LEN - 1, "compact, no kernel");
+	b[1] = SPARSE_FH_MAX_KERNEL + 1;
+	ck_badhandle(cl, &fh, b, SPARSE_FH3_MAX_LEN + 1, "compact, too long");
+	b[1] = 10;
+	ck_badhandle(cl, &fh, b, SPARSE_FH3_HDR_LEN + 9 + SPARSE_FH_TAG_LEN,
+		     "compact, length byte one too many");
+	b[0] = SPARSE_FH_VERSION_COMPACT + 1;
 	b[1] = 10;
 	ck_badhandle(cl, &fh, b, SPARSE_FH_HDR_LEN + 10 + SPARSE_FH_TAG_LEN,
 		     "a later version");
 	nfs42_client_free(cl);
+}
+END_TEST
+
+/* OPEN (CLAIM_FH) of fh under owner; returns the status. */
+static int open_by_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      uint32_t access, uint32_t deny, const char *owner,
+		      struct nfs42_stateid *sid)
+{
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_compound *c;
+	int oi, rc;
+
+	a.share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.share_deny = deny;
+	a.owner = owner;
+	a.owner_len = strlen(owner);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_FH;
+	c = e2e_cpd(cl, fh);
+	oi = nfs42_op_open(c, &a);
+	rc = nfs42_compound_run(c);
+	if (rc == NFS4_OK)
+		*sid = nfs42_res(c, oi)->u.open.stateid;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+static void close_by_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, fh);
+
+	nfs42_op_close(c, 0, sid);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+}
+
+/* A DENY_WRITE open through one handle refuses a write open through the
+ * other: one MDCACHE entry, one set of share counters.
+ */
+static void ck_one_share_state(struct nfs42_client *cl,
+			       const struct nfs42_fh *first,
+			       const struct nfs42_fh *second)
+{
+	struct nfs42_stateid s1, s2;
+
+	ck_nfs_ok(cl, open_by_fh(cl, first, OPEN4_SHARE_ACCESS_READ,
+				 OPEN4_SHARE_DENY_WRITE, "fh-owner-1", &s1));
+	ck_nfs_status(open_by_fh(cl, second, OPEN4_SHARE_ACCESS_WRITE,
+				 OPEN4_SHARE_DENY_NONE, "fh-owner-2", &s2),
+		      NFS4ERR_SHARE_DENIED);
+	close_by_fh(cl, first, &s1);
+	ck_nfs_ok(cl, open_by_fh(cl, second, OPEN4_SHARE_ACCESS_WRITE,
+				 OPEN4_SHARE_DENY_NONE, "fh-owner-2", &s2));
+	close_by_fh(cl, second, &s2);
+}
+
+/*
+ * Handles a client got before compact handles (version 2, made here by the
+ * old encoder with the export's key) keep working, before and after a
+ * restart, and name the same object as the compact handle given out now.
+ */
+START_TEST(version2_and_compact_name_one_object)
+{
+	struct forge_ctx f = forge_ctx();
+	char *name = e2e_uniq("v2compat");
+	struct nfs42_attrs a2, a3;
+	struct nfs42_fh v2, v3;
+	const uint8_t *b;
+	size_t len;
+
+	e2e_put_backing(name, "both", 4);
+	v3 = e2e_fh(f.cl, name);
+	b = e2e_fsal_part(&v3, &len);
+	ck_assert_int_eq(sparse_fh_classify(b, len), SPARSE_FH_WIRE3);
+	v2 = e2e_forge_v2(&f.root, e2e_backing(name), f.ident, f.key);
+	ck_assert_uint_eq(v2.len, v3.len + 11);
+	ck_nfs_ok(f.cl, getattr_of(&f, &v2, &a2));
+	ck_nfs_ok(f.cl, getattr_of(&f, &v3, &a3));
+	ck_assert_uint_eq(a2.fileid, a3.fileid);
+	ck_one_share_state(f.cl, &v2, &v3);
+	ck_one_share_state(f.cl, &v3, &v2);
+
+	/* cold cache: the entry is made from the version 2 handle first */
+	nfs42_client_free(f.cl);
+	e2e_server_ctl("restart");
+	f.cl = e2e_client_after_restart();
+	ck_one_share_state(f.cl, &v2, &v3);
+	nfs42_client_free(f.cl);
+	e2e_server_ctl("restart");
+	f.cl = e2e_client_after_restart();
+	ck_one_share_state(f.cl, &v3, &v2);
+	nfs42_client_free(f.cl);
 }
 END_TEST
 
@@ -421,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, bad_kernel_handle_type);
 	tcase_add_test(tc, trailing_bytes);
 	tcase_add_test(tc, oversized_handle);
+	tcase_add_test(tc, version2_and_compact_name_one_object);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

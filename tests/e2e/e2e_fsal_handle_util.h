@@ -46,17 +46,6 @@ static inline uint16_t e2e_export_id(const struct nfs42_fh *fh)
 	return (uint16_t)(fh->data[2] << 8 | fh->data[3]);
 }
 
-/* The filesystem identity in a handle of this server. */
-static inline uint64_t e2e_fs_ident(const struct nfs42_fh *fh)
-{
-	struct sparse_fh s;
-	size_t len;
-	const uint8_t *b = e2e_fsal_part(fh, &len);
-
-	ck_assert(sparse_fh_from_bytes(b, len, &s));
-	return sparse_fh_fs_ident(&s);
-}
-
 /* The export's handle key, as the server keeps it on the backing root. */
 static inline void e2e_handle_key(const char *backing_root,
 				  uint8_t key[SPARSE_FH_KEY_BYTES])
@@ -64,6 +53,45 @@ static inline void e2e_handle_key(const char *backing_root,
 	ck_assert_int_eq(getxattr(backing_root, "trusted.nfs_sparse.handle_key",
 				  key, SPARSE_FH_KEY_BYTES),
 			 SPARSE_FH_KEY_BYTES);
+}
+
+/*
+ * The filesystem identity fh's export labels its objects with.  A version 2
+ * handle carries it; a compact one (version 3) leaves it out and covers it
+ * with the tag, so it is found among the identities the fsid attribute
+ * gives (Fsid_Type UUID: the two halves folded; the device-number fallback)
+ * as the one under which the export's key (read from backing_root) makes
+ * fh's tag.
+ */
+static inline uint64_t e2e_fs_ident(struct nfs42_client *cl,
+				    const struct nfs42_fh *fh,
+				    const char *backing_root)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_FSID, -1);
+	uint8_t key[SPARSE_FH_KEY_BYTES];
+	struct nfs42_attrs a;
+	struct sparse_fh s;
+	uint64_t cand[2];
+	size_t len, hlen, i;
+	const uint8_t *b = e2e_fsal_part(fh, &len);
+
+	if (sparse_fh_classify(b, len) == SPARSE_FH_WIRE) {
+		ck_assert(sparse_fh_from_bytes(b, len, 0, &s));
+		return sparse_fh_fs_ident(&s);
+	}
+	ck_assert_int_eq(sparse_fh_classify(b, len), SPARSE_FH_WIRE3);
+	e2e_handle_key(backing_root, key);
+	ck_assert_int_eq(e2e_getattr_rc(cl, fh, &bm, &a), 0);
+	cand[0] = (a.fsid.major ^ a.fsid.minor) & ~(1ULL << 63);
+	cand[1] = 1ULL << 63 | a.fsid.major << 32 | (a.fsid.minor & 0xffffffff);
+	for (i = 0; i < 2; i++)
+		if (sparse_fh_check_wire(b, len, cand[i], key, &hlen) ==
+		    SPARSE_FH_OK)
+			return cand[i];
+	ck_abort_msg("no identity from fsid %#llx.%#llx fits the handle's tag",
+		     (unsigned long long)a.fsid.major,
+		     (unsigned long long)a.fsid.minor);
+	return 0;
 }
 
 /* The key form of the local object at path, labelled with ident. */
@@ -94,8 +122,24 @@ static inline struct nfs42_fh e2e_forge(const struct nfs42_fh *model,
 	struct sparse_fh s = e2e_key_form(path, ident);
 	uint8_t wire[SPARSE_FH_MAX_LEN];
 
-	sparse_fh_to_wire(&s, key, wire);
-	return e2e_rewrap(model, wire, s.len + SPARSE_FH_TAG_LEN);
+	return e2e_rewrap(model, wire, sparse_fh_to_wire(&s, key, wire));
+}
+
+/* The same in the version 2 form (the encoder before compact handles):
+ * model's compact handle with the key form and its version 2 tag.
+ */
+static inline struct nfs42_fh
+e2e_forge_v2(const struct nfs42_fh *model, const char *path, uint64_t ident,
+	     const uint8_t key[SPARSE_FH_KEY_BYTES])
+{
+	struct nfs42_fh fh = e2e_forge(model, path, ident, key);
+	struct sparse_fh s;
+	uint8_t wire[SPARSE_FH_MAX_LEN];
+	size_t len;
+	const uint8_t *b = e2e_fsal_part(&fh, &len);
+
+	ck_assert(sparse_fh_from_bytes(b, len, ident, &s));
+	return e2e_rewrap(model, wire, sparse_fh_to_wire_v2(&s, key, wire));
 }
 
 #endif /* E2E_FSAL_HANDLE_UTIL_H */

@@ -85,7 +85,8 @@ START_TEST(handles_do_not_cross_filesystems)
 
 	ck_assert_uint_eq(e2e_export_id(&ra), 4);
 	ck_assert_uint_eq(e2e_export_id(&rb), 5);
-	ck_assert(e2e_fs_ident(&ra) != e2e_fs_ident(&rb));
+	ck_assert(e2e_fs_ident(cl, &ra, E2E_MULTIFS_DIR "/a") !=
+		  e2e_fs_ident(cl, &rb, E2E_MULTIFS_DIR "/b"));
 
 	x = ra;
 	e2e_set_export_id(&x, 5);

@@ -166,7 +166,8 @@ START_TEST(clone_with_identity_apart)
 	/* different identities, different fsids; handles do not cross */
 	ck_nfs_ok(cl, nfs42_lookup_path(cl, "/clone-a/data", &a, NULL));
 	ck_nfs_ok(cl, nfs42_lookup_path(cl, "/clone-b/data", &b, NULL));
-	ck_assert_uint_ne(e2e_fs_ident(&a), e2e_fs_ident(&b));
+	ck_assert_uint_ne(e2e_fs_ident(cl, &a, E2E_UUIDCLONE_DIR "/a"),
+			  e2e_fs_ident(cl, &b, E2E_UUIDCLONE_DIR "/b"));
 	ck_nfs_ok(cl, nfs42_getattr_fh(cl, &a, &bm, &a_attrs));
 	ck_nfs_ok(cl, nfs42_getattr_fh(cl, &b, &bm, &b_attrs));
 	ck_assert(a_attrs.fsid.major != b_attrs.fsid.major ||

@@ -161,10 +161,12 @@ START_TEST(ds_handles)
 	ck_assert_int_ne(sparse_dsfh_check(b, len + 1, IDENT, key_a, &out,
 					   &epoch),
 			 SPARSE_FH_OK);
-	/* an MDS wire handle is no data-server handle */
-	sparse_fh_to_wire(&fh, key_a, b);
-	ck_assert_int_eq(sparse_dsfh_check(b, fh.len + SPARSE_FH_TAG_LEN, IDENT,
-					   key_a, &out, &epoch),
+	/* an MDS wire handle (either form) is no data-server handle */
+	len = sparse_fh_to_wire(&fh, key_a, b);
+	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out, &epoch),
+			 SPARSE_FH_BAD);
+	len = sparse_fh_to_wire_v2(&fh, key_a, b);
+	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out, &epoch),
 			 SPARSE_FH_BAD);
 }
 END_TEST

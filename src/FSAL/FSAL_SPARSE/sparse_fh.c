@@ -112,6 +112,14 @@ static bool sparse_fh_is_v1(const uint8_t *b, size_t len)
 	       (size_t)b[1] + 6 == len;
 }
 
+/* The compact layout: [3][n][type][n kernel bytes][tag x8]. */
+static bool sparse_fh_is_v3(const uint8_t *b, size_t len)
+{
+	return len >= SPARSE_FH3_MIN_LEN && len <= SPARSE_FH3_MAX_LEN &&
+	       b[0] == SPARSE_FH_VERSION_COMPACT && b[1] != 0 &&
+	       (size_t)b[1] + SPARSE_FH3_HDR_LEN + SPARSE_FH_TAG_LEN == len;
+}
+
 enum sparse_fh_form sparse_fh_classify(const void *addr, size_t len)
 {
 	const uint8_t *b = addr;
@@ -121,6 +129,8 @@ enum sparse_fh_form sparse_fh_classify(const void *addr, size_t len)
 		return SPARSE_FH_MALFORMED;
 	if (sparse_fh_is_v1(b, len))
 		return SPARSE_FH_OLD;
+	if (sparse_fh_is_v3(b, len))
+		return SPARSE_FH_WIRE3;
 	n = b[1];
 	if (b[0] != SPARSE_FH_VERSION || n == 0 || n > SPARSE_FH_MAX_KERNEL)
 		return SPARSE_FH_MALFORMED;
@@ -150,17 +160,67 @@ const uint8_t *sparse_fh_kernel_bytes(const struct sparse_fh *fh, size_t *len)
 	return fh->bytes + SPARSE_FH_HDR_LEN;
 }
 
-void sparse_fh_to_wire(const struct sparse_fh *fh,
-		       const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out)
+/*
+ * The tag of a compact handle: SipHash-2-4 of its len bytes before the tag
+ * and then the filesystem identity, which the export implies and the wire
+ * leaves out.  Inputs start with version 3 (version 2 tags cover inputs
+ * starting with 2, data-server tags 0xd1), so no tag fits another form.
+ */
+static uint64_t sparse_fh3_tag(const uint8_t key[SPARSE_FH_KEY_BYTES],
+			       const uint8_t *b, size_t len, uint64_t fs_ident)
+{
+	uint8_t m[SPARSE_FH3_HDR_LEN + SPARSE_FH_MAX_KERNEL + 8];
+
+	memcpy(m, b, len);
+	sparse_put_le64(m + len, fs_ident);
+	return sparse_siphash24(key, m, len + 8);
+}
+
+static bool sparse_fh_fits_v3(const struct sparse_fh *fh)
+{
+	return sparse_fh_kernel_type(fh) <= SPARSE_FH3_MAX_TYPE;
+}
+
+size_t sparse_fh_wire_len(const struct sparse_fh *fh)
+{
+	size_t n = fh->bytes[1];
+
+	if (sparse_fh_fits_v3(fh))
+		return SPARSE_FH3_HDR_LEN + n + SPARSE_FH_TAG_LEN;
+	return fh->len + SPARSE_FH_TAG_LEN;
+}
+
+size_t sparse_fh_to_wire_v2(const struct sparse_fh *fh,
+			    const uint8_t key[SPARSE_FH_KEY_BYTES],
+			    uint8_t *out)
 {
 	memcpy(out, fh->bytes, fh->len);
 	sparse_put_le64(out + fh->len,
 			sparse_siphash24(key, fh->bytes, fh->len));
+	return fh->len + SPARSE_FH_TAG_LEN;
+}
+
+size_t sparse_fh_to_wire(const struct sparse_fh *fh,
+			 const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out)
+{
+	size_t n;
+	const uint8_t *kb = sparse_fh_kernel_bytes(fh, &n);
+	size_t len = SPARSE_FH3_HDR_LEN + n;
+
+	if (!sparse_fh_fits_v3(fh))
+		return sparse_fh_to_wire_v2(fh, key, out);
+	out[0] = SPARSE_FH_VERSION_COMPACT;
+	out[1] = (uint8_t)n;
+	out[2] = (uint8_t)sparse_fh_kernel_type(fh);
+	memcpy(out + SPARSE_FH3_HDR_LEN, kb, n);
+	sparse_put_le64(out + len,
+			sparse_fh3_tag(key, out, len, sparse_fh_fs_ident(fh)));
+	return len + SPARSE_FH_TAG_LEN;
 }
 
 enum sparse_fh_verdict
 sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
-		     const uint8_t key[SPARSE_FH_KEY_BYTES], size_t *key_len)
+		     const uint8_t key[SPARSE_FH_KEY_BYTES], size_t *host_len)
 {
 	const uint8_t *b = addr;
 	size_t klen;
@@ -170,6 +230,13 @@ sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
 		return SPARSE_FH_STALE_VERSION;
 	case SPARSE_FH_WIRE:
 		break;
+	case SPARSE_FH_WIRE3:
+		klen = len - SPARSE_FH_TAG_LEN;
+		if (sparse_le64(b + klen) !=
+		    sparse_fh3_tag(key, b, klen, fs_ident))
+			return SPARSE_FH_STALE_TAG;
+		*host_len = len;
+		return SPARSE_FH_OK;
 	default:
 		return SPARSE_FH_BAD;
 	}
@@ -178,13 +245,19 @@ sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
 		return SPARSE_FH_STALE_FS;
 	if (sparse_le64(b + klen) != sparse_siphash24(key, b, klen))
 		return SPARSE_FH_STALE_TAG;
-	*key_len = klen;
+	*host_len = klen;
 	return SPARSE_FH_OK;
 }
 
-bool sparse_fh_from_bytes(const void *addr, size_t len, struct sparse_fh *fh)
+bool sparse_fh_from_bytes(const void *addr, size_t len, uint64_t fs_ident,
+			  struct sparse_fh *fh)
 {
+	const uint8_t *b = addr;
+
 	switch (sparse_fh_classify(addr, len)) {
+	case SPARSE_FH_WIRE3:
+		return sparse_fh_encode(b[2], b + SPARSE_FH3_HDR_LEN, b[1],
+					fs_ident, fh);
 	case SPARSE_FH_WIRE:
 		len -= SPARSE_FH_TAG_LEN;
 		break;

@@ -5,24 +5,35 @@
  * FSAL_SPARSE handle codec: the bytes of a handle, their framing and their
  * authentication tag.  Free of Ganesha headers so it can be unit tested.
  *
- * Two forms of one handle:
+ * Forms of one handle:
  *
- *   key form (MDCACHE key, what create_handle receives after wire_to_host)
- *     [0]        format version (SPARSE_FH_VERSION)
+ *   key form (MDCACHE key, what create_handle builds the object from)
+ *     [0]        SPARSE_FH_VERSION (2)
  *     [1]        n = length of the kernel handle bytes (1..SPARSE_FH_MAX_KERNEL)
  *     [2..5]     kernel handle type, little endian
- *     [6..13]    filesystem identity, little endian (see sparse_fsid.c)
+ *     [6..13]    filesystem identity, little endian (see sparse_fs.c)
  *     [14..14+n) kernel handle bytes (from name_to_handle_at)
  *
- *   wire form (what a client holds)
+ *   compact wire form (version 3, given out since issue #19)
+ *     [0]        SPARSE_FH_VERSION_COMPACT (3)
+ *     [1]        n = length of the kernel handle bytes (1..SPARSE_FH_MAX_KERNEL)
+ *     [2]        kernel handle type (when it fits a byte)
+ *     [3..3+n)   kernel handle bytes
+ *     then an 8-byte tag, SipHash-2-4 under the export's handle key of the
+ *     bytes before it followed by the export's filesystem identity (8
+ *     bytes, little endian), which is not sent: the export implies it.
+ *
+ *   version 2 wire form (given out before version 3, still accepted; given
+ *   out still for a kernel handle type above 255)
  *     the key form followed by an 8-byte tag, SipHash-2-4 of the key form
  *     under the export's handle key, little endian.
  *
- * The filesystem identity keeps two filesystems whose objects have the same
- * kernel handle (fresh ext4 filesystems: root inode 2, generation 0) apart,
- * in MDCACHE and on the wire.  The tag says that this export gave the
- * handle out: a handle forged for an object outside the export's tree, or
- * taken from another export, does not carry a valid tag.
+ * Both wire forms of one object have the same key form.  The filesystem
+ * identity keeps two filesystems whose objects have the same kernel handle
+ * (fresh ext4 filesystems: root inode 2, generation 0) apart in MDCACHE.
+ * The tag says that this export gave the handle out: a handle forged for
+ * an object outside the export's tree, or taken from another export, does
+ * not carry a valid tag.
  */
 
 #ifndef SPARSE_FH_H
@@ -32,7 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPARSE_FH_VERSION 2
+#define SPARSE_FH_VERSION 2 /* key form, and the version 2 wire form */
+#define SPARSE_FH_VERSION_COMPACT 3
 #define SPARSE_FH_VERSION_V1 1 /* 6-byte header, no identity, no tag */
 #define SPARSE_FH_HDR_LEN 14
 #define SPARSE_FH_TAG_LEN 8
@@ -41,6 +53,11 @@
 #define SPARSE_FH_MAX_KERNEL \
 	(SPARSE_FH_MAX_LEN - SPARSE_FH_HDR_LEN - SPARSE_FH_TAG_LEN)
 #define SPARSE_FH_KEY_BYTES 16
+#define SPARSE_FH3_HDR_LEN 3
+#define SPARSE_FH3_MAX_TYPE 0xff
+#define SPARSE_FH3_MIN_LEN (SPARSE_FH3_HDR_LEN + 1 + SPARSE_FH_TAG_LEN)
+#define SPARSE_FH3_MAX_LEN \
+	(SPARSE_FH3_HDR_LEN + SPARSE_FH_MAX_KERNEL + SPARSE_FH_TAG_LEN)
 
 struct sparse_fh {
 	uint8_t len; /* of the key form */
@@ -52,7 +69,8 @@ enum sparse_fh_form {
 	SPARSE_FH_MALFORMED, /* not a handle of ours at all */
 	SPARSE_FH_OLD, /* a well framed handle of an older format */
 	SPARSE_FH_KEY, /* key form */
-	SPARSE_FH_WIRE, /* wire form (key form + tag) */
+	SPARSE_FH_WIRE, /* version 2 wire form (key form + tag) */
+	SPARSE_FH_WIRE3, /* compact (version 3) wire form */
 };
 
 /* Verdict on a wire handle presented to an export. */
@@ -78,20 +96,37 @@ uint64_t sparse_fh_fs_ident(const struct sparse_fh *fh);
 uint32_t sparse_fh_kernel_type(const struct sparse_fh *fh);
 const uint8_t *sparse_fh_kernel_bytes(const struct sparse_fh *fh, size_t *len);
 
-/* Append the tag: out must have room for fh->len + SPARSE_FH_TAG_LEN. */
-void sparse_fh_to_wire(const struct sparse_fh *fh,
-		       const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
+/*
+ * The wire form an export gives out: compact (version 3) when the kernel
+ * handle type fits a byte, else version 2; the compact tag covers the
+ * identity in fh.  out must have room for sparse_fh_wire_len(fh) bytes;
+ * returns that length.
+ */
+size_t sparse_fh_wire_len(const struct sparse_fh *fh);
+size_t sparse_fh_to_wire(const struct sparse_fh *fh,
+			 const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
+/* The version 2 wire form (the encoder before version 3). */
+size_t sparse_fh_to_wire_v2(const struct sparse_fh *fh,
+			    const uint8_t key[SPARSE_FH_KEY_BYTES],
+			    uint8_t *out);
 
 /*
  * Check a wire handle against an export (its filesystem identity and handle
- * key); on SPARSE_FH_OK *key_len is the length of its key form (a prefix).
+ * key).  On SPARSE_FH_OK *host_len is the length of its host form, what
+ * create_handle and host_to_key take: a prefix of the handle (the key form
+ * of a version 2 handle; a compact handle whole, tag included).
  */
 enum sparse_fh_verdict
 sparse_fh_check_wire(const void *addr, size_t len, uint64_t fs_ident,
-		     const uint8_t key[SPARSE_FH_KEY_BYTES], size_t *key_len);
+		     const uint8_t key[SPARSE_FH_KEY_BYTES], size_t *host_len);
 
-/* Copy the key form of a key- or wire-form handle; false if neither. */
-bool sparse_fh_from_bytes(const void *addr, size_t len, struct sparse_fh *fh);
+/*
+ * The key form of a key-form or wire-form handle, taking a compact
+ * handle's filesystem identity from fs_ident (the export's); false if it is
+ * none of these.  The tag is not checked: sparse_fh_check_wire does that.
+ */
+bool sparse_fh_from_bytes(const void *addr, size_t len, uint64_t fs_ident,
+			  struct sparse_fh *fh);
 
 /*
  * Data-server handle: the FSAL part of the filehandle a files layout gives

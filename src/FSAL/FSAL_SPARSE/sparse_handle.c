@@ -316,7 +316,7 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 	const struct sparse_handle *hdl =
 		container_of(obj, struct sparse_handle, obj_handle);
 	struct sparse_export *exp = sparse_wire_export();
-	size_t len = hdl->fh.len + SPARSE_FH_TAG_LEN;
+	size_t len = sparse_fh_wire_len(&hdl->fh);
 
 	switch (output_type) {
 	case FSAL_DIGEST_NFSV3:
@@ -335,8 +335,8 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_TOOSMALL, 0);
 	}
-	sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr);
-	fh_desc->len = len;
+	fh_desc->len =
+		sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -1353,7 +1353,9 @@ fsal_status_t sparse_lookup_path(struct fsal_export *exp_hdl, const char *path,
 
 /*
  * Every PUTFH comes here, cached object or not: check the handle belongs to
- * this export (framing, filesystem, tag) and cut it to its key form.
+ * this export (framing, filesystem, tag) and cut it to its host form (a
+ * version 2 handle to its key form; a compact one stays whole, as
+ * host_to_key may grow it by FSAL_KEY_EXTRA_BYTES but nothing else may).
  */
 fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 				  fsal_digesttype_t in_type,
@@ -1361,13 +1363,13 @@ fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 {
 	struct sparse_export *exp = sparse_exp(exp_hdl);
 	enum sparse_fh_verdict v;
-	size_t key_len = 0;
+	size_t host_len = 0;
 
 	v = sparse_fh_check_wire(fh_desc->addr, fh_desc->len, exp->fs_ident,
-				 exp->handle_key, &key_len);
+				 exp->handle_key, &host_len);
 	switch (v) {
 	case SPARSE_FH_OK:
-		fh_desc->len = key_len;
+		fh_desc->len = host_len;
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	case SPARSE_FH_BAD:
 		LogDebug(COMPONENT_FSAL, "bad FSAL_SPARSE handle, len %zu",
@@ -1383,21 +1385,31 @@ fsal_status_t sparse_wire_to_host(struct fsal_export *exp_hdl,
 	}
 }
 
-/* MDCACHE feeds its own stored wire handles (a directory's parent) to
- * create_handle without wire_to_host: accept both forms, key by the key form.
+/*
+ * The MDCACHE key of a host form: its key form, the same bytes for the
+ * version 2 and the compact handle of one object.  MDCACHE also feeds its
+ * own stored wire handles (a directory's parent) here and to create_handle
+ * without wire_to_host, so every form is taken.  The caller leaves room
+ * for FSAL_KEY_EXTRA_BYTES past the host form; a compact handle grows by 4.
  */
 fsal_status_t sparse_host_to_key(struct fsal_export *exp_hdl,
 				 struct gsh_buffdesc *fh_desc)
 {
-	switch (sparse_fh_classify(fh_desc->addr, fh_desc->len)) {
-	case SPARSE_FH_WIRE:
-		fh_desc->len -= SPARSE_FH_TAG_LEN;
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	case SPARSE_FH_KEY:
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	default:
+	struct sparse_export *exp = sparse_exp(exp_hdl);
+	struct sparse_fh fh;
+
+	if (!sparse_fh_from_bytes(fh_desc->addr, fh_desc->len, exp->fs_ident,
+				  &fh))
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	if (fh.len > fh_desc->len + FSAL_KEY_EXTRA_BYTES) {
+		LogCrit(COMPONENT_FSAL,
+			"key of %u bytes from a %zu-byte handle", fh.len,
+			fh_desc->len);
+		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
 	}
+	memcpy(fh_desc->addr, fh.bytes, fh.len);
+	fh_desc->len = fh.len;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
 /* Open the object of a key-form handle of this export, O_PATH. */
@@ -1444,7 +1456,8 @@ fsal_status_t sparse_create_handle(struct fsal_export *exp_hdl,
 	int fd, inside;
 
 	*handle = NULL;
-	if (!sparse_fh_from_bytes(hdl_desc->addr, hdl_desc->len, &fh))
+	if (!sparse_fh_from_bytes(hdl_desc->addr, hdl_desc->len, exp->fs_ident,
+				  &fh))
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
 
 	status = sparse_open_new_object(exp, &fh, &fd, &st);
