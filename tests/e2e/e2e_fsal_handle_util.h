@@ -55,6 +55,20 @@ static inline void e2e_handle_key(const char *backing_root,
 			 SPARSE_FH_KEY_BYTES);
 }
 
+/* Whether fh's tag is the one its export (key on backing_root) makes for
+ * the filesystem identity ident.
+ */
+static inline bool e2e_ident_fits(const struct nfs42_fh *fh,
+				  const char *backing_root, uint64_t ident)
+{
+	uint8_t key[SPARSE_FH_KEY_BYTES];
+	size_t len, hlen;
+	const uint8_t *b = e2e_fsal_part(fh, &len);
+
+	e2e_handle_key(backing_root, key);
+	return sparse_fh_check_wire(b, len, ident, key, &hlen) == SPARSE_FH_OK;
+}
+
 /*
  * The filesystem identity fh's export labels its objects with.  A version 2
  * handle carries it; a compact one (version 3) leaves it out and covers it
