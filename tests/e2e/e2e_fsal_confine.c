@@ -506,6 +506,58 @@ START_TEST(version2_and_compact_name_one_object)
 }
 END_TEST
 
+/* The export root's handle format mark: "3" or none. */
+static void set_format_mark(bool compact)
+{
+	const char *root = e2e_backing("");
+	const char *xa = "trusted.nfs_sparse.handle_format";
+
+	if (compact)
+		ck_assert_int_eq(setxattr(root, xa, "3", 1, 0), 0);
+	else
+		ck_assert(removexattr(root, xa) == 0 || errno == ENODATA);
+}
+
+static int fsal_form_of(struct nfs42_client *cl, const char *name)
+{
+	struct nfs42_fh fh = e2e_fh(cl, name);
+	const uint8_t *b;
+	size_t len;
+
+	b = e2e_fsal_part(&fh, &len);
+	return sparse_fh_classify(b, len);
+}
+
+/*
+ * An export whose handle key was made before compact handles (the key
+ * there, no format mark) keeps giving out version 2, so its clients never
+ * hold a second handle of a file; a fresh export (the harness's) gives out
+ * compact ones; the admin's mark moves an old export over.
+ */
+START_TEST(export_keeps_its_handle_format)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *name = e2e_uniq("format");
+
+	e2e_put_backing(name, "form", 4);
+	ck_assert_int_eq(fsal_form_of(cl, name), SPARSE_FH_WIRE3);
+	nfs42_client_free(cl);
+
+	set_format_mark(false);
+	e2e_server_ctl("restart");
+	cl = e2e_client_after_restart();
+	ck_assert_int_eq(fsal_form_of(cl, name), SPARSE_FH_WIRE);
+	ck_assert_int_eq(fsal_form_of(cl, ""), SPARSE_FH_WIRE);
+	nfs42_client_free(cl);
+
+	set_format_mark(true);
+	e2e_server_ctl("restart");
+	cl = e2e_client_after_restart();
+	ck_assert_int_eq(fsal_form_of(cl, name), SPARSE_FH_WIRE3);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_fsal_confine");
@@ -528,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, empty_kernel_handle);
 	tcase_add_test(tc, bad_kernel_handle_type);
 	tcase_add_test(tc, trailing_bytes);
+	tcase_add_test(tc, export_keeps_its_handle_format);
 	tcase_add_test(tc, oversized_handle);
 	tcase_add_test(tc, version2_and_compact_name_one_object);
 	suite_add_tcase(s, tc);

@@ -316,7 +316,7 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 	const struct sparse_handle *hdl =
 		container_of(obj, struct sparse_handle, obj_handle);
 	struct sparse_export *exp = sparse_wire_export();
-	size_t len = sparse_fh_wire_len(&hdl->fh);
+	size_t len;
 
 	switch (output_type) {
 	case FSAL_DIGEST_NFSV3:
@@ -329,14 +329,17 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 		LogCrit(COMPONENT_FSAL, "handle_to_wire outside an export");
 		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
 	}
+	len = exp->compact_handles ? sparse_fh_wire_len(&hdl->fh) :
+				     sparse_fh_wire_len_v2(&hdl->fh);
 	if (fh_desc->len < len) {
 		LogMajor(COMPONENT_FSAL,
 			 "handle buffer too small: need %zu, have %zu", len,
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_TOOSMALL, 0);
 	}
-	fh_desc->len =
-		sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr);
+	fh_desc->len = exp->compact_handles ?
+		sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr) :
+		sparse_fh_to_wire_v2(&hdl->fh, exp->handle_key, fh_desc->addr);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 

@@ -109,6 +109,12 @@ struct sparse_export {
 	 * server exporting it), not one made for this run only.
 	 */
 	bool handle_key_kept;
+	/* Handles given out in the compact form (version 3): an export whose
+	 * key was made by this version (or kept nowhere); one whose key was
+	 * made before keeps giving out version 2, so its clients never hold
+	 * two handles of one file (sparse_export.c, SPARSE_FORMAT_XATTR).
+	 */
+	bool compact_handles;
 	/* pNFS settings (sparse_pnfs.h), set at create */
 	struct sparse_pnfs_conf pnfs;
 	/* On sparse_mds.c's list of exports handing out layouts */
