@@ -40,8 +40,10 @@ FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
                  machine's rpcbind, which must be running already
                  (serve.sh never starts it: `systemctl start rpcbind`)
   --no-delegations
-                 grant no delegations (default: read delegations, each
-                 backed by a Linux lease)
+                 grant no delegations (default: read and write
+                 delegations, each backed by a Linux lease; write ones
+                 while /proc/sys/fs/lease-break-time is at least 45 s,
+                 the kernel's default, for this server's 20 s lease)
   --no-build     use the existing build as it is
   --pnfs N       pNFS: this server is the metadata server, and N more
                  servers on ports PORT+1..PORT+N, on the same export
@@ -238,12 +240,15 @@ recovery_q=$(sparse_conf_string "$run/recovery") ||
 	{ echo "serve: build directory name has a control character" >&2; exit 2; }
 plugins_q=$(sparse_conf_string "$stage/lib/ganesha") ||
 	{ echo "serve: build directory name has a control character" >&2; exit 2; }
-# Read delegations: FSAL_SPARSE backs each with a Linux lease, so a local
-# writer recalls it too.  Write delegations are not turned on here: they
-# need lease-break-time >= 2 x Lease_Lifetime + 5 (125 s with Ganesha's
-# 60 s lease, the kernel's default is 45 s; configuration.md).
+# Read and write delegations: FSAL_SPARSE backs each with a Linux lease,
+# so a local open recalls it too.  Write delegations need lease-break-time
+# >= 2 x Lease_Lifetime + 5 (FSAL_SPARSE refuses them otherwise): this
+# server's lease is 20 s, which the kernel's default lease-break-time
+# (45 s) covers; the machine's sysctl is never changed here
+# (configuration.md, "Delegations").
+lease_lifetime=20
 if [ $delegations = 1 ]; then
-	deleg=(DELEGATIONS=true EXPORT_DELEGATIONS=Read)
+	deleg=(DELEGATIONS=true EXPORT_DELEGATIONS=RW)
 else
 	deleg=(DELEGATIONS=false EXPORT_DELEGATIONS=None)
 fi
@@ -255,7 +260,8 @@ render() {
 		"BIND_ADDR=127.0.0.1" "PLUGINS_DIR=$plugins_q" \
 		"MINOR_VERSIONS=$4" "RECOVERY_ROOT=$5" \
 		"GRACELESS=true" "EXPORT_PATH=$export_q" "PSEUDO=$pseudo_q" \
-		"LOG_LEVEL=$LOG_LEVEL" "${deleg[@]}"
+		"LOG_LEVEL=$LOG_LEVEL" "LEASE_LIFETIME=$lease_lifetime" \
+		"${deleg[@]}"
 }
 render "$conf" "$PROTOCOLS" "$PORT" "$MINOR_VERSIONS" "$recovery_q"
 [ ! -s "$log" ] || mv "$log" "$log.old"
@@ -333,10 +339,14 @@ echo "serve: config $conf, log $log; Ctrl-C stops it"
 if [ "$pnfs" -gt 0 ]; then
 	echo "serve: pNFS metadata server; data servers ${ds_pids[*]} on ports ${ds_ports[*]} (stripe unit $stripe_unit), their files in $run/ds*/"
 fi
-if [ $delegations = 1 ]; then
-	echo "serve: read delegations on (--no-delegations turns them off)"
-else
+lease_break=$(cat /proc/sys/fs/lease-break-time 2>/dev/null || echo 0)
+lease_need=$((2 * lease_lifetime + 5))
+if [ $delegations = 0 ]; then
 	echo "serve: delegations off"
+elif [ "$lease_break" -ge $lease_need ]; then
+	echo "serve: read and write delegations on (Lease_Lifetime $lease_lifetime s, lease-break-time $lease_break s; --no-delegations turns them off)"
+else
+	echo "serve: read delegations on; write delegations refused: /proc/sys/fs/lease-break-time is $lease_break s, they need $lease_need s (sysctl fs.lease-break-time=$lease_need; --no-delegations turns all off)"
 fi
 if [ $with_v4 = 1 ] && [[ "$MINOR_VERSIONS" == *2 ]]; then
 	echo "serve: nfs42: $build/inner/tools/nfs42 -p $PORT ls $PSEUDO"

@@ -10,7 +10,7 @@
  * existing name, create of an existing name (NFS4ERR_EXIST), lookup
  * after remove, and a LOOKUP right after another client's create.
  *
- * Usage: e2e_mdcache_dir [all [OPS] | parallel | serial | race]
+ * Usage: e2e_mdcache_dir [all [OPS] | parallel | serial | race | upcall [locked]]
  *   all       the consistency cases, OPS operations per client (default
  *             500); run with and without the backend latency option
  *   parallel  16 clients create 3 files each in one directory while every
@@ -23,6 +23,11 @@
  *   race      deterministic interleavings (Test_Hooks Stall_Dir): a late
  *             lookup vs a remove, a late rename vs a rename into the
  *             old name, a late directory refresh vs a newer one
+ *   upcall [locked]
+ *             on FSAL_MEM (its Test_Hooks, patch 0064): a late lookup vs
+ *             another node's removal and the directory's invalidate,
+ *             invalidate_close or update upcall (locked: the server runs
+ *             with Parallel_Dir_Updates = false)
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -647,7 +652,7 @@ static int64_t mdc_latency_ms(void)
 {
 	const char *v = getenv("MDC_LATENCY_MS");
 
-	return v ? atoll(v) : 40;
+	return v ? atoll(v) : 100;
 }
 
 /* The backend lookups of the creates, one after the other. */
@@ -1241,6 +1246,122 @@ START_TEST(race_mkdir_vs_rename)
 }
 END_TEST
 
+/* ------------------------------------------- upcalls on FSAL_MEM (mode upcall) */
+
+/*
+ * Mode "upcall": case (5) on FSAL_MEM, an FSAL with upcalls and no backing
+ * directory a test could change behind Ganesha.  Its Test_Hooks (patch
+ * 0064, mem_test_hooks.c) play another node of a clustered filesystem,
+ * armed by the same one-shot markers in $NFS42_STALL_DIR.
+ */
+
+/* "upcall locked": the server runs with Parallel_Dir_Updates = false */
+static bool mdc_upcall_locked;
+
+/* Arm marker "<op>.<what>" for a call run synchronously (mdc_disarmed) */
+static char *mdc_arm(const char *op, const char *what)
+{
+	char *m = e2e_fmt("%s/%s.%s", e2e_env("NFS42_STALL_DIR"), op, what);
+	int fd = open(m, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	ck_assert_msg(fd >= 0, "marker %s: %s", m, strerror(errno));
+	close(fd);
+	return m;
+}
+
+static void mdc_disarmed(const char *m)
+{
+	ck_assert_msg(access(m, F_OK) != 0,
+		      "marker %s still there: the server did not act on it", m);
+}
+
+/*
+ * (5m) Another node makes NAME right after B's LOOKUP of it found nothing
+ * (marker lookup_create), so FSAL_MEM has the name and MDCACHE's dirent
+ * cache does not.  A's LOOKUP of NAME misses the cache, FSAL_MEM finds it,
+ * and its answer is held back while another node removes NAME and
+ * FSAL_MEM sends MDCACHE an upcall for the directory (marker op:
+ * lookup_inval, lookup_inval_close or lookup_update, the invalidate,
+ * invalidate_close and update upcalls FSAL_MEM's MEM_UP thread sends).
+ * A's late result must not be cached as trusted: LOOKUP NAME afterwards
+ * is NFS4ERR_NOENT and READDIR lists only "keep".  (With the first 0060
+ * the lookup undid the upcall's invalidation and cached the stale name.)
+ */
+static void mdc_upcall_race(const char *op, const char *upcall)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *rel, *name = e2e_fmt("slow-%s", upcall);
+	struct mdc_bg g = { .fn = mdc_bg_lookup, .cl = a, .a = name };
+	static struct mdc_list l;
+	uint64_t change;
+	int64_t t0;
+	char *m;
+	int rc;
+
+	g.dir = mdc_mkdir(a, "mdc-upcall", &rel);
+	ck_nfs_ok(b, mdc_create(b, &g.dir, "keep", true));
+	/* the directory's dirents cached and trusted (one of them) */
+	ck_nfs_ok(b, mdc_lookup(b, &g.dir, "keep", NULL));
+
+	m = mdc_arm("lookup_create", name);
+	rc = mdc_lookup(b, &g.dir, name, NULL);
+	ck_assert_msg(rc == NFS4ERR_NOENT, "LOOKUP %s before it was made: %s",
+		      name, nfs42_strerror(rc));
+	mdc_disarmed(m);
+
+	change = e2e_change(b, &g.dir);
+	mdc_bg_stalled(&g, op, name);
+	if (!mdc_upcall_locked) {
+		/* B's GETATTR of the directory gives its new change attribute
+		 * once the upcall reached MDCACHE: after an invalidate it
+		 * refreshes the directory's attributes, which are trusted
+		 * again when A's answer comes (only the generations the
+		 * upcall moved then keep A's result out of the cache) */
+		t0 = e2e_now_ms();
+		while (e2e_change(b, &g.dir) == change) {
+			ck_assert_msg(e2e_now_ms() - t0 < 1000,
+				      "no %s upcall reached MDCACHE within 1 s",
+				      upcall);
+			usleep(5000);
+		}
+	}
+	/* (locked: an invalidate waits for the content_lock A's lookup
+	 * holds, so MDCACHE sees it only after A's answer) */
+	mdc_bg_join(&g, e2e_fmt("the other node's removal of %s", name));
+	/* A's LOOKUP is ordered before the removal: it found the name */
+	ck_assert_msg(g.rc == 0, "LOOKUP %s: %s", name, nfs42_strerror(g.rc));
+
+	rc = mdc_lookup(b, &g.dir, name, NULL);
+	ck_assert_msg(
+		rc == NFS4ERR_NOENT,
+		"LOOKUP %s after the %s upcall: %s (the late lookup cached a name the upcall had invalidated)",
+		name, upcall, nfs42_strerror(rc));
+	ck_assert_int_eq(mdc_lookup(a, &g.dir, name, NULL), NFS4ERR_NOENT);
+	ck_nfs_ok(b, mdc_readdir(b, &g.dir, &l));
+	ck_assert_int_eq(l.n, 1);
+	ck_assert_ptr_nonnull(mdc_find(&l, "keep"));
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+
+START_TEST(upcall_invalidate)
+{
+	mdc_upcall_race("lookup_inval", "invalidate");
+}
+END_TEST
+
+START_TEST(upcall_invalidate_close)
+{
+	mdc_upcall_race("lookup_inval_close", "invalidate_close");
+}
+END_TEST
+
+START_TEST(upcall_update)
+{
+	mdc_upcall_race("lookup_update", "update");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -1252,6 +1373,11 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, creates_overlap);
 	} else if (!strcmp(mode, "serial")) {
 		tcase_add_test(tc, creates_serialize_when_off);
+	} else if (!strcmp(mode, "upcall")) {
+		mdc_upcall_locked = argc > 2 && !strcmp(argv[2], "locked");
+		tcase_add_test(tc, upcall_invalidate);
+		tcase_add_test(tc, upcall_invalidate_close);
+		tcase_add_test(tc, upcall_update);
 	} else if (!strcmp(mode, "race")) {
 		tcase_add_test(tc, race_lookup_vs_remove);
 		tcase_add_test(tc, race_lookup_vs_rename);

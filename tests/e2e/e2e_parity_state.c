@@ -22,8 +22,10 @@ static const char data[] = "write test data";
 #define OPEN4_SHARE_ACCESS_WANT_READ_DELEG 0x0100
 #define OPEN_DELEGATE_NONE 0
 #define OPEN_DELEGATE_READ 1
+#define OPEN4_SHARE_ACCESS_WANT_CANCEL 0x0500
 #define OPEN_DELEGATE_NONE_EXT 3
 #define WND4_NOT_WANTED 0
+#define WND4_CANCELLED 7
 
 /* OPEN/CREATE GUARDED4 0644 of name in dir appended to c (+ GETFH);
  * returns the OPEN index. */
@@ -382,17 +384,49 @@ static void open_want(struct nfs42_client *cl, uint32_t want, uint32_t *type,
 		ck_nfs_ok(cl, e2e_close(&of));
 }
 
+/* OPEN with a create and a WANT value; returns the compound's status
+ * (the open, when made, is closed). */
+static int open_want_status(struct nfs42_client *cl, uint32_t want)
+{
+	struct nfs42_fh root = e2e_fh(cl, "");
+	struct nfs42_compound *c = e2e_cpd(cl, &root);
+	struct nfs42_sattr sa;
+	struct nfs42_file of = { .cl = cl };
+	int oi, rc;
+
+	oi = add_create(c, e2e_uniq("want"), "want-owner",
+			OPEN4_SHARE_ACCESS_READ | want, &sa);
+	rc = nfs42_compound_run(c);
+	if (rc == 0) {
+		of.stateid = nfs42_res(c, oi)->u.open.stateid;
+		of.fh = nfs42_res(c, oi + 1)->u.fh;
+	}
+	nfs42_compound_free(c);
+	if (rc == 0)
+		ck_nfs_ok(cl, e2e_close(&of));
+	return rc;
+}
+
 /* DELEG4: WANT_NO_DELEG gets OPEN_DELEGATE_NONE_EXT / WND4_NOT_WANTED.
+ * WANT_CANCEL (0x500, a value of the want byte that shares a bit with
+ * NO_DELEG) gets NONE_EXT / WND4_CANCELLED, and a want value the RFC does
+ * not define (0x600, 0x700: 0x700 has NO_DELEG's bit) NFS4ERR_INVAL
+ * (RFC 8881 18.16.3).
  * DELEG1 (needs delegations, which neither FSAL grants here): the answer
  * to WANT_READ_DELEG is a read delegation or NONE_EXT with a reason. */
 START_TEST(delegation_wants)
 {
 	struct nfs42_client *cl = e2e_client();
-	uint32_t type, why;
+	uint32_t type, why, bad;
 
 	open_want(cl, OPEN4_SHARE_ACCESS_WANT_NO_DELEG, &type, &why);
 	ck_assert_uint_eq(type, OPEN_DELEGATE_NONE_EXT);
 	ck_assert_uint_eq(why, WND4_NOT_WANTED);
+	open_want(cl, OPEN4_SHARE_ACCESS_WANT_CANCEL, &type, &why);
+	ck_assert_uint_eq(type, OPEN_DELEGATE_NONE_EXT);
+	ck_assert_uint_eq(why, WND4_CANCELLED);
+	for (bad = 0x0600; bad <= 0x0700; bad += 0x0100)
+		ck_assert_int_eq(open_want_status(cl, bad), NFS4ERR_INVAL);
 	open_want(cl, OPEN4_SHARE_ACCESS_WANT_READ_DELEG, &type, &why);
 	par_note("WANT_READ_DELEG: delegation type %u why %u", type, why);
 	ck_assert(type == OPEN_DELEGATE_READ || type == OPEN_DELEGATE_NONE_EXT);

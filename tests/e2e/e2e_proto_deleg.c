@@ -938,10 +938,10 @@ START_TEST(t_unexport_holding)
 END_TEST
 
 /*
- * "returned" mode (Test_Hooks Stall_Dir, Stall_Ms = 5000): A answers
+ * "returned" mode (Test_Hooks Stall_Dir, Stall_Ms = 8000): A answers
  * CB_RECALL and keeps the delegation, then returns it before the server
  * would revoke it (one lease period after the answer); that DELEGRETURN
- * holds the file's state lock for 5 s (a stall in its lease drop) while
+ * holds the file's state lock for 8 s (a stall in its lease drop) while
  * the revocation falls due.  The revocation finds the
  * delegation returned: it must not be reported or counted as a revocation
  * (counted, three of them stop delegations to the client).
@@ -975,8 +975,8 @@ START_TEST(t_returned_before_revoke)
 	fclose(m);
 	/* well before the revocation is due (one lease period, 5 s, after
 	 * the answer, checked each second: due at 5.0 to 7.0 s), the stall
-	 * reaching past it */
-	wait = answered + 5000 - 1500 - e2e_now_ms();
+	 * (8 s) reaching past it; 3 s of margin for a loaded machine */
+	wait = answered + 5000 - 3000 - e2e_now_ms();
 	if (wait > 0)
 		usleep((useconds_t)wait * 1000);
 	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));

@@ -551,10 +551,80 @@ START_TEST(t_getattr_answered_by_holder)
 }
 END_TEST
 
+/* Serve cl's back channel on a thread until stopped, with no hook: what
+ * the library answers by itself. */
+static void serve_start(struct cb_answerer *srv, struct nfs42_client *cl)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->cl = cl;
+	ck_assert_int_eq(pthread_create(&srv->thread, NULL, answerer_main, srv),
+			 0);
+}
+
+static void serve_stop(struct cb_answerer *srv)
+{
+	__atomic_store_n(&srv->stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(srv->thread, NULL), 0);
+}
+
 /*
- * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP, our client
- * library's default) is recalled: it writes back and returns, and the
- * GETATTR then gives the written-back size.
+ * Our client library answers CB_GETATTR itself (RFC 8881 20.1, 10.4.3):
+ * a holder that wrote through its write delegation is asked, not
+ * recalled; it reports the change attribute of the grant and the size
+ * its WRITEs made (the server has them), so the other client sees the
+ * file as the server has it; after a truncate by the holder, the new
+ * size.  The delegation stays.  (Before: NFS4ERR_NOTSUPP, and each such
+ * GETATTR recalled the delegation.)
+ */
+START_TEST(t_getattr_answered_by_library)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cbgetattr-lib", "0123456789");
+	struct nfs42_held_deleg held;
+	struct nfs42_attrs at0, at;
+	struct cb_answerer srv;
+	struct nfs42_sattr sa;
+	struct nfs42_file fa;
+	char block[4096];
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_assert_int_eq(nfs42_held_delegation(a, &fa.fh, &held), 0);
+	ck_assert(held.size_known);
+	ck_assert_uint_eq(held.change, at0.change);
+	ck_assert_uint_eq(held.size, 10);
+	memset(block, 'w', sizeof(block));
+	ck_nfs_ok(a, nfs42_pwrite(&fa, block, sizeof(block), 8192, UNSTABLE4));
+
+	serve_start(&srv, a);
+	change_and_size(b, &fa.fh, &at);
+	serve_stop(&srv);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_assert_uint_eq(at.size, 8192 + 4096);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(a), 1);
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 100);
+	ck_nfs_ok(a, nfs42_file_setattr(&fa, &sa));
+	serve_start(&srv, a);
+	change_and_size(b, &fa.fh, &at);
+	serve_stop(&srv);
+	ck_assert_uint_eq(at.size, 100);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(a), 2);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	ck_assert_uint_eq(nfs42_delegations_held(a), 1);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A holder that does not answer CB_GETATTR (NFS4ERR_NOTSUPP: our client
+ * library with its answers switched off) is recalled: it writes back and
+ * returns, and the GETATTR then gives the written-back size.
  */
 START_TEST(t_getattr_recalls_without_answer)
 {
@@ -564,6 +634,7 @@ START_TEST(t_getattr_recalls_without_answer)
 	struct nfs42_file fa;
 	struct holder h;
 
+	nfs42_set_cb_getattr(a, false);
 	open_write_delegated(a, name, &fa);
 	holder_start(&h, a, &fa, "a longer flushed file");
 	change_and_size(b, &fa.fh, &at);
@@ -640,12 +711,28 @@ START_TEST(t_open_arguments)
 }
 END_TEST
 
+/* How many lines of the server's log contain s. */
+static unsigned int log_count(const char *s)
+{
+	char line[4096];
+	unsigned int n = 0;
+	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, s) != NULL;
+	fclose(f);
+	return n;
+}
+
 /*
  * "shortbreak" mode (Lease_Lifetime = 30): the kernel's lease-break-time
  * (45 s here) is shorter than Ganesha could take to revoke a holder that
  * does not give back (2 x 30 s): a local open could go on before the
- * holder wrote back.  No write delegation then (a WARN says why); read
- * delegations still.
+ * holder wrote back.  No write delegation then; the admin was told at
+ * startup, once (the export's Delegations = RW, with the sysctl and the
+ * lease that would do), not again at the refused grant; read delegations
+ * still.
  */
 START_TEST(t_refused_short_lease_break)
 {
@@ -653,6 +740,7 @@ START_TEST(t_refused_short_lease_break)
 	const char *name = local_file("shortbreak", "data");
 	struct nfs42_file fa;
 	unsigned int lbt = 0;
+	char want[256];
 	FILE *f = fopen("/proc/sys/fs/lease-break-time", "r");
 
 	ck_assert_ptr_nonnull(f);
@@ -660,12 +748,20 @@ START_TEST(t_refused_short_lease_break)
 	fclose(f);
 	if (lbt >= 2 * 30 + 5)
 		e2e_skip("lease-break-time covers 2 x Lease_Lifetime here");
+	snprintf(
+		want, sizeof(want),
+		": write delegations are configured but will be refused: /proc/sys/fs/lease-break-time is %u s, they need at least 65 s",
+		lbt);
+	ck_assert_msg(log_has(want), "no WARN at startup: %s", want);
+	ck_assert(log_has("sysctl -w fs.lease-break-time=65"));
+	snprintf(want, sizeof(want), "or Lease_Lifetime = %u or less",
+		 lbt > 5 ? (lbt - 5) / 2 : 0);
+	ck_assert(log_has(want));
 	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
 				NFS42_NOCREATE, 0, false, &fa));
 	ck_assert_msg(fa.deleg_type != OPEN_DELEGATE_WRITE,
 		      "write delegation with lease-break-time %u s", lbt);
-	ck_assert(
-		log_has("no write delegations: /proc/sys/fs/lease-break-time"));
+	ck_assert_uint_eq(log_count("write delegations are configured"), 1);
 	ck_nfs_ok(a, nfs42_close(&fa));
 	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
 				NFS42_NOCREATE, 0, false, &fa));
@@ -692,6 +788,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_refused_while_open_elsewhere);
 		tcase_add_test(tc, t_holder_opens_again);
 		tcase_add_test(tc, t_getattr_answered_by_holder);
+		tcase_add_test(tc, t_getattr_answered_by_library);
 		tcase_add_test(tc, t_getattr_recalls_without_answer);
 		tcase_add_test(tc, t_open_arguments);
 	}

@@ -215,7 +215,7 @@ sparse_e2e_run(e2e_proto_deleg_returned e2e_proto_deleg ARGS returned
   TIMEOUT 120
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = Read$<SEMICOLON>"
-               --fsal-opts "Test_Hooks { Stall_Dir = @STALL_DIR@$<SEMICOLON> Stall_Ms = 5000$<SEMICOLON> }")
+               --fsal-opts "Test_Hooks { Stall_Dir = @STALL_DIR@$<SEMICOLON> Stall_Ms = 8000$<SEMICOLON> }")
 # RemoveExport over DBus while a delegation is held: its lease goes with
 # the deleted state (issue #18).
 sparse_e2e_run(e2e_proto_deleg_unexport e2e_proto_deleg ARGS unexport

@@ -69,8 +69,10 @@ start_serve() {
 		"$serve" --no-build "$@" >"$out" 2>&1 &
 	started=$!
 	serve_pids+=("$started")
+	# its last line before it waits for the server (statistics or not):
+	# all it says about the server is out by then
 	for _ in $(seq 300); do
-		grep -q "exports" "$out" && break
+		grep -q "^serve: statistics\|^serve: no DBus" "$out" && break
 		kill -0 "$started" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -107,13 +109,28 @@ check serve-sample-conf 0 "RecoveryBackend = sqlite" -- grep "RecoveryBackend = 
 check serve-numeric-owners 0 "^0$" -- bash -c "'$nfs42' -p $port stat /sparse/hello | sed -n 's/^owner: //p'"
 check serve-no-test-params 1 "" -- grep -i "Test_" "$run/ganesha.conf"
 check serve-records 0 "sparse_recovery.db" -- ls "$run/recovery"
-# read delegations on by default; a reader that exited leaves none behind:
-# a write right after it does not wait for a recall (lease: 60 s)
-check serve-delegations-conf 0 "Delegations = Read" -- \
-	grep -E "Delegations = (true|Read)" "$run/ganesha.conf"
-check serve-says-delegations 0 "read delegations on" -- cat "$SPARSE_BUILD_DIR/serve.out"
+# read and write delegations on by default, with a lease the kernel's
+# lease-break-time covers (write ones are refused otherwise, and the
+# server and serve.sh say so); a reader or writer that exited leaves none
+# behind: a write right after it does not wait for a recall (lease: 20 s)
+check serve-delegations-conf 0 "Delegations = RW" -- \
+	grep -E "Delegations = (true|RW)|Lease_Lifetime = 20;" "$run/ganesha.conf"
+lease_break=$(cat /proc/sys/fs/lease-break-time)
+if [ "$lease_break" -ge 45 ]; then
+	check serve-says-delegations 0 "read and write delegations on" -- cat "$SPARSE_BUILD_DIR/serve.out"
+	check serve-no-deleg-warning 1 "" -- grep "write delegations are configured" "$run/ganesha.log"
+	# nfs42 put opens for writing: a write delegation, answered
+	check serve-write-delegation 0 "delegation write" -- \
+		"$nfs42" -p "$port" put --stats /etc/hostname /sparse/wdeleg
+else
+	check serve-says-delegations 0 "write delegations refused: .*sysctl fs.lease-break-time=45" -- cat "$SPARSE_BUILD_DIR/serve.out"
+	check serve-deleg-warning 0 "sysctl -w fs.lease-break-time=45" -- cat "$run/ganesha.log"
+	check serve-write-delegation 0 "delegation none" -- \
+		"$nfs42" -p "$port" put --stats /etc/hostname /sparse/wdeleg
+fi
 echo rewritten >"$SPARSE_BUILD_DIR/new"
 check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/hello
+check serve-write-after-write 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/wdeleg
 ganesha_pid=$(cat "$run/pid")
 
 # The README's nfs42 examples, as written, against this server (its port

@@ -6,9 +6,9 @@
 # in its log at startup, one without says nothing.  Each case starts its
 # own server (harness.sh) with one setting: each parameter of FSAL_SPARSE's
 # Test_Hooks sub-block alone, and the NFSv4 block's Test_Hooks sub-block
-# (patch 0034) on FSAL_SPARSE and on FSAL_VFS.  The flat Test_* names of
-# both blocks from before the sub-blocks are refused (unknown parameters),
-# not silently ignored.
+# (patch 0034) on FSAL_SPARSE and on FSAL_VFS, and each parameter of
+# FSAL_MEM's Test_Hooks sub-block (patch 0064).  The flat Test_* names of
+# these blocks are refused (unknown parameters), not silently ignored.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +55,34 @@ check "NFSv4 Test_Hooks" "$logged" "$nfsv4_warn" \
 # Ganesha's core says it, whatever FSAL the exports use
 check "NFSv4 Test_Hooks, FSAL_VFS export" "$logged" "$nfsv4_warn" \
 	--fsal VFS --nfsv4-opts 'Test_Hooks { Copy_Chunk_Delay_Ms = 10; }'
+mem_warn=':FSAL :WARN :FSAL_MEM: the FSAL block has a Test_Hooks block, TEST-ONLY'
+check "FSAL_MEM, no test setting: no TEST-ONLY warning" "$quiet" "TEST-ONLY" \
+	--fsal MEM
+check "FSAL_MEM Stall_Dir" "$logged" "$mem_warn.*Stall_Dir = /.*/stall," \
+	--fsal MEM --fsal-opts 'Test_Hooks { Stall_Dir = "@STALL_DIR@"; }'
+check "FSAL_MEM Stall_Ms" "$logged" "$mem_warn.*Stall_Ms = 3\$" \
+	--fsal MEM --fsal-opts 'Test_Hooks { Stall_Ms = 3; }'
+# An export update (DBus UpdateExport) keeps FSAL_MEM's Test_Hooks: the
+# same block is taken, a changed Stall_Ms refused (a restart applies it;
+# Ganesha's reply then says "1 exports updated. Errors found: ...")
+mem_update='
+upd() {
+	dbus-send --system --print-reply --dest=org.ganesha.nfsd \
+		/org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.UpdateExport \
+		string:"$1" string:"EXPORT(Export_Id=1)" 2>&1
+}
+conf=$NFS42_WORK_DIR/ganesha.conf
+sed "s/Stall_Ms = 3;/Stall_Ms = 4;/" "$conf" >"$NFS42_WORK_DIR/changed.conf"
+upd "$conf" | grep -q "1 exports updated\"" &&
+	upd "$NFS42_WORK_DIR/changed.conf" | grep -q "validation errors in block FSAL" &&
+	grep -q "FSAL_MEM export .*: Test_Hooks cannot change without a restart" "$NFS42_LOG"'
+if command -v dbus-send >/dev/null; then
+	SPARSE_ALLOW_CONFIG_ERRORS=1 check "FSAL_MEM Test_Hooks kept at an export update" \
+		"$mem_update" "" --dbus --fsal MEM \
+		--fsal-opts 'Test_Hooks { Stall_Ms = 3; }'
+else
+	echo "skipped: FSAL_MEM Test_Hooks at an export update (no dbus-send)"
+fi
 # refused NAME HARNESS-OPTS...: the old flat name NAME is an unknown
 # parameter (the harness lets the configuration error through)
 refused() {
@@ -69,6 +97,7 @@ refused() {
 	fi
 }
 refused Test_Stall_Ms --fsal-opts 'Test_Stall_Ms = 3;'
+refused Test_Stall_Ms --fsal MEM --fsal-opts 'Test_Stall_Ms = 3;'
 refused Test_Copy_Chunk_Delay_Ms --nfsv4-opts 'Test_Copy_Chunk_Delay_Ms = 10;'
 [ $fail = 0 ] && echo "test_hooks_check: ok"
 exit $fail

@@ -35,6 +35,11 @@
 # qemu-system-x86 is missing or the kernel cannot be fetched, 1 when the
 # guest did not finish (timeout, crash: see console.log).
 #
+# A guest that does not reach its script (panic in early boot, or not
+# booted within SPARSE_LINUX_BOOT_LIMIT seconds, default 240) is booted
+# again, up to SPARSE_LINUX_BOOT_TRIES times in all (default 3); each
+# failed boot's console is kept as console.boot-N.log.
+#
 # Environment: SPARSE_LINUX_CACHE (default ~/.cache/nfs-sparse/linux),
 # SPARSE_LINUX_ACCEL (kvm, tcg, or auto: KVM where a probe boot of this
 # kernel works, remembered per host kernel and QEMU version; else TCG).
@@ -196,10 +201,13 @@ for p in ${fwd[@]+"${fwd[@]}"}; do
 done
 
 # run_qemu ACCEL TIMEOUT: boot, wait for the guest to power off (or kill
-# it, by PID, after TIMEOUT seconds); 0 when the guest wrote its rc
+# it, by PID, after TIMEOUT seconds, or after BOOT_LIMIT seconds when it
+# has not reached its script by then); 0 when the guest wrote its rc
+boot_limit=${SPARSE_LINUX_BOOT_LIMIT:-240}
 run_qemu() {
 	local acc=$1 limit=$2 qpid t=0
 	: >"$out/console.log"
+	rm -f "$xchg/booted"
 	setpriv --pdeathsig KILL -- "$qemu" -nodefaults -no-reboot \
 		-machine "q35,accel=$acc" -cpu max -m "$mem" -smp "$smp" \
 		-display none -vga none -monitor none \
@@ -215,6 +223,11 @@ run_qemu() {
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ $t -ge $((limit * 10)) ]; then
 			echo "linux-vm: guest still running after ${limit}s; killing QEMU (PID $qpid)" >&2
+			kill -KILL "$qpid" 2>/dev/null || true
+			break
+		fi
+		if [ $t -ge $((boot_limit * 10)) ] && [ ! -e "$xchg/booted" ]; then
+			echo "linux-vm: guest not booted after ${boot_limit}s; killing QEMU (PID $qpid)" >&2
 			kill -KILL "$qpid" 2>/dev/null || true
 			break
 		fi
@@ -247,8 +260,25 @@ if [ "$accel" = auto ]; then
 	fi
 fi
 
-status=0
-run_qemu "$accel" "$timeout" || status=$?
+# A guest that never reached its script (a TCG guest kernel on a loaded
+# host has been seen to panic in early boot: "IO-APIC + timer", int3 in
+# sched_clock_cpu) ran nothing of the test: boot it again, up to
+# SPARSE_LINUX_BOOT_TRIES times in all. A guest that booted is never rerun.
+tries=${SPARSE_LINUX_BOOT_TRIES:-3}
+attempt=1
+while :; do
+	status=0
+	run_qemu "$accel" "$timeout" || status=$?
+	if [ $status -eq 0 ] || [ -e "$xchg/booted" ] || [ $attempt -ge "$tries" ]; then
+		break
+	fi
+	echo "linux-vm: the guest did not boot (attempt $attempt of $tries); console:" >&2
+	grep -m 3 -i -E 'panic|oops|BUG|error' "$out/console.log" >&2 ||
+		tail -n 5 "$out/console.log" >&2 || true
+	cp "$out/console.log" "$out/console.boot-$attempt.log" 2>/dev/null || true
+	rm -f "$xchg/rc" "$xchg/output" "$xchg/dmesg" "$xchg/pre.log"
+	attempt=$((attempt + 1))
+done
 if [ -f "$xchg/output" ]; then
 	cat "$xchg/output"
 fi

@@ -15,7 +15,9 @@
 #     policy lets it own org.ganesha.nfsd);
 #   - it serves the sample export: the installed nfs42 writes, reads,
 #     copies and maps through it, owners come numeric, the client records
-#     go to the sqlite database, sparse-stats reads the statistics, SIGHUP
+#     go to the sqlite database, write delegations are granted or (with
+#     the kernel's default lease-break-time) refused with a WARN naming
+#     the sysctl, sparse-stats reads the statistics, SIGHUP
 #     (the unit's ExecReload) keeps it serving, SIGTERM stops it.
 # The server runs in a network namespace of its own (loopback only, port
 # 2049 free whatever the machine runs). Exit 77 (skipped) with the reason
@@ -125,6 +127,15 @@ expect put nfs42 put /etc/os-release /sparse/os-release
 expect cat bash -c 'nfs42 cat /sparse/os-release | cmp - /etc/os-release'
 expect backing cmp /srv/nfs-sparse/os-release /etc/os-release
 expect numeric-owner bash -c 'nfs42 stat /sparse/os-release | grep -qx "owner: 0"'
+# The sample's RW delegations with Ganesha's 60 s lease: write ones while
+# lease-break-time is at least 125 s, else refused with one WARN at
+# startup naming the sysctl
+if [ "$(cat /proc/sys/fs/lease-break-time)" -ge 125 ]; then
+	expect write-delegation bash -c 'nfs42 put --stats /etc/os-release /sparse/wdeleg 2>&1 | grep -q "delegation write"'
+else
+	expect write-delegation-refused bash -c 'nfs42 put --stats /etc/os-release /sparse/wdeleg 2>&1 | grep -q "delegation none"'
+	expect write-delegation-warned bash -c '[ "$(grep -c "write delegations are configured but will be refused.*sysctl -w fs.lease-break-time=125" /var/log/ganesha/ganesha.log)" = 1 ]'
+fi
 truncate -s 64M /tmp/sparse && dd if=/etc/os-release of=/tmp/sparse bs=1M seek=32 conv=notrunc status=none
 expect put-sparse nfs42 put /tmp/sparse /sparse/sparse
 expect map bash -c 'nfs42 map /sparse/sparse | grep -q "^0 33554432 hole$"'

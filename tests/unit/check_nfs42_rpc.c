@@ -954,6 +954,45 @@ START_TEST(cb_garbage_and_wrong_program)
 }
 END_TEST
 
+/* A CB_COMPOUND of CB_SEQUENCE(seq, slot 0) and one more operation,
+ * whose arguments the caller adds. */
+static void cb_seq_and_one(struct nfs42_xdr *x, uint32_t seq, uint32_t op)
+{
+	cb_call_header(x, 1, 1);
+	nfs42_xdr_put_string(x, "");
+	nfs42_xdr_put_u32(x, 1);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 2);
+	nfs42_xdr_put_u32(x, OP_CB_SEQUENCE);
+	nfs42_xdr_put_fixed(x, SESSION, 16);
+	nfs42_xdr_put_u32(x, seq);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_bool(x, false);
+	nfs42_xdr_put_u32(x, 0);
+	nfs42_xdr_put_u32(x, op);
+}
+
+/* The reply d to cb_seq_and_one(): CB_SEQUENCE done, then op's status
+ * (the compound's too); d is left at op's result body. */
+static uint32_t cb_second_status(struct nfs42_xdr *d, uint32_t op)
+{
+	uint32_t st, n, v;
+
+	nfs42_xdr_skip(d, 24);
+	nfs42_xdr_get_u32(d, &st);
+	nfs42_xdr_skip_opaque(d);
+	nfs42_xdr_get_u32(d, &n);
+	ck_assert_uint_eq(n, 2);
+	EXPECT_U32(d, OP_CB_SEQUENCE);
+	EXPECT_U32(d, NFS4_OK);
+	nfs42_xdr_skip(d, 16 + 16);
+	EXPECT_U32(d, op);
+	nfs42_xdr_get_u32(d, &v);
+	ck_assert_uint_eq(v, st);
+	return st;
+}
+
 /* CB_SEQUENCE(seq, slot 0) + CB_RECALL(stateid other[0] = tag, fh of
  * fhlen bytes, or a length beyond the end when truncated); the status of
  * the CB_RECALL result (or of the compound when it has none).
@@ -964,21 +1003,9 @@ static uint32_t cb_recall_status(struct nfs42_client *cl, uint32_t seq,
 	uint8_t other[NFS4_OTHER_SIZE] = { tag };
 	uint8_t fh[8] = { tag, 1, 2, 3, 4, 5, 6, 7 };
 	struct nfs42_xdr x, r, d;
-	uint32_t st, n, v;
+	uint32_t st;
 
-	cb_call_header(&x, 1, 1);
-	nfs42_xdr_put_string(&x, "");
-	nfs42_xdr_put_u32(&x, 1);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, 2);
-	nfs42_xdr_put_u32(&x, OP_CB_SEQUENCE);
-	nfs42_xdr_put_fixed(&x, SESSION, 16);
-	nfs42_xdr_put_u32(&x, seq);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_bool(&x, false);
-	nfs42_xdr_put_u32(&x, 0);
-	nfs42_xdr_put_u32(&x, OP_CB_RECALL);
+	cb_seq_and_one(&x, seq, OP_CB_RECALL);
 	nfs42_xdr_put_u32(&x, 1); /* stateid seqid */
 	nfs42_xdr_put_fixed(&x, other, sizeof(other));
 	nfs42_xdr_put_bool(&x, true);
@@ -989,17 +1016,7 @@ static uint32_t cb_recall_status(struct nfs42_client *cl, uint32_t seq,
 		nfs42_xdr_put_opaque(&x, fh, fhlen);
 	}
 	cb_run(cl, &x, &r, &d, "CB_RECALL");
-	nfs42_xdr_skip(&d, 24);
-	nfs42_xdr_get_u32(&d, &st);
-	nfs42_xdr_skip_opaque(&d);
-	nfs42_xdr_get_u32(&d, &n);
-	ck_assert_uint_eq(n, 2);
-	EXPECT_U32(&d, OP_CB_SEQUENCE);
-	EXPECT_U32(&d, NFS4_OK);
-	nfs42_xdr_skip(&d, 16 + 16);
-	EXPECT_U32(&d, OP_CB_RECALL);
-	nfs42_xdr_get_u32(&d, &v);
-	ck_assert_uint_eq(v, st);
+	st = cb_second_status(&d, OP_CB_RECALL);
 	ck_assert_int_eq(d.err, 0);
 	ck_assert_uint_eq(nfs42_xdr_remaining(&d), 0);
 	nfs42_xdr_free(&x);
@@ -1041,6 +1058,217 @@ START_TEST(cb_recall_queued)
 			  NFS42_MAX_RECALLS - 3);
 	ck_assert_uint_eq(rec[0].stateid.other[0], 3);
 	ck_assert_uint_eq(nfs42_recalls_received(cl), 1 + NFS42_MAX_RECALLS);
+	free_cb_client(cl);
+}
+END_TEST
+
+/*
+ * CB_GETATTR (RFC 8881 20.1) answered by the library from the write
+ * delegation it holds: CB_SEQUENCE(seq) + CB_GETATTR(fh, change and
+ * size); the CB_GETATTR status, and the values in *change and *size.
+ */
+static uint32_t cb_getattr_status(struct nfs42_client *cl, uint32_t seq,
+				  const struct nfs42_fh *fh, uint64_t *change,
+				  uint64_t *size)
+{
+	struct nfs42_bitmap want =
+		nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, FATTR4_MODE, -1);
+	struct nfs42_bitmap have;
+	struct nfs42_xdr x, r, d;
+	uint32_t st;
+
+	cb_seq_and_one(&x, seq, OP_CB_GETATTR);
+	nfs42_xdr_put_opaque(&x, fh->data, fh->len);
+	nfs42_bitmap_encode(&x, &want);
+	cb_run(cl, &x, &r, &d, "CB_GETATTR");
+	st = cb_second_status(&d, OP_CB_GETATTR);
+	if (st == NFS4_OK) {
+		/* fattr4: exactly change and size (no mode: not ours) */
+		ck_assert(nfs42_bitmap_decode(&d, &have));
+		ck_assert(nfs42_bm_isset(&have, FATTR4_CHANGE));
+		ck_assert(nfs42_bm_isset(&have, FATTR4_SIZE));
+		ck_assert(!nfs42_bm_isset(&have, FATTR4_MODE));
+		EXPECT_U32(&d, 16);
+		nfs42_xdr_get_u64(&d, change);
+		nfs42_xdr_get_u64(&d, size);
+	}
+	ck_assert_int_eq(d.err, 0);
+	ck_assert_uint_eq(nfs42_xdr_remaining(&d), 0);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	return st;
+}
+
+/* The reply to c (no SEQUENCE): each op's status in order, op results
+ * from what follows: WRITE counts, a COPY's callback id when async. */
+static int fake_reply(struct nfs42_compound *c, const uint32_t *status,
+		      uint32_t written, bool copy_async)
+{
+	struct nfs42_xdr x;
+	unsigned int i, n = nfs42_compound_nops(c);
+	uint32_t last = NFS4_OK;
+	int rc;
+
+	nfs42_xdr_enc_init(&x);
+	for (i = 0; i < n; i++) {
+		last = status[i];
+		if (last != NFS4_OK)
+			break;
+	}
+	nfs42_xdr_put_u32(&x, last);
+	nfs42_xdr_put_string(&x, "");
+	nfs42_xdr_put_u32(&x, i < n ? i + 1 : n);
+	for (i = 0; i < n; i++) {
+		nfs42_xdr_put_u32(&x, nfs42_compound_opnum(c, (int)i));
+		nfs42_xdr_put_u32(&x, status[i]);
+		if (nfs42_compound_opnum(c, (int)i) == OP_SETATTR)
+			nfs42_xdr_put_u32(&x, 0); /* attrsset, also on error */
+		if (status[i] != NFS4_OK)
+			break;
+		switch (nfs42_compound_opnum(c, (int)i)) {
+		case OP_WRITE:
+			nfs42_xdr_put_u32(&x, written);
+			nfs42_xdr_put_u32(&x, FILE_SYNC4);
+			nfs42_xdr_put_u64(&x, 0);
+			break;
+		case OP_COPY:
+			nfs42_xdr_put_u32(&x, copy_async ? 1 : 0);
+			if (copy_async) {
+				nfs42_xdr_put_u32(&x, 1);
+				nfs42_xdr_put_fixed(&x, "copy-stateid", 12);
+			}
+			nfs42_xdr_put_u64(&x, copy_async ? 0 : written);
+			nfs42_xdr_put_u32(&x, FILE_SYNC4);
+			nfs42_xdr_put_u64(&x, 0);
+			nfs42_xdr_put_bool(&x, true);
+			nfs42_xdr_put_bool(&x, !copy_async);
+			break;
+		default:
+			break;
+		}
+	}
+	rc = nfs42_compound_decode(c, x.buf, x.len);
+	nfs42_xdr_free(&x);
+	return rc;
+}
+
+/* A compound on fh (no SEQUENCE), its operation added by the caller. */
+static struct nfs42_compound *on_file(struct nfs42_client *cl,
+				      const struct nfs42_fh *fh)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_putfh(c, fh);
+	return c;
+}
+
+/* c answered as fake_reply() makes it (status: the compound's), done. */
+static void answered(struct nfs42_compound *c, const uint32_t *status,
+		     uint32_t written, bool copy_async, int want)
+{
+	ck_assert_int_eq(fake_reply(c, status, written, copy_async), want);
+	nfs42_deleg_io_end(c, want);
+	nfs42_compound_free(c);
+}
+
+START_TEST(cb_getattr_answered_from_write_delegation)
+{
+	struct nfs42_client *cl = make_cb_client();
+	struct nfs42_fh fh = { .len = 8, .data = "file-one" };
+	struct nfs42_fh other = { .len = 8, .data = "file-two" };
+	struct nfs42_stateid sid = { .seqid = 1, .other = "deleg-one" };
+	const uint32_t ok[2] = { NFS4_OK, NFS4_OK };
+	const uint32_t refused[2] = { NFS4_OK, NFS4ERR_PERM };
+	struct nfs42_attrs at = { 0 };
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	uint64_t change = 0, size = 0;
+	uint32_t seq = 1;
+	char data[6] = "abcdef";
+
+	/* no write delegation on it: BADHANDLE (RFC 8881 20.1.3) */
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4ERR_BADHANDLE);
+	at.mask = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
+	at.change = 100;
+	at.size = 10;
+	nfs42_deleg_granted(cl, &other, &sid, OPEN_DELEGATE_READ, &at);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &other, &change, &size),
+			  NFS4ERR_BADHANDLE);
+	sid.other[0] = 'D';
+	nfs42_deleg_granted(cl, &fh, &sid, OPEN_DELEGATE_WRITE, &at);
+
+	/* nothing done: the change attribute of the grant, its size */
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 100);
+	ck_assert_uint_eq(size, 10);
+
+	/* a WRITE to 4096 in flight: modified (change + 1), its size */
+	c = on_file(cl, &fh);
+	nfs42_op_write(c, NULL, 4090, UNSTABLE4, data, sizeof(data));
+	nfs42_deleg_io_begin(c);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 101);
+	ck_assert_uint_eq(size, 4096);
+	/* answered (5 of the 6 bytes written): the server has it all */
+	answered(c, ok, 5, false, NFS4_OK);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 100);
+	ck_assert_uint_eq(size, 4095);
+
+	/* a truncate to 7 refused by the server: nothing changed */
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 7);
+	c = on_file(cl, &fh);
+	nfs42_op_setattr(c, NULL, &sa);
+	nfs42_deleg_io_begin(c);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 101);
+	ck_assert_uint_eq(size, 7);
+	answered(c, refused, 0, false, NFS4ERR_PERM);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(size, 4095);
+	/* done: the new size */
+	c = on_file(cl, &fh);
+	nfs42_op_setattr(c, NULL, &sa);
+	nfs42_deleg_io_begin(c);
+	answered(c, ok, 0, false, NFS4_OK);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 100);
+	ck_assert_uint_eq(size, 7);
+
+	/* a WRITE to another file changes nothing here */
+	c = on_file(cl, &other);
+	nfs42_op_write(c, NULL, 1 << 20, UNSTABLE4, data, sizeof(data));
+	nfs42_deleg_io_begin(c);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, 100);
+	ck_assert_uint_eq(size, 7);
+	nfs42_deleg_io_end(c, -ETIMEDOUT);
+	nfs42_compound_free(c);
+
+	/* an asynchronous COPY into it: the size is no longer known, the
+	 * server is told to ask later (it recalls instead) */
+	c = on_file(cl, &fh);
+	nfs42_op_copy(c, NULL, NULL, 0, 0, 100, true, false);
+	nfs42_deleg_io_begin(c);
+	answered(c, ok, 0, true, NFS4_OK);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4ERR_DELAY);
+	ck_assert_uint_eq(nfs42_cb_getattrs_answered(cl), 7);
+
+	/* switched off: NOTSUPP, as before the library answered */
+	nfs42_set_cb_getattr(cl, false);
+	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
+			  NFS4ERR_NOTSUPP);
 	free_cb_client(cl);
 }
 END_TEST
@@ -1441,6 +1669,7 @@ int main(void)
 	tcase_add_test(tc, cb_sequence_slot_rules);
 	tcase_add_test(tc, cb_garbage_and_wrong_program);
 	tcase_add_test(tc, cb_recall_queued);
+	tcase_add_test(tc, cb_getattr_answered_from_write_delegation);
 	tcase_add_test(tc, bad_reply_header);
 	tcase_add_test(tc, denied_reply);
 	tcase_add_test(tc, reply_timeout);

@@ -448,6 +448,11 @@ static int put_pnfs(const char *path, int fd, uint32_t mode, bool stats)
 			true, &f);
 	if (rc)
 		return rc;
+	if (stats)
+		fprintf(stderr, "put: %s: delegation %s\n", path,
+			f.deleg_type == OPEN_DELEGATE_WRITE ? "write" :
+			f.deleg_type == OPEN_DELEGATE_READ  ? "read" :
+							      "none");
 	lo = malloc(sizeof(*lo));
 	rc = lo ? nfs42_layout_get(&f, LAYOUTIOMODE4_RW, lo) : -ENOMEM;
 	if (rc) {

@@ -4,7 +4,8 @@
  * Backchannel server side: CB_NULL and CB_COMPOUND (RFC 5661 section 20)
  * received on the fore channel connection.  CB_SEQUENCE is handled here,
  * CB_RECALL is queued for nfs42_take_recalls() (deleg.c); every other
- * operation goes to the user hook (default NFS4ERR_NOTSUPP).
+ * operation goes to the user hook (default NFS4ERR_NOTSUPP), CB_GETATTR
+ * to the library when the hook leaves it (deleg.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -93,6 +94,23 @@ static bool known_cb_op(uint32_t op)
 	return op >= OP_CB_GETATTR && op <= OP_CB_OFFLOAD;
 }
 
+/* The application's hook first; CB_GETATTR left to it by a hook that
+ * did not take it (NFS4ERR_NOTSUPP, arguments untouched) or when there is
+ * none is answered by the library (deleg.c). */
+static uint32_t cb_hook_or_library(struct nfs42_client *cl, uint32_t op,
+				   struct nfs42_xdr *x, struct nfs42_xdr *body)
+{
+	size_t pos = x->pos;
+	uint32_t status = NFS4ERR_NOTSUPP;
+
+	if (cl->cb_fn)
+		status = cl->cb_fn(cl, cl->cb_arg, op, x, body);
+	if (status == NFS4ERR_NOTSUPP && op == OP_CB_GETATTR && x->pos == pos &&
+	    body->len == 0)
+		status = nfs42_cb_getattr(cl, x, body);
+	return status;
+}
+
 /* Run one CB op; encodes opnum + status (+ body) into out. */
 static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 			  struct nfs42_xdr *x, struct nfs42_xdr *out)
@@ -112,10 +130,8 @@ static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 		status = nfs42_cb_recall(cl, x);
 	} else if (op == OP_CB_LAYOUTRECALL) {
 		status = nfs42_cb_layoutrecall(cl, x);
-	} else if (cl->cb_fn) {
-		status = cl->cb_fn(cl, cl->cb_arg, op, x, &body);
 	} else {
-		status = NFS4ERR_NOTSUPP;
+		status = cb_hook_or_library(cl, op, x, &body);
 	}
 	if (x->err && status == NFS4_OK)
 		status = NFS4ERR_BADXDR;

@@ -253,8 +253,11 @@ static int start_once(struct nfs42_compound *c, bool use_seq)
 		nfs42_xdr_put_bool(&x, c->cachethis);
 	}
 	nfs42_xdr_put_raw(&x, c->ops.buf, c->ops.len);
+	nfs42_deleg_io_begin(c);
 	c->inflight = nfs42_rpc_start(cl, &x, xid, &rc);
 	nfs42_xdr_free(&x);
+	if (rc) /* perhaps sent in part: as if unanswered */
+		nfs42_deleg_io_end(c, rc < 0 ? rc : -EIO);
 	return rc;
 }
 
@@ -266,10 +269,12 @@ static int finish_once(struct nfs42_compound *c)
 
 	rc = nfs42_rpc_finish(c->cl, c->inflight, &reply, &len, &body);
 	c->inflight = NULL;
-	if (rc)
-		return rc;
-	c->seq_sent = c->use_seq;
-	return take_reply(c, reply, len, body);
+	if (!rc) {
+		c->seq_sent = c->use_seq;
+		rc = take_reply(c, reply, len, body);
+	}
+	nfs42_deleg_io_end(c, rc);
+	return rc;
 }
 
 /* Did the server process our SEQUENCE (slot seqid consumed)? */

@@ -144,16 +144,27 @@ static int return_one(struct nfs42_client *cl, const struct nfs42_fh *fh,
 }
 
 void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
-			 const struct nfs42_stateid *sid)
+			 const struct nfs42_stateid *sid, uint32_t type,
+			 const struct nfs42_attrs *at)
 {
+	struct nfs42_held_deleg *d;
 	bool full;
 
 	pthread_mutex_lock(&cl->lock);
 	full = cl->nheld == NFS42_MAX_HELD_DELEGS;
 	if (!full && held_find(cl, sid) < 0) {
-		cl->held[cl->nheld].stateid = *sid;
-		cl->held[cl->nheld].fh = *fh;
-		cl->nheld++;
+		d = &cl->held[cl->nheld++];
+		memset(d, 0, sizeof(*d));
+		d->stateid = *sid;
+		d->fh = *fh;
+		d->type = type;
+		/* sc of RFC 8881 10.4.3, from the OPEN's own GETATTR */
+		if (at && nfs42_bm_isset(&at->mask, FATTR4_CHANGE) &&
+		    nfs42_bm_isset(&at->mask, FATTR4_SIZE)) {
+			d->change = at->change;
+			d->size = at->size;
+			d->size_known = true;
+		}
 	}
 	pthread_mutex_unlock(&cl->lock);
 	/* one we could not keep track of would never be returned */
@@ -290,4 +301,351 @@ int nfs42_free_stateid(struct nfs42_client *cl, const struct nfs42_stateid *sid)
 	rc = nfs42_compound_run(c);
 	nfs42_compound_free(c);
 	return rc;
+}
+
+/* ------------------------------------------------ CB_GETATTR (20.1) */
+
+static bool fh_equal(const struct nfs42_fh *a, const struct nfs42_fh *b)
+{
+	return a->len == b->len && !memcmp(a->data, b->data, a->len);
+}
+
+/* Called with cl->lock held: the write delegation held on fh, or NULL. */
+static struct nfs42_held_deleg *held_write(struct nfs42_client *cl,
+					   const struct nfs42_fh *fh)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->nheld; i++)
+		if (cl->held[i].type == OPEN_DELEGATE_WRITE &&
+		    fh_equal(&cl->held[i].fh, fh))
+			return &cl->held[i];
+	return NULL;
+}
+
+int nfs42_held_delegation(const struct nfs42_client *cl,
+			  const struct nfs42_fh *fh,
+			  struct nfs42_held_deleg *out)
+{
+	struct nfs42_client *c = (struct nfs42_client *)cl;
+	unsigned int i;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nheld && rc; i++)
+		if (fh_equal(&c->held[i].fh, fh)) {
+			*out = c->held[i];
+			rc = 0;
+		}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+void nfs42_set_cb_getattr(struct nfs42_client *cl, bool answer)
+{
+	pthread_mutex_lock(&cl->lock);
+	cl->no_cb_getattr = !answer;
+	pthread_mutex_unlock(&cl->lock);
+}
+
+uint64_t nfs42_cb_getattrs_answered(const struct nfs42_client *cl)
+{
+	struct nfs42_client *c = (struct nfs42_client *)cl;
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->cb_getattrs;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/*
+ * CB_GETATTR (RFC 8881 20.1): the change attribute and size of a file
+ * this client holds a write delegation on, as 10.4.3 has the client
+ * answer: the change attribute it was given at the grant, one higher
+ * while it has modifications the server may not have (operations in
+ * flight), and the size the file has with them.  This client writes
+ * through: once its operations are answered the server has its data,
+ * and the unchanged change attribute with the file's size tells it so.
+ */
+uint32_t nfs42_cb_getattr(struct nfs42_client *cl, struct nfs42_xdr *args,
+			  struct nfs42_xdr *res)
+{
+	struct nfs42_bitmap want, have;
+	struct nfs42_held_deleg *d;
+	uint64_t change = 0, size = 0;
+	uint32_t status = NFS4_OK;
+	struct nfs42_fh fh;
+
+	if (!nfs42_xdr_get_opaque(args, fh.data, &fh.len, NFS4_FHSIZE) ||
+	    !nfs42_bitmap_decode(args, &want))
+		return NFS4ERR_BADXDR;
+	pthread_mutex_lock(&cl->lock);
+	d = held_write(cl, &fh);
+	if (cl->no_cb_getattr) {
+		status = NFS4ERR_NOTSUPP;
+	} else if (!d) {
+		status = NFS4ERR_BADHANDLE;
+	} else if (!d->size_known || d->inflight_unsure) {
+		status = NFS4ERR_DELAY;
+	} else {
+		change = d->change + (d->inflight ? 1 : 0);
+		size = d->inflight ? d->pending_size : d->size;
+		cl->cb_getattrs++;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	if (status != NFS4_OK)
+		return status;
+
+	/* fattr4: the bitmap of what follows, then the values in bit order
+	 * (change is 3, size 4) */
+	nfs42_bm_clear(&have);
+	if (nfs42_bm_isset(&want, FATTR4_CHANGE))
+		nfs42_bm_set(&have, FATTR4_CHANGE);
+	if (nfs42_bm_isset(&want, FATTR4_SIZE))
+		nfs42_bm_set(&have, FATTR4_SIZE);
+	nfs42_bitmap_encode(res, &have);
+	nfs42_xdr_put_u32(res, 8 * ((nfs42_bm_isset(&have, FATTR4_CHANGE)) +
+				    (nfs42_bm_isset(&have, FATTR4_SIZE))));
+	if (nfs42_bm_isset(&have, FATTR4_CHANGE))
+		nfs42_xdr_put_u64(res, change);
+	if (nfs42_bm_isset(&have, FATTR4_SIZE))
+		nfs42_xdr_put_u64(res, size);
+	return NFS4_OK;
+}
+
+/* ------------------------------ what this client does to its files */
+
+void nfs42_deleg_note_fh(struct nfs42_compound *c, uint32_t op,
+			 const struct nfs42_fh *fh)
+{
+	switch (op) {
+	case OP_SAVEFH:
+		c->saved_fh = c->cur_fh;
+		c->saved_fh_known = c->cur_fh_known;
+		break;
+	case OP_RESTOREFH:
+		c->cur_fh = c->saved_fh;
+		c->cur_fh_known = c->saved_fh_known;
+		break;
+	default: /* PUTFH with fh; LOOKUP, OPEN, CREATE...: unknown */
+		c->cur_fh_known = fh != NULL;
+		if (fh)
+			c->cur_fh = *fh;
+		break;
+	}
+}
+
+void nfs42_deleg_note_change(struct nfs42_compound *c, int idx, uint32_t op,
+			     uint64_t offset, uint64_t length)
+{
+	struct nfs42_deleg_effect *e;
+
+	if (c->neffects == NFS42_MAX_DELEG_EFFECTS) {
+		c->effects_lost = true;
+		return;
+	}
+	e = &c->effects[c->neffects++];
+	memset(e, 0, sizeof(*e));
+	e->idx = idx;
+	e->op = op;
+	e->fh_known = c->cur_fh_known;
+	if (e->fh_known)
+		e->fh = c->cur_fh;
+	e->offset = offset;
+	e->length = length;
+}
+
+void nfs42_deleg_note_raw(struct nfs42_compound *c, int idx, uint32_t op)
+{
+	switch (op) {
+	case OP_PUTFH:
+	case OP_PUTROOTFH:
+	case OP_PUTPUBFH:
+	case OP_LOOKUP:
+	case OP_LOOKUPP:
+	case OP_OPEN:
+	case OP_CREATE:
+	case OP_SAVEFH:
+	case OP_RESTOREFH:
+		nfs42_deleg_note_fh(c, OP_LOOKUP, NULL);
+		break;
+	default:
+		break;
+	}
+	switch (op) {
+	case OP_OPEN:
+	case OP_WRITE:
+	case OP_SETATTR:
+	case OP_ALLOCATE:
+	case OP_DEALLOCATE:
+	case OP_COPY:
+	case OP_CLONE:
+	case OP_LAYOUTGET:
+	case OP_LAYOUTCOMMIT:
+		nfs42_deleg_note_change(c, idx, NFS42_DELEG_EFFECT_UNKNOWN, 0,
+					0);
+		break;
+	default:
+		break;
+	}
+}
+
+static uint64_t end_of(uint64_t offset, uint64_t length)
+{
+	return length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Called with cl->lock held: the size e makes, if it can be told before
+ * its reply; false when it cannot. */
+static bool effect_size_before(const struct nfs42_deleg_effect *e,
+			       uint64_t size, uint64_t *out)
+{
+	switch (e->op) {
+	case OP_WRITE:
+	case OP_ALLOCATE:
+		*out = max_u64(size, end_of(e->offset, e->length));
+		return true;
+	case OP_COPY:
+	case OP_CLONE:
+		*out = max_u64(size, end_of(e->offset, e->length));
+		return e->length != 0; /* 0: to the source's end */
+	case OP_SETATTR:
+	case OP_OPEN: /* UNCHECKED4 with a size: truncates */
+		*out = e->offset;
+		return true;
+	case OP_LAYOUTCOMMIT:
+		*out = max_u64(size, end_of(e->offset, 1));
+		return true;
+	case OP_DEALLOCATE:
+		*out = size;
+		return true;
+	default: /* a read-write LAYOUTGET, a raw operation */
+		return false;
+	}
+}
+
+/* Called with cl->lock held: d's size after e answered r (NULL: no
+ * result); false when it cannot be told. */
+static bool effect_size_after(const struct nfs42_deleg_effect *e,
+			      const struct nfs42_res *r, uint64_t size,
+			      uint64_t *out)
+{
+	*out = size;
+	if (!r)
+		return false;
+	if (r->status != NFS4_OK) /* not done: nothing changed */
+		return true;
+	switch (e->op) {
+	case OP_WRITE:
+		*out = max_u64(size, end_of(e->offset, r->u.write.count));
+		return true;
+	case OP_COPY:
+		if (r->u.copy.has_callback_id) /* goes on in the background */
+			return false;
+		*out = max_u64(size, end_of(e->offset, r->u.copy.count));
+		return true;
+	default:
+		return effect_size_before(e, size, out);
+	}
+}
+
+/* Called with cl->lock held: no size can be told for any write
+ * delegation (an operation on a file handle not known here). */
+static void held_write_all_unknown(struct nfs42_client *cl)
+{
+	unsigned int i;
+
+	for (i = 0; i < cl->nheld; i++)
+		if (cl->held[i].type == OPEN_DELEGATE_WRITE)
+			cl->held[i].size_known = false;
+}
+
+/* Called with cl->lock held: the write delegation e was counted on. */
+static struct nfs42_held_deleg *effect_deleg(struct nfs42_client *cl,
+					     const struct nfs42_deleg_effect *e)
+{
+	int i = held_find(cl, &e->deleg);
+
+	return i >= 0 && cl->held[i].type == OPEN_DELEGATE_WRITE ?
+		       &cl->held[i] :
+		       NULL;
+}
+
+void nfs42_deleg_io_begin(struct nfs42_compound *c)
+{
+	struct nfs42_client *cl = c->cl;
+	struct nfs42_held_deleg *d;
+	struct nfs42_deleg_effect *e;
+	uint64_t size;
+	unsigned int i;
+
+	if (!c->neffects && !c->effects_lost)
+		return;
+	pthread_mutex_lock(&cl->lock);
+	if (c->effects_lost)
+		held_write_all_unknown(cl);
+	for (i = 0; i < c->neffects; i++) {
+		e = &c->effects[i];
+		e->counted = false;
+		if (!e->fh_known) {
+			held_write_all_unknown(cl);
+			continue;
+		}
+		d = held_write(cl, &e->fh);
+		if (!d)
+			continue;
+		size = d->inflight ? d->pending_size : d->size;
+		e->unsure = !effect_size_before(e, size, &d->pending_size);
+		if (e->unsure) {
+			d->pending_size = size;
+			d->inflight_unsure++;
+		}
+		d->inflight++;
+		e->deleg = d->stateid;
+		e->counted = true;
+	}
+	pthread_mutex_unlock(&cl->lock);
+}
+
+void nfs42_deleg_io_end(struct nfs42_compound *c, int rc)
+{
+	struct nfs42_client *cl = c->cl;
+	struct nfs42_held_deleg *d;
+	struct nfs42_deleg_effect *e;
+	const struct nfs42_res *r;
+	unsigned int i;
+
+	if (!c->neffects)
+		return;
+	pthread_mutex_lock(&cl->lock);
+	for (i = 0; i < c->neffects; i++) {
+		e = &c->effects[i];
+		if (!e->counted)
+			continue;
+		e->counted = false;
+		d = effect_deleg(cl, e); /* gone if returned meanwhile */
+		if (!d)
+			continue;
+		/* rc < 0: no reply, the server may have done it or not */
+		r = rc < 0 ? NULL : nfs42_res(c, e->idx);
+		if (e->op == NFS42_DELEG_EFFECT_UNKNOWN) {
+			if (rc < 0 || (r && r->status == NFS4_OK))
+				d->size_known = false;
+		} else if (!effect_size_after(e, r && r->op == e->op ? r : NULL,
+					      d->size, &d->size) &&
+			   (r || rc < 0)) {
+			d->size_known = false;
+		}
+		if (e->unsure && d->inflight_unsure)
+			d->inflight_unsure--;
+		if (d->inflight && --d->inflight == 0)
+			d->pending_size = d->size;
+	}
+	pthread_mutex_unlock(&cl->lock);
 }

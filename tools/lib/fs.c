@@ -292,8 +292,10 @@ static void new_owner(struct nfs42_client *cl, struct nfs42_file *f)
 static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		    struct nfs42_open_args *a, struct nfs42_file *f)
 {
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
 	struct nfs42_compound *c = fh_compound(cl, fh);
-	int rc, oidx, fhidx;
+	struct nfs42_attrs at = { 0 };
+	int rc, oidx, fhidx, aidx = -1;
 
 	if (!c)
 		return -ENOMEM;
@@ -304,6 +306,10 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	a->owner_len = strlen(f->owner);
 	oidx = nfs42_op_open(c, a);
 	fhidx = nfs42_op_getfh(c);
+	/* an open for writing may get a write delegation: its change
+	 * attribute and size then, for CB_GETATTR (RFC 8881 10.4.3) */
+	if (a->share_access & OPEN4_SHARE_ACCESS_WRITE)
+		aidx = nfs42_op_getattr(c, &bm);
 	rc = nfs42_compound_run(c);
 	if (!rc) {
 		f->stateid = nfs42_res(c, oidx)->u.open.stateid;
@@ -311,11 +317,14 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		f->deleg_type = nfs42_res(c, oidx)->u.open.deleg_type;
 		f->deleg_stateid = nfs42_res(c, oidx)->u.open.deleg_stateid;
 		f->why_no_deleg = nfs42_res(c, oidx)->u.open.why_no_deleg;
+		if (aidx >= 0 && nfs42_res(c, aidx)->u.getattr)
+			at = *nfs42_res(c, aidx)->u.getattr;
 	}
 	nfs42_compound_free(c);
 	if (!rc && (f->deleg_type == OPEN_DELEGATE_READ ||
 		    f->deleg_type == OPEN_DELEGATE_WRITE))
-		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid);
+		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid,
+				    f->deleg_type, &at);
 	return rc;
 }
 

@@ -122,6 +122,9 @@ struct nfs42_client {
 	unsigned int nheld;
 	bool keep_recalls;
 	bool returning;
+	/* CB_GETATTR (deleg.c): answered by the library unless false */
+	bool no_cb_getattr;
+	uint64_t cb_getattrs;
 
 	/* pNFS (pnfs.c): the roles asked and given by EXCHANGE_ID; the
 	 * layouts held (under lock); the data-server sessions. */
@@ -135,6 +138,25 @@ struct nfs42_client {
 struct nfs42_arena {
 	struct nfs42_arena *next;
 	max_align_t data[];
+};
+
+/*
+ * A compound's operations that change a file's size or data, for the
+ * write delegations held on it (deleg.c): noted when encoded, counted as
+ * in flight while sent, applied to the delegation from their results.
+ */
+#define NFS42_MAX_DELEG_EFFECTS 8
+struct nfs42_deleg_effect {
+	int idx; /* the operation's index among the compound's results */
+	uint32_t op;
+	bool fh_known; /* fh is the current filehandle it works on */
+	bool counted; /* found a write delegation when sent: deleg */
+	bool unsure; /* its effect on the size cannot be told before */
+	struct nfs42_stateid deleg;
+	struct nfs42_fh fh;
+	uint64_t offset, length; /* WRITE, ALLOCATE, COPY, CLONE: range;
+				  * SETATTR: the new size (offset);
+				  * LAYOUTCOMMIT: the last byte written */
 };
 
 struct nfs42_compound {
@@ -154,6 +176,15 @@ struct nfs42_compound {
 	uint8_t *reply;
 	struct nfs42_arena *arena;
 
+	/* the current and saved filehandles as encoded (PUTFH, SAVEFH,
+	 * RESTOREFH; unknown after LOOKUP, OPEN and the like), and the
+	 * operations changing files under them (deleg.c) */
+	struct nfs42_fh cur_fh, saved_fh;
+	bool cur_fh_known, saved_fh_known;
+	struct nfs42_deleg_effect effects[NFS42_MAX_DELEG_EFFECTS];
+	unsigned int neffects;
+	bool effects_lost; /* more than NFS42_MAX_DELEG_EFFECTS */
+
 	/* in flight (nfs42_compound_start .. _finish) */
 	struct nfs42_pending *inflight;
 	uint32_t slot;
@@ -163,8 +194,26 @@ struct nfs42_compound {
 
 /* delegations (deleg.c) */
 void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
-			 const struct nfs42_stateid *sid);
+			 const struct nfs42_stateid *sid, uint32_t type,
+			 const struct nfs42_attrs *at);
 void nfs42_return_recalled(struct nfs42_client *cl);
+uint32_t nfs42_cb_getattr(struct nfs42_client *cl, struct nfs42_xdr *args,
+			  struct nfs42_xdr *res);
+/* encoders: the current filehandle moved (fh NULL: to one not known
+ * here) or was saved/restored; an operation changing the file */
+void nfs42_deleg_note_fh(struct nfs42_compound *c, uint32_t op,
+			 const struct nfs42_fh *fh);
+void nfs42_deleg_note_change(struct nfs42_compound *c, int idx, uint32_t op,
+			     uint64_t offset, uint64_t length);
+/* an operation whose effect on the file's size cannot be told */
+#define NFS42_DELEG_EFFECT_UNKNOWN 0xffffffffu
+/* nfs42_op_raw(): what its opnum may do to the current filehandle and
+ * the file */
+void nfs42_deleg_note_raw(struct nfs42_compound *c, int idx, uint32_t op);
+/* a compound sent (its changes in flight) and answered (rc: its status;
+ * results decoded when there are any) */
+void nfs42_deleg_io_begin(struct nfs42_compound *c);
+void nfs42_deleg_io_end(struct nfs42_compound *c, int rc);
 
 /* errors */
 void nfs42_set_error(struct nfs42_client *cl, const char *fmt, ...)

@@ -89,6 +89,7 @@ static int op_sid(struct nfs42_compound *c, uint32_t opnum,
 
 int nfs42_op_putrootfh(struct nfs42_compound *c)
 {
+	nfs42_deleg_note_fh(c, OP_PUTROOTFH, NULL);
 	return op_void(c, OP_PUTROOTFH);
 }
 
@@ -96,17 +97,20 @@ int nfs42_op_putfh(struct nfs42_compound *c, const struct nfs42_fh *fh)
 {
 	int idx = op_begin(c, OP_PUTFH);
 
+	nfs42_deleg_note_fh(c, OP_PUTFH, fh);
 	nfs42_xdr_put_opaque(&c->ops, fh->data, fh->len);
 	return op_end(c, idx);
 }
 
 int nfs42_op_lookup(struct nfs42_compound *c, const char *name)
 {
+	nfs42_deleg_note_fh(c, OP_LOOKUP, NULL);
 	return op_name(c, OP_LOOKUP, name);
 }
 
 int nfs42_op_lookupp(struct nfs42_compound *c)
 {
+	nfs42_deleg_note_fh(c, OP_LOOKUPP, NULL);
 	return op_void(c, OP_LOOKUPP);
 }
 
@@ -117,11 +121,13 @@ int nfs42_op_getfh(struct nfs42_compound *c)
 
 int nfs42_op_savefh(struct nfs42_compound *c)
 {
+	nfs42_deleg_note_fh(c, OP_SAVEFH, NULL);
 	return op_void(c, OP_SAVEFH);
 }
 
 int nfs42_op_restorefh(struct nfs42_compound *c)
 {
+	nfs42_deleg_note_fh(c, OP_RESTOREFH, NULL);
 	return op_void(c, OP_RESTOREFH);
 }
 
@@ -229,6 +235,14 @@ int nfs42_op_open(struct nfs42_compound *c, const struct nfs42_open_args *a)
 		c->enc_err = -EINVAL; /* claims we do not model */
 		break;
 	}
+	/* by name: the file opened is not known here; by handle: the
+	 * current one.  Creating with a size truncates one that exists. */
+	if (a->claim != CLAIM_FH && a->claim != CLAIM_DELEG_CUR_FH &&
+	    a->claim != CLAIM_DELEG_PREV_FH)
+		nfs42_deleg_note_fh(c, OP_OPEN, NULL);
+	if ((a->createmode == UNCHECKED4 || a->createmode == GUARDED4) &&
+	    a->attrs && nfs42_bm_isset(&a->attrs->mask, FATTR4_SIZE))
+		nfs42_deleg_note_change(c, idx, OP_OPEN, a->attrs->size, 0);
 	return op_end(c, idx);
 }
 
@@ -322,6 +336,7 @@ int nfs42_op_write(struct nfs42_compound *c, const struct nfs42_stateid *sid,
 	nfs42_xdr_put_u64(&c->ops, offset);
 	nfs42_xdr_put_u32(&c->ops, stable);
 	nfs42_xdr_put_opaque(&c->ops, data, len);
+	nfs42_deleg_note_change(c, idx, OP_WRITE, offset, len);
 	return op_end(c, idx);
 }
 
@@ -339,6 +354,7 @@ int nfs42_op_create(struct nfs42_compound *c, const struct nfs42_create_args *a)
 	int idx = op_begin(c, OP_CREATE);
 	struct nfs42_xdr *x = &c->ops;
 
+	nfs42_deleg_note_fh(c, OP_CREATE, NULL);
 	nfs42_xdr_put_u32(x, a->type);
 	if (a->type == NF4LNK) {
 		nfs42_xdr_put_string(x, a->linkdata);
@@ -368,6 +384,8 @@ int nfs42_op_setattr(struct nfs42_compound *c, const struct nfs42_stateid *sid,
 
 	nfs42_encode_stateid(&c->ops, sid);
 	nfs42_fattr_encode(&c->ops, sa);
+	if (nfs42_bm_isset(&sa->mask, FATTR4_SIZE))
+		nfs42_deleg_note_change(c, idx, OP_SETATTR, sa->size, 0);
 	return op_end(c, idx);
 }
 
@@ -470,14 +488,20 @@ static int op_sid_range(struct nfs42_compound *c, uint32_t opnum,
 int nfs42_op_allocate(struct nfs42_compound *c, const struct nfs42_stateid *sid,
 		      uint64_t offset, uint64_t length)
 {
-	return op_sid_range(c, OP_ALLOCATE, sid, offset, length);
+	int idx = op_sid_range(c, OP_ALLOCATE, sid, offset, length);
+
+	nfs42_deleg_note_change(c, idx, OP_ALLOCATE, offset, length);
+	return idx;
 }
 
 int nfs42_op_deallocate(struct nfs42_compound *c,
 			const struct nfs42_stateid *sid, uint64_t offset,
 			uint64_t length)
 {
-	return op_sid_range(c, OP_DEALLOCATE, sid, offset, length);
+	int idx = op_sid_range(c, OP_DEALLOCATE, sid, offset, length);
+
+	nfs42_deleg_note_change(c, idx, OP_DEALLOCATE, offset, length);
+	return idx;
 }
 
 int nfs42_op_copy(struct nfs42_compound *c, const struct nfs42_stateid *src,
@@ -495,6 +519,7 @@ int nfs42_op_copy(struct nfs42_compound *c, const struct nfs42_stateid *src,
 	nfs42_xdr_put_bool(&c->ops, consecutive);
 	nfs42_xdr_put_bool(&c->ops, synchronous);
 	nfs42_xdr_put_u32(&c->ops, 0); /* ca_source_server<>: intra-server */
+	nfs42_deleg_note_change(c, idx, OP_COPY, dst_offset, count);
 	return op_end(c, idx);
 }
 
@@ -509,6 +534,7 @@ int nfs42_op_clone(struct nfs42_compound *c, const struct nfs42_stateid *src,
 	nfs42_xdr_put_u64(&c->ops, src_offset);
 	nfs42_xdr_put_u64(&c->ops, dst_offset);
 	nfs42_xdr_put_u64(&c->ops, count);
+	nfs42_deleg_note_change(c, idx, OP_CLONE, dst_offset, count);
 	return op_end(c, idx);
 }
 
@@ -540,6 +566,10 @@ int nfs42_op_layoutget(struct nfs42_compound *c, uint32_t type, uint32_t iomode,
 	nfs42_xdr_put_u64(&c->ops, minlength);
 	nfs42_encode_stateid(&c->ops, sid);
 	nfs42_xdr_put_u32(&c->ops, maxcount);
+	/* writes through the data servers change the file unseen here */
+	if (iomode == LAYOUTIOMODE4_RW)
+		nfs42_deleg_note_change(c, idx, NFS42_DELEG_EFFECT_UNKNOWN, 0,
+					0);
 	return op_end(c, idx);
 }
 
@@ -593,6 +623,9 @@ int nfs42_op_layoutcommit(struct nfs42_compound *c, uint64_t offset,
 	}
 	nfs42_xdr_put_u32(&c->ops, type); /* lou_type */
 	nfs42_xdr_put_opaque(&c->ops, NULL, 0); /* lou_body */
+	if (last_write)
+		nfs42_deleg_note_change(c, idx, OP_LAYOUTCOMMIT, *last_write,
+					0);
 	return op_end(c, idx);
 }
 
@@ -778,6 +811,7 @@ int nfs42_op_raw(struct nfs42_compound *c, uint32_t opnum, const void *bytes,
 		return -1;
 	c->ops.len -= 4;
 	nfs42_xdr_put_raw(&c->ops, bytes, len);
+	nfs42_deleg_note_raw(c, idx, opnum);
 	return op_end(c, idx);
 }
 

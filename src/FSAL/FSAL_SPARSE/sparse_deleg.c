@@ -72,6 +72,7 @@
 #include "gsh_config.h"
 #include "fsal_up.h"
 #include "export_mgr.h"
+#include "nfs_exports.h"
 #include "fridgethr.h"
 #include "sal_data.h"
 #include "sparse_int.h"
@@ -514,10 +515,15 @@ static fsal_status_t sparse_lease_refused(int err)
  */
 #define SPARSE_LEASE_BREAK_TIME "/proc/sys/fs/lease-break-time"
 
-static bool sparse_write_lease_safe(void)
+/* The admin is told once per process (at export creation, or at the first
+ * refused grant when the export's setting came some other way, a CLIENT
+ * block's Delegations).
+ */
+static bool sparse_write_lease_warned;
+
+/* lease-break-time in seconds, 0 when it cannot be read. */
+static unsigned int sparse_lease_break_time(void)
 {
-	static bool warned;
-	unsigned int need = 2 * nfs_param.nfsv4_param.lease_lifetime + 5;
 	unsigned int have = 0;
 	FILE *f = fopen(SPARSE_LEASE_BREAK_TIME, "re");
 
@@ -526,13 +532,57 @@ static bool sparse_write_lease_safe(void)
 			have = 0;
 		fclose(f);
 	}
-	if (have >= need)
+	return have;
+}
+
+/* The lease-break-time write delegations need with the current lease. */
+static unsigned int sparse_lease_break_need(void)
+{
+	return 2 * nfs_param.nfsv4_param.lease_lifetime + 5;
+}
+
+static void sparse_write_lease_warn(const char *where, unsigned int have)
+{
+	unsigned int need = sparse_lease_break_need();
+
+	if (__atomic_exchange_n(&sparse_write_lease_warned, true,
+				__ATOMIC_RELAXED))
+		return;
+	LogWarn(COMPONENT_FSAL,
+		"FSAL_SPARSE%s: write delegations are configured but will be refused: %s is %u s, they need at least %u s (2 x Lease_Lifetime + 5), or a local open could read data a holder has not written back yet; fix: sysctl -w fs.lease-break-time=%u (and a file in /etc/sysctl.d/ to keep it), or Lease_Lifetime = %u or less (read delegations are granted meanwhile)",
+		where, SPARSE_LEASE_BREAK_TIME, have, need, need,
+		have > 5 ? (have - 5) / 2 : 0);
+}
+
+static bool sparse_write_lease_safe(void)
+{
+	unsigned int have = sparse_lease_break_time();
+
+	if (have >= sparse_lease_break_need())
 		return true;
-	if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-		LogWarn(COMPONENT_FSAL,
-			"FSAL_SPARSE: no write delegations: %s is %u s, they need at least %u s (2 x Lease_Lifetime + 5), or a local open could read data the holder has not written back yet",
-			SPARSE_LEASE_BREAK_TIME, have, need);
+	sparse_write_lease_warn("", have);
 	return false;
+}
+
+void sparse_deleg_export_check(const char *path)
+{
+	struct gsh_export *exp = op_ctx->ctx_export;
+	unsigned int have;
+	char where[256];
+
+	/* The EXPORT block's own Delegations (the merge with EXPORT_DEFAULTS,
+	 * export_check_options(), is not exported to FSALs); one set there or
+	 * in a CLIENT block gets the WARN at its first refused grant.
+	 */
+	if (exp == NULL || !nfs_param.nfsv4_param.allow_delegations ||
+	    !(exp->export_perms.set & exp->export_perms.options &
+	      EXPORT_OPTION_WRITE_DELEG))
+		return;
+	have = sparse_lease_break_time();
+	if (have >= sparse_lease_break_need())
+		return;
+	(void)snprintf(where, sizeof(where), " export %s", path);
+	sparse_write_lease_warn(where, have);
 }
 
 static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,

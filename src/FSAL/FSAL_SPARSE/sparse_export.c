@@ -561,6 +561,7 @@ fsal_status_t sparse_create_export(struct fsal_module *fsal_hdl,
 		fsal_detach_export(fsal_hdl, &exp->export.exports);
 		goto err_free;
 	}
+	sparse_deleg_export_check(exp->root_path);
 
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE export %s: fsid %#" PRIx64 ".%#" PRIx64

@@ -337,6 +337,11 @@ fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
 void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
+/* At export creation (op_ctx on the new export): WARN, once per process,
+ * when the export grants write delegations that lease-break-time rules
+ * out.
+ */
+void sparse_deleg_export_check(const char *path);
 /* A dup of the descriptor holding the file's write lease (any descriptor
  * of ours for the file is one while a write lease is held), or -1.
  */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fsal.h"
+#include "fsal_test_upcall.h"
 #include "fsal_up.h"
 #include "gsh_config.h"
 #include "sparse_int.h"
@@ -186,24 +187,12 @@ void sparse_test_stall_ino(const char *op, ino_t ino)
  */
 static void sparse_test_invalidate_dir(struct fsal_obj_handle *dir)
 {
-	const struct fsal_up_vector *up = op_ctx->fsal_export->up_ops;
-	struct fsal_attrlist attrs, now;
 	struct gsh_buffdesc key;
 	fsal_status_t status;
 
-	fsal_prepare_attrs(&now, ATTR_CTIME | ATTR_MTIME | ATTR_CHANGE);
-	status = dir->obj_ops->getattrs(dir, &now);
-	if (!FSAL_IS_ERROR(status)) {
-		fsal_prepare_attrs(&attrs, 0);
-		attrs.ctime = now.ctime;
-		attrs.mtime = now.mtime;
-		attrs.change = now.change;
-		attrs.valid_mask = ATTR_CTIME | ATTR_MTIME | ATTR_CHANGE;
-		dir->obj_ops->handle_to_key(dir, &key);
-		status = up->update(up, &key, &attrs, fsal_up_update_null);
-		fsal_release_attrs(&attrs);
-	}
-	fsal_release_attrs(&now);
+	dir->obj_ops->handle_to_key(dir, &key);
+	status =
+		fsal_test_up_update_dir(op_ctx->fsal_export->up_ops, dir, &key);
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE: test upcall: directory updated (%s)",
 		 msg_fsal_err(status.major));

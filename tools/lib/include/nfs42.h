@@ -660,7 +660,43 @@ struct nfs42_recall {
 struct nfs42_held_deleg {
 	struct nfs42_stateid stateid;
 	struct nfs42_fh fh;
+	uint32_t type; /* OPEN_DELEGATE_READ or _WRITE */
+	/*
+	 * Write delegations, for CB_GETATTR (RFC 8881 10.4.3): the change
+	 * attribute at the grant and the file's size as this client made it
+	 * (the OPEN's GETATTR, then each size-changing operation it sent on
+	 * the file: WRITE, SETATTR, ALLOCATE, COPY, CLONE, LAYOUTCOMMIT).
+	 * size_known false: an operation whose effect on the size cannot be
+	 * told (no reply, an asynchronous COPY, a CLONE to the end, a
+	 * read-write layout, an operation on a file handle not known when
+	 * it was encoded); CB_GETATTR is then answered NFS4ERR_DELAY and the
+	 * server recalls the delegation instead.  inflight: such operations
+	 * sent and not answered (the client has modified data the server may
+	 * not have: the change attribute is answered one higher), the size
+	 * they make in pending_size; inflight_unsure of them make a size that
+	 * is known only from their reply (NFS4ERR_DELAY meanwhile).
+	 */
+	uint64_t change, size, pending_size;
+	unsigned int inflight, inflight_unsure;
+	bool size_known;
 };
+/*
+ * CB_GETATTR of a file this client holds a write delegation on is
+ * answered by the library (change and size as above) unless the callback
+ * hook set with nfs42_set_cb_handler() answers it (a hook that returns
+ * NFS4ERR_NOTSUPP without consuming the arguments leaves it to the
+ * library); answer false: NFS4ERR_NOTSUPP instead (tests: the server's
+ * fallback, a recall).  A file handle with no write delegation held gets
+ * NFS4ERR_BADHANDLE (RFC 8881 20.1.3).
+ */
+void nfs42_set_cb_getattr(struct nfs42_client *cl, bool answer);
+/* CB_GETATTRs the library answered NFS4_OK. */
+uint64_t nfs42_cb_getattrs_answered(const struct nfs42_client *cl);
+/* The held delegation on fh (a copy, under the client's lock): 0, or
+ * -ENOENT when none is held. */
+int nfs42_held_delegation(const struct nfs42_client *cl,
+			  const struct nfs42_fh *fh,
+			  struct nfs42_held_deleg *out);
 /* Delegations granted to this client (by OPEN) and not returned yet. */
 unsigned int nfs42_delegations_held(const struct nfs42_client *cl);
 /*
