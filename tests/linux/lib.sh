@@ -47,6 +47,24 @@ linux_guest() {
 	return $rc
 }
 
+# knfsd_guest FS: KNFSD_OPTS, the vm.sh options of a guest running knfsd
+# (guest/knfsd-pre.sh) on FS, and KNFSD_EXPORT, the path a client there
+# mounts. FS: ext4 (an ext4 image exported as rpc.mountd would export
+# "/export *(rw,no_root_squash,insecure,no_subtree_check)") or tmpfs (a
+# tmpfs exported as the NFSv4 root, fsid=0). The tests take FS from
+# LINUX_KNFSD_FS (default ext4; t_bench.sh: a list, one knfsd per word).
+knfsd_guest() {
+	local mods=nfsd
+	case "$1" in
+	# ext4 wants crc32c from the crypto API (its softdep)
+	ext4) mods="nfsd ext4 crc32c_generic" KNFSD_EXPORT=/export ;;
+	tmpfs) KNFSD_EXPORT=/ ;;
+	*) echo "linux: LINUX_KNFSD_FS: $1 is neither ext4 nor tmpfs" >&2; return 2 ;;
+	esac
+	KNFSD_OPTS=(--modules "$mods" --pre "$LINUX_DIR/guest/knfsd-pre.sh"
+		--env "KNFSD_FS=$1")
+}
+
 # h_done [GUEST_RC]: exit 1 when the guest or a host check failed (the run's
 # directory kept), else 0 (removed)
 h_done() {

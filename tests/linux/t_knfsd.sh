@@ -3,8 +3,9 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # t_knfsd.sh SCRIPT ARGS: a guest script of this directory against knfsd
-# in the guest (guest/knfsd-pre.sh: a tmpfs exported as the NFSv4 root on
-# 127.0.0.1:2049) instead of our server: which workloads pass on the peer
+# in the guest (guest/knfsd-pre.sh on 127.0.0.1:2049, exporting the
+# filesystem LINUX_KNFSD_FS names: ext4, the default, or tmpfs; lib.sh's
+# knfsd_guest) instead of our server: which workloads pass on the peer
 # (docs/benchmarks.md). Host-side checks of our backing directory do not
 # apply. Part of run-all.sh; no server of ours is involved.
 # LINUX_KNFSD_FAILS (an extended regex) names the checks knfsd is known
@@ -15,9 +16,10 @@ linux_full_only
 script=$1
 shift
 rc=0
-linux_guest --mem 3072 --timeout 3000 --modules nfsd \
-	--pre "$LINUX_DIR/guest/knfsd-pre.sh" --env NFS_SERVER=127.0.0.1 \
-	--env NFS_PORT=2049 --env NFS_EXPORT=/ -- "$script" "$@" || rc=$?
+knfsd_guest "${LINUX_KNFSD_FS:-ext4}"
+linux_guest --mem 3072 --timeout 3000 "${KNFSD_OPTS[@]}" \
+	--env NFS_SERVER=127.0.0.1 --env NFS_PORT=2049 \
+	--env "NFS_EXPORT=$KNFSD_EXPORT" -- "$script" "$@" || rc=$?
 known=${LINUX_KNFSD_FAILS:-}
 if [ -n "$known" ] && [ "$rc" = 1 ] && [ -f "$LINUX_OUT/xchg/output" ]; then
 	fails=$(grep '^FAIL: ' "$LINUX_OUT/xchg/output" || true)

@@ -10,7 +10,8 @@
 # into this machine's root (shared read-only over 9p; /tmp, /run, /mnt,
 # /var/tmp, /root are the guest's tmpfs), prints its output and exits with
 # its exit status. --pre SCRIPT runs first with busybox sh outside the
-# chroot (guest/knfsd-pre.sh starts knfsd there). --modules loads more
+# chroot (guest/knfsd-pre.sh starts knfsd there), with the --env and
+# GUEST_* variables below exported. --modules loads more
 # kernel modules (with their dependencies) at boot.
 #
 # The guest's network is QEMU's user network with restrict=on: it reaches
@@ -159,7 +160,17 @@ fi
 mkdir -p "$out/xchg"
 xchg=$out/xchg
 rm -f "$xchg/rc" "$xchg/output" "$xchg/dmesg" "$xchg/booted" "$xchg/pre.sh"
-[ -z "$pre" ] || cp "$pre" "$xchg/pre.sh"
+# guest_env: the export lines of every --env K=V and GUEST_* variable
+guest_env() {
+	local e
+	for e in ${envs[@]+"${envs[@]}"}; do
+		printf 'export %q\n' "$e"
+	done
+	while IFS= read -r e; do
+		printf 'export %s=%q\n' "$e" "${!e}"
+	done < <(compgen -v GUEST_ || true)
+}
+[ -z "$pre" ] || { guest_env; cat "$pre"; } >"$xchg/pre.sh"
 cp "$here/guest-lib.sh" "$here/checks.sh" "$xchg/"
 cp "$script" "$xchg/test.sh"
 [ -n "${NFS42_PORT:-}" ] && fwd+=("$NFS42_PORT")
@@ -174,12 +185,7 @@ cp "$script" "$xchg/test.sh"
 	printf 'export NFS_PORT=%q NFS_EXPORT=%q NFS_MOUNTPORT=%q NFS_BACKING=%q\n' \
 		"${NFS42_PORT:-}" "${NFS42_EXPORT:-}" "${NFS42_MNT_PORT:-}" \
 		"${NFS42_BACKING:-}"
-	for e in ${envs[@]+"${envs[@]}"}; do
-		printf 'export %q\n' "$e"
-	done
-	while IFS= read -r e; do
-		printf 'export %s=%q\n' "$e" "${!e}"
-	done < <(compgen -v GUEST_ || true)
+	guest_env
 	echo ". /run/xchg/guest-lib.sh"
 	echo "cd /tmp"
 	printf 'set --'

@@ -11,7 +11,8 @@ target=$1 parts=${2:-all}
 G=1073741824 MB=1048576
 M=/mnt/b
 if [ "$target" = knfsd ]; then
-	export NFS_SERVER=127.0.0.1 NFS_PORT=2049 EXPORT=/
+	# knfsd-pre.sh names the path to mount
+	export NFS_SERVER=127.0.0.1 NFS_PORT=2049 EXPORT=$(cat $XCHG/knfsd-export)
 	mk_files() {
 		local d=/run/export/bench i
 		mkdir -p $d
