@@ -337,9 +337,12 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_TOOSMALL, 0);
 	}
-	fh_desc->len = exp->compact_handles ?
-		sparse_fh_to_wire(&hdl->fh, exp->handle_key, fh_desc->addr) :
-		sparse_fh_to_wire_v2(&hdl->fh, exp->handle_key, fh_desc->addr);
+	if (exp->compact_handles)
+		fh_desc->len = sparse_fh_to_wire(&hdl->fh, exp->handle_key,
+						 fh_desc->addr);
+	else
+		fh_desc->len = sparse_fh_to_wire_v2(&hdl->fh, exp->handle_key,
+						    fh_desc->addr);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
