@@ -1163,6 +1163,19 @@ static struct nfs42_compound *on_file(struct nfs42_client *cl,
 	return c;
 }
 
+/* CB_GETATTR of fh answered NFS4_OK with this change and size. */
+static void ck_cb_getattr(struct nfs42_client *cl, uint32_t seq,
+			  const struct nfs42_fh *fh, uint64_t want_change,
+			  uint64_t want_size)
+{
+	uint64_t change = 0, size = 0;
+
+	ck_assert_uint_eq(cb_getattr_status(cl, seq, fh, &change, &size),
+			  NFS4_OK);
+	ck_assert_uint_eq(change, want_change);
+	ck_assert_uint_eq(size, want_size);
+}
+
 /* c answered as fake_reply() makes it (status: the compound's), done. */
 static void answered(struct nfs42_compound *c, const uint32_t *status,
 		     uint32_t written, bool copy_async, int want)
@@ -1200,25 +1213,16 @@ START_TEST(cb_getattr_answered_from_write_delegation)
 	nfs42_deleg_granted(cl, &fh, &sid, OPEN_DELEGATE_WRITE, &at);
 
 	/* nothing done: the change attribute of the grant, its size */
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 100);
-	ck_assert_uint_eq(size, 10);
+	ck_cb_getattr(cl, seq++, &fh, 100, 10);
 
 	/* a WRITE to 4096 in flight: modified (change + 1), its size */
 	c = on_file(cl, &fh);
 	nfs42_op_write(c, NULL, 4090, UNSTABLE4, data, sizeof(data));
 	nfs42_deleg_io_begin(c);
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 101);
-	ck_assert_uint_eq(size, 4096);
+	ck_cb_getattr(cl, seq++, &fh, 101, 4096);
 	/* answered (5 of the 6 bytes written): the server has it all */
 	answered(c, ok, 5, false, NFS4_OK);
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 100);
-	ck_assert_uint_eq(size, 4095);
+	ck_cb_getattr(cl, seq++, &fh, 100, 4095);
 
 	/* a truncate to 7 refused by the server: nothing changed */
 	nfs42_sattr_init(&sa);
@@ -1226,10 +1230,7 @@ START_TEST(cb_getattr_answered_from_write_delegation)
 	c = on_file(cl, &fh);
 	nfs42_op_setattr(c, NULL, &sa);
 	nfs42_deleg_io_begin(c);
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 101);
-	ck_assert_uint_eq(size, 7);
+	ck_cb_getattr(cl, seq++, &fh, 101, 7);
 	answered(c, refused, 0, false, NFS4ERR_PERM);
 	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
 			  NFS4_OK);
@@ -1239,19 +1240,13 @@ START_TEST(cb_getattr_answered_from_write_delegation)
 	nfs42_op_setattr(c, NULL, &sa);
 	nfs42_deleg_io_begin(c);
 	answered(c, ok, 0, false, NFS4_OK);
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 100);
-	ck_assert_uint_eq(size, 7);
+	ck_cb_getattr(cl, seq++, &fh, 100, 7);
 
 	/* a WRITE to another file changes nothing here */
 	c = on_file(cl, &other);
 	nfs42_op_write(c, NULL, 1 << 20, UNSTABLE4, data, sizeof(data));
 	nfs42_deleg_io_begin(c);
-	ck_assert_uint_eq(cb_getattr_status(cl, seq++, &fh, &change, &size),
-			  NFS4_OK);
-	ck_assert_uint_eq(change, 100);
-	ck_assert_uint_eq(size, 7);
+	ck_cb_getattr(cl, seq++, &fh, 100, 7);
 	nfs42_deleg_io_end(c, -ETIMEDOUT);
 	nfs42_compound_free(c);
 

@@ -430,6 +430,27 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 #define SPARSE_KEY_XATTR "trusted.nfs_sparse.handle_key"
 
 /*
+ * The handle format an export gives out, kept next to its key: "3" (the
+ * compact form) is written before a key is made, so every key made by
+ * this version has it; a key without it was made before compact handles
+ * and its export keeps giving out version 2: a client that holds version 2
+ * handles from before an upgrade never gets a second, compact handle for
+ * the same file (which it would take for another file), and a server
+ * downgraded again still reads every handle given out.  Both forms are
+ * accepted either way.  An admin moves an export to compact handles with
+ * setfattr -n trusted.nfs_sparse.handle_format -v 3 (fsal_sparse.md).
+ */
+#define SPARSE_FORMAT_XATTR "trusted.nfs_sparse.handle_format"
+
+static bool sparse_export_compact(int root_fd)
+{
+	char v[2];
+
+	return fgetxattr(root_fd, SPARSE_FORMAT_XATTR, v, sizeof(v)) == 1 &&
+	       v[0] == '3';
+}
+
+/*
  * The key of the handle tags lives with the export root (a trusted xattr,
  * which only CAP_SYS_ADMIN can read), so handles survive a restart and move
  * with the filesystem to another server.  Made on first use; an export
@@ -454,6 +475,11 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 		if (getrandom(key, SPARSE_FH_KEY_BYTES, 0) !=
 		    SPARSE_FH_KEY_BYTES)
 			return errno;
+		/* A new key: its handles are compact.  The mark goes first,
+		 * so an export that finds the key finds it too; a failure
+		 * only leaves this export's handles in version 2.
+		 */
+		(void)fsetxattr(root_fd, SPARSE_FORMAT_XATTR, "3", 1, 0);
 		if (fsetxattr(root_fd, SPARSE_KEY_XATTR, key,
 			      SPARSE_FH_KEY_BYTES, flags) == 0)
 			return 0;
@@ -463,43 +489,10 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 	return EEXIST;
 }
 
-/*
- * The handle format an export gives out, kept next to its key: "3" (the
- * compact form) is written before a key is made, so every key made by
- * this version has it; a key without it was made before compact handles
- * and its export keeps giving out version 2: a client that holds version 2
- * handles from before an upgrade never gets a second, compact handle for
- * the same file (which it would take for another file), and a server
- * downgraded again still reads every handle given out.  Both forms are
- * accepted either way.  An admin moves an export to compact handles with
- * setfattr -n trusted.nfs_sparse.handle_format -v 3 (fsal_sparse.md).
- */
-#define SPARSE_FORMAT_XATTR "trusted.nfs_sparse.handle_format"
-
-static bool sparse_export_compact(int root_fd)
-{
-	char v[2];
-
-	return fgetxattr(root_fd, SPARSE_FORMAT_XATTR, v, sizeof(v)) == 1 &&
-	       v[0] == '3';
-}
-
-static void sparse_mark_compact(int root_fd)
-{
-	/* Before the key: an export that finds the key finds this too.  A
-	 * failure only leaves this export's handles in version 2.
-	 */
-	if (fgetxattr(root_fd, SPARSE_KEY_XATTR, NULL, 0) < 0 &&
-	    errno == ENODATA)
-		(void)fsetxattr(root_fd, SPARSE_FORMAT_XATTR, "3", 1, 0);
-}
-
 static int sparse_load_handle_key(struct sparse_export *exp)
 {
-	int rc;
+	int rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 
-	sparse_mark_compact(exp->root_fd);
-	rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 	exp->handle_key_kept = rc == 0;
 	exp->compact_handles = rc != 0 || sparse_export_compact(exp->root_fd);
 	if (rc == 0)

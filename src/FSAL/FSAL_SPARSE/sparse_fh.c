@@ -190,11 +190,6 @@ size_t sparse_fh_wire_len(const struct sparse_fh *fh)
 	return fh->len + SPARSE_FH_TAG_LEN;
 }
 
-size_t sparse_fh_wire_len_v2(const struct sparse_fh *fh)
-{
-	return fh->len + SPARSE_FH_TAG_LEN;
-}
-
 size_t sparse_fh_to_wire_v2(const struct sparse_fh *fh,
 			    const uint8_t key[SPARSE_FH_KEY_BYTES],
 			    uint8_t *out)

@@ -105,8 +105,8 @@ const uint8_t *sparse_fh_kernel_bytes(const struct sparse_fh *fh, size_t *len);
 size_t sparse_fh_wire_len(const struct sparse_fh *fh);
 size_t sparse_fh_to_wire(const struct sparse_fh *fh,
 			 const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
-/* The version 2 wire form (the encoder before version 3), and its length. */
-size_t sparse_fh_wire_len_v2(const struct sparse_fh *fh);
+/* The version 2 wire form (the encoder before version 3); returns its
+ * length, at most SPARSE_FH_MAX_LEN. */
 size_t sparse_fh_to_wire_v2(const struct sparse_fh *fh,
 			    const uint8_t key[SPARSE_FH_KEY_BYTES],
 			    uint8_t *out);

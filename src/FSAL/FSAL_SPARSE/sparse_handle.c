@@ -316,6 +316,7 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 	const struct sparse_handle *hdl =
 		container_of(obj, struct sparse_handle, obj_handle);
 	struct sparse_export *exp = sparse_wire_export();
+	uint8_t wire[SPARSE_FH_MAX_LEN]; /* either form fits */
 	size_t len;
 
 	switch (output_type) {
@@ -329,20 +330,18 @@ static fsal_status_t sparse_handle_to_wire(const struct fsal_obj_handle *obj,
 		LogCrit(COMPONENT_FSAL, "handle_to_wire outside an export");
 		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
 	}
-	len = exp->compact_handles ? sparse_fh_wire_len(&hdl->fh) :
-				     sparse_fh_wire_len_v2(&hdl->fh);
+	if (exp->compact_handles)
+		len = sparse_fh_to_wire(&hdl->fh, exp->handle_key, wire);
+	else
+		len = sparse_fh_to_wire_v2(&hdl->fh, exp->handle_key, wire);
 	if (fh_desc->len < len) {
 		LogMajor(COMPONENT_FSAL,
 			 "handle buffer too small: need %zu, have %zu", len,
 			 fh_desc->len);
 		return fsalstat(ERR_FSAL_TOOSMALL, 0);
 	}
-	if (exp->compact_handles)
-		fh_desc->len = sparse_fh_to_wire(&hdl->fh, exp->handle_key,
-						 fh_desc->addr);
-	else
-		fh_desc->len = sparse_fh_to_wire_v2(&hdl->fh, exp->handle_key,
-						    fh_desc->addr);
+	memcpy(fh_desc->addr, wire, len);
+	fh_desc->len = len;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
