@@ -75,18 +75,6 @@ static int io_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	return rc;
 }
 
-/* The backing file's bytes (at most size - 1 of them, NUL-terminated). */
-static void backing_read(const char *name, char *buf, size_t size)
-{
-	FILE *f = fopen(e2e_backing(name), "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
 /* The holder: serves its back channel until recalled, then "flushes its
  * cache" (writes flush with the delegation stateid) and returns.
  */
@@ -224,7 +212,7 @@ START_TEST(t_granted_and_used)
 	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
 	/* (reading the backing file before would be a local open: a
 	 * recall, which this thread could not serve while in fopen) */
-	backing_read(name, got, sizeof(got));
+	e2e_backing_read(name, got, sizeof(got));
 	ck_assert_str_eq(got, "XYc3456789");
 	nfs42_client_free(a);
 }
@@ -299,7 +287,7 @@ static void local_open_waits_for_flush(int flags)
 	local_open_wait(&lo, got, sizeof(got), &took);
 	if ((flags & O_ACCMODE) != O_WRONLY)
 		ck_assert_str_eq(got, "fresh data");
-	backing_read(name, got, sizeof(got));
+	e2e_backing_read(name, got, sizeof(got));
 	ck_assert_str_eq(got, "fresh data");
 	/* the open returned after the recall, well before lease-break-time */
 	ck_assert_msg(lo.t0 + took >= h.recalled_ms,

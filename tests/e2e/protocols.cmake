@@ -231,6 +231,17 @@ sparse_e2e_test(e2e_proto_wdeleg
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# OPEN's delegation claims (issue #27 item 1): only the caller's own
+# delegation on the file lets CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH
+# through; NFSv4.0 on for its CLAIM_DELEGATE_CUR.
+sparse_e2e_test(e2e_proto_deleg_claim
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_deleg_claim.c
+  LIBS Threads::Threads
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+set_property(TEST e2e/e2e_proto_deleg_claim APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
 # No write delegation while lease-break-time is shorter than Ganesha may
 # take to revoke (2 x Lease_Lifetime).
 sparse_e2e_run(e2e_proto_wdeleg_shortbreak e2e_proto_wdeleg ARGS shortbreak

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * OPEN with a delegation claim (CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH;
+ * RFC 8881 18.16.3, RFC 7530 16.16.5) names a delegation stateid: only the
+ * caller's own delegation on the file it opens lets it through, as knfsd
+ * (nfs4_check_deleg) checks.  Anything else (an open stateid, another
+ * client's delegation, the caller's delegation of another file) is
+ * NFS4ERR_BAD_STATEID, and the file's delegation holder keeps its
+ * delegation, its lease and its data: issue #27 item 1, where any client
+ * got NFS4_OK, opened the file past the holder's write delegation with
+ * the holder's lease descriptor and wrote to disk, and nobody was
+ * recalled.  A write open under a read delegation is NFS4ERR_OPENMODE
+ * (knfsd's nfs4_check_delegmode).  CLAIM_DELEGATE_PREV and
+ * CLAIM_DELEG_PREV_FH stay unsupported.  Export Delegations = RW, NFSv4.0
+ * on (SPARSE_MINOR_VERSIONS) for the NFSv4.0 CLAIM_DELEGATE_CUR case.
+ */
+#include <errno.h>
+#include <pthread.h>
+
+#include "e2e_deleg_util.h"
+#include "nfs42_xdr.h"
+
+static const char *uniq(const char *what)
+{
+	return e2e_deleg_uniq("dclaim", what);
+}
+
+static const char *local_file(const char *what, const char *data)
+{
+	const char *name = uniq(what);
+
+	e2e_put_backing(name, data, strlen(data));
+	return name;
+}
+
+/* The backing file holds want. */
+static void ck_file_is(const char *name, const char *want)
+{
+	char got[64];
+
+	e2e_backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, want);
+}
+
+/* fa's holder returns its delegation and closes: its file still holds
+ * what local_file() put there ("holder's..").
+ */
+static void ck_returned_untouched(struct nfs42_client *holder,
+				  struct nfs42_file *fa, const char *name)
+{
+	ck_nfs_ok(holder,
+		  nfs42_delegreturn(holder, &fa->fh, &fa->deleg_stateid));
+	ck_file_is(name, "holder's..");
+	ck_nfs_ok(holder, nfs42_close(fa));
+}
+
+#define ck_status(expr, want)                                              \
+	do {                                                               \
+		int _rc = (expr);                                          \
+		ck_assert_msg(_rc == (want), "%s: %s, expected %s", #expr, \
+			      nfs42_strerror(_rc), nfs42_strerror(want));  \
+	} while (0)
+
+static void open_delegated(struct nfs42_client *cl, const char *name,
+			   uint32_t access, uint32_t type, struct nfs42_file *f)
+{
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), access, NFS42_NOCREATE, 0,
+				 false, f));
+	ck_assert_msg(f->deleg_type == type,
+		      "OPEN gave delegation type %u (why %u), not %u",
+		      f->deleg_type, f->why_no_deleg, type);
+}
+
+/*
+ * OPEN of fh with claim (CLAIM_DELEG_CUR_FH; CLAIM_DELEGATE_CUR and the
+ * PREV claims by name in dir) quoting sid, by a new open owner, then,
+ * when it was granted, a FILE_SYNC WRITE of data with the new open
+ * stateid: the OPEN's status (*wrote: the WRITE's, -1 without one).
+ */
+static int claim_open_write(struct nfs42_client *cl, uint32_t claim,
+			    const struct nfs42_fh *fh,
+			    const struct nfs42_fh *dir, const char *name,
+			    const struct nfs42_stateid *sid, uint32_t access,
+			    const char *data, int *wrote)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_open_args oa = { 0 };
+	struct nfs42_stateid opened;
+	int rc, idx;
+	const char *owner = uniq("owner");
+
+	ck_assert_ptr_nonnull(c);
+	oa.share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = claim;
+	oa.deleg_stateid = sid;
+	oa.name = name;
+	oa.owner = owner;
+	oa.owner_len = strlen(owner);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, claim == CLAIM_DELEG_CUR_FH ||
+					  claim == CLAIM_DELEG_PREV_FH ?
+				  fh :
+				  dir);
+	idx = nfs42_op_open(c, &oa);
+	rc = nfs42_compound_run(c);
+	if (rc == 0)
+		opened = nfs42_res(c, idx)->u.open.stateid;
+	nfs42_compound_free(c);
+	*wrote = -1;
+	if (rc != 0 || data == NULL)
+		return rc;
+
+	c = nfs42_compound_new(cl);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_write(c, &opened, 0, FILE_SYNC4, data, strlen(data));
+	*wrote = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The export root's handle and name's. */
+static void handles(struct nfs42_client *cl, const char *name,
+		    struct nfs42_fh *dir, struct nfs42_fh *fh)
+{
+	ck_nfs_ok(cl, nfs42_lookup_path(cl, e2e_path(""), dir, NULL));
+	ck_nfs_ok(cl, nfs42_lookup_path(cl, e2e_path(name), fh, NULL));
+}
+
+/* The file's first bytes as its holder reads them with its delegation
+ * stateid (a local read would break the holder's lease). */
+static void holder_read(struct nfs42_client *holder, const struct nfs42_file *f,
+			char *buf, size_t size)
+{
+	struct nfs42_compound *c = nfs42_compound_new(holder);
+	const struct nfs42_res *r;
+	int idx;
+
+	nfs42_op_putfh(c, &f->fh);
+	idx = nfs42_op_read(c, &f->deleg_stateid, 0, (uint32_t)size - 1);
+	ck_nfs_ok(holder, nfs42_compound_run(c));
+	r = nfs42_res(c, idx);
+	memcpy(buf, r->u.read.data, r->u.read.len);
+	buf[r->u.read.len] = '\0';
+	nfs42_compound_free(c);
+}
+
+/*
+ * Each of claim (CLAIM_DELEG_CUR_FH, CLAIM_DELEGATE_CUR) quoting sid, by
+ * another client, for writing, is refused with BAD_STATEID; nothing
+ * reached the holder's file fa and its holder was never recalled.
+ */
+static void ck_refused(struct nfs42_client *holder, const struct nfs42_file *fa,
+		       struct nfs42_client *cl, const char *name,
+		       const struct nfs42_stateid *sid, const char *why)
+{
+	static const uint32_t claims[] = { CLAIM_DELEG_CUR_FH,
+					   CLAIM_DELEGATE_CUR };
+	struct nfs42_fh dir, fh;
+	char before[64], after[64];
+	unsigned int i;
+	int rc, wrote;
+
+	handles(cl, name, &dir, &fh);
+	holder_read(holder, fa, before, sizeof(before));
+	for (i = 0; i < 2; i++) {
+		rc = claim_open_write(cl, claims[i], &fh, &dir, name, sid,
+				      OPEN4_SHARE_ACCESS_BOTH, "STOLEN",
+				      &wrote);
+		holder_read(holder, fa, after, sizeof(after));
+		ck_assert_msg(
+			rc == NFS4ERR_BAD_STATEID,
+			"OPEN claim %u quoting %s: %s, expected NFS4ERR_BAD_STATEID (WRITE: %s, file now \"%s\")",
+			claims[i], why, nfs42_strerror(rc),
+			wrote < 0 ? "not sent" : nfs42_strerror(wrote), after);
+		ck_assert_str_eq(after, before);
+	}
+	ck_assert_uint_eq(nfs42_recalls_received(holder), 0);
+}
+
+/*
+ * fa's holder still has its lease: a local open (flags) of the backing
+ * file would break it (EWOULDBLOCK with O_NONBLOCK) and recalls holder,
+ * which returns its delegation.
+ */
+static void ck_lease_recalls_holder(struct nfs42_client *holder,
+				    const struct nfs42_file *fa,
+				    const char *name, int flags)
+{
+	struct nfs42_recall r;
+	unsigned int n = 0;
+	int fd = open(e2e_backing(name), flags | O_NONBLOCK);
+
+	ck_assert_msg(
+		fd < 0 && errno == EWOULDBLOCK,
+		"a local open went through the holder's lease (fd %d, %s)", fd,
+		strerror(errno));
+	ck_nfs_ok(holder, nfs42_serve_recalls(holder, 10000, false, &r, 1, &n));
+	ck_assert_uint_eq(n, 1);
+	ck_nfs_ok(holder,
+		  nfs42_delegreturn(holder, &fa->fh, &fa->deleg_stateid));
+}
+
+/*
+ * A holds a delegation of type (opened with access).  B quotes, in OPEN
+ * CLAIM_DELEG_CUR_FH and CLAIM_DELEGATE_CUR for writing: its own open
+ * stateid of an unrelated file (the probe of issue #27: B's WRITE landed
+ * and, under a read delegation, A's read lease moved onto B's write
+ * descriptor), A's delegation stateid, and its own read delegation of
+ * another file.  Each is BAD_STATEID; A keeps its delegation (no
+ * recall), its data, and its lease: a local open (lease_flags) still
+ * recalls it.
+ */
+static void deleg_not_claimed_by_others(uint32_t access, uint32_t type,
+					int lease_flags)
+{
+	struct nfs42_client *a = e2e_client_keeping_recalls(),
+			    *b = e2e_client();
+	const char *name = local_file("held", "holder's..");
+	const char *other = local_file("unrelated", "other");
+	const char *third = local_file("b-delegated", "b's");
+	struct nfs42_file fa, fb, fbd;
+
+	open_delegated(a, name, access, type, &fa);
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(other),
+				OPEN4_SHARE_ACCESS_BOTH |
+					OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				NFS42_NOCREATE, 0, false, &fb));
+	ck_refused(a, &fa, b, name, &fb.stateid, "the caller's open stateid");
+	ck_refused(a, &fa, b, name, &fa.deleg_stateid,
+		   "another client's delegation");
+	open_delegated(b, third, OPEN4_SHARE_ACCESS_READ, OPEN_DELEGATE_READ,
+		       &fbd);
+	ck_refused(a, &fa, b, name, &fbd.deleg_stateid,
+		   "the caller's delegation of another file");
+
+	ck_lease_recalls_holder(a, &fa, name, lease_flags);
+	ck_file_is(name, "holder's..");
+	ck_nfs_ok(b, nfs42_delegreturn(b, &fbd.fh, &fbd.deleg_stateid));
+	ck_nfs_ok(b, nfs42_close(&fbd));
+	ck_nfs_ok(b, nfs42_close(&fb));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+
+START_TEST(t_write_deleg_not_claimed_by_others)
+{
+	deleg_not_claimed_by_others(OPEN4_SHARE_ACCESS_BOTH,
+				    OPEN_DELEGATE_WRITE, O_RDONLY);
+}
+END_TEST
+
+START_TEST(t_read_deleg_not_claimed_by_others)
+{
+	deleg_not_claimed_by_others(OPEN4_SHARE_ACCESS_READ, OPEN_DELEGATE_READ,
+				    O_WRONLY);
+}
+END_TEST
+
+/*
+ * The holder's own claims work (RFC 8881 10.2.1: the client turns opens
+ * it made locally under the delegation into real ones): with its write
+ * delegation's stateid, by handle and by name, for writing, without a
+ * recall, and the WRITE lands; with its read delegation's stateid for
+ * reading, but for writing NFS4ERR_OPENMODE (knfsd); its own delegation
+ * stateid on another file, or its open stateid, BAD_STATEID.
+ */
+START_TEST(t_holder_claims_its_own)
+{
+	struct nfs42_client *a = e2e_client_keeping_recalls();
+	const char *wname = local_file("own-w", "0123456789");
+	const char *rname = local_file("own-r", "0123456789");
+	struct nfs42_file fw, fr;
+	struct nfs42_fh dir, wfh, rfh;
+	int wrote;
+
+	open_delegated(a, wname, OPEN4_SHARE_ACCESS_BOTH, OPEN_DELEGATE_WRITE,
+		       &fw);
+	open_delegated(a, rname, OPEN4_SHARE_ACCESS_READ, OPEN_DELEGATE_READ,
+		       &fr);
+	handles(a, wname, &dir, &wfh);
+	handles(a, rname, &dir, &rfh);
+
+	ck_nfs_ok(a, claim_open_write(a, CLAIM_DELEG_CUR_FH, &wfh, &dir, wname,
+				      &fw.deleg_stateid,
+				      OPEN4_SHARE_ACCESS_BOTH, "OWN", &wrote));
+	ck_nfs_ok(a, wrote);
+	ck_nfs_ok(a, claim_open_write(a, CLAIM_DELEGATE_CUR, &wfh, &dir, wname,
+				      &fw.deleg_stateid,
+				      OPEN4_SHARE_ACCESS_WRITE, "own", &wrote));
+	ck_nfs_ok(a, wrote);
+	ck_nfs_ok(a, claim_open_write(a, CLAIM_DELEG_CUR_FH, &rfh, &dir, rname,
+				      &fr.deleg_stateid,
+				      OPEN4_SHARE_ACCESS_READ, NULL, &wrote));
+	ck_status(claim_open_write(a, CLAIM_DELEG_CUR_FH, &rfh, &dir, rname,
+				   &fr.deleg_stateid, OPEN4_SHARE_ACCESS_BOTH,
+				   NULL, &wrote),
+		  NFS4ERR_OPENMODE);
+	ck_status(claim_open_write(a, CLAIM_DELEG_CUR_FH, &rfh, &dir, rname,
+				   &fw.deleg_stateid, OPEN4_SHARE_ACCESS_READ,
+				   NULL, &wrote),
+		  NFS4ERR_BAD_STATEID);
+	ck_status(claim_open_write(a, CLAIM_DELEG_CUR_FH, &wfh, &dir, wname,
+				   &fw.stateid, OPEN4_SHARE_ACCESS_READ, NULL,
+				   &wrote),
+		  NFS4ERR_BAD_STATEID);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fw.fh, &fw.deleg_stateid));
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fr.fh, &fr.deleg_stateid));
+	ck_file_is(wname, "own3456789");
+	ck_nfs_ok(a, nfs42_close(&fw));
+	ck_nfs_ok(a, nfs42_close(&fr));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH (delegations of a previous
+ * client instance) are not supported: NFS4ERR_NOTSUPP whatever they
+ * quote, the holder's file untouched, no recall.
+ */
+START_TEST(t_prev_claims_unsupported)
+{
+	struct nfs42_client *a = e2e_client_keeping_recalls(),
+			    *b = e2e_client();
+	const char *name = local_file("prev", "holder's..");
+	struct nfs42_fh dir, fh;
+	struct nfs42_file fa;
+	int wrote;
+
+	open_delegated(a, name, OPEN4_SHARE_ACCESS_BOTH, OPEN_DELEGATE_WRITE,
+		       &fa);
+	handles(b, name, &dir, &fh);
+	ck_status(claim_open_write(b, CLAIM_DELEGATE_PREV, &fh, &dir, name,
+				   NULL, OPEN4_SHARE_ACCESS_BOTH, "STOLEN",
+				   &wrote),
+		  NFS4ERR_NOTSUPP);
+	ck_status(claim_open_write(b, CLAIM_DELEG_PREV_FH, &fh, &dir, name,
+				   NULL, OPEN4_SHARE_ACCESS_BOTH, "STOLEN",
+				   &wrote),
+		  NFS4ERR_NOTSUPP);
+	ck_status(claim_open_write(a, CLAIM_DELEG_PREV_FH, &fh, &dir, name,
+				   NULL, OPEN4_SHARE_ACCESS_BOTH, "OWN",
+				   &wrote),
+		  NFS4ERR_NOTSUPP);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_returned_untouched(a, &fa, name);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/* ---- an NFSv4.0 client (SETCLIENTID), compounds without SEQUENCE ---- */
+
+struct v40 {
+	struct nfs42_client *cl;
+	uint64_t clientid;
+};
+
+static struct nfs42_compound *v40_compound(struct v40 *v)
+{
+	struct nfs42_compound *c = nfs42_compound_new(v->cl);
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_set_minorversion(c, 0);
+	nfs42_compound_no_retry(c);
+	return c;
+}
+
+/* SETCLIENTID (RFC 7530 16.33) and SETCLIENTID_CONFIRM (16.34). */
+static void v40_client(struct v40 *v)
+{
+	static const uint8_t verf[NFS4_VERIFIER_SIZE] = "dclaim40";
+	struct nfs42_compound *c;
+	struct nfs42_xdr x, r;
+	struct nfs42_opts o;
+	const struct nfs42_res *res;
+	uint8_t confirm[NFS4_VERIFIER_SIZE];
+	const char *id = uniq("v40");
+	int idx;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	ck_assert_int_eq(nfs42_connect(&o, &v->cl), 0);
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_SETCLIENTID);
+	nfs42_xdr_put_fixed(&x, verf, sizeof(verf));
+	nfs42_xdr_put_opaque(&x, id, strlen(id));
+	nfs42_xdr_put_u32(&x, 0x40000000); /* cb_program */
+	nfs42_xdr_put_string(&x, "tcp");
+	nfs42_xdr_put_string(&x, "127.0.0.1.0.1"); /* nobody listens */
+	nfs42_xdr_put_u32(&x, 1); /* callback_ident */
+	c = v40_compound(v);
+	idx = nfs42_op_raw(c, OP_SETCLIENTID, x.buf, x.len);
+	ck_nfs_ok(v->cl, nfs42_compound_run(c));
+	res = nfs42_res(c, idx);
+	nfs42_xdr_dec_init(&r, res->u.raw.data, res->u.raw.len);
+	ck_assert(nfs42_xdr_get_u64(&r, &v->clientid));
+	ck_assert(nfs42_xdr_get_fixed(&r, confirm, sizeof(confirm)));
+	nfs42_compound_free(c);
+	nfs42_xdr_free(&x);
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_SETCLIENTID_CONFIRM);
+	nfs42_xdr_put_u64(&x, v->clientid);
+	nfs42_xdr_put_fixed(&x, confirm, sizeof(confirm));
+	c = v40_compound(v);
+	nfs42_op_raw(c, OP_SETCLIENTID_CONFIRM, x.buf, x.len);
+	ck_nfs_ok(v->cl, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	nfs42_xdr_free(&x);
+}
+
+/* NFSv4.0 OPEN CLAIM_DELEGATE_CUR of dir/name quoting sid, as clientid. */
+static int v40_claim_open(struct v40 *v, uint64_t clientid,
+			  const struct nfs42_fh *dir, const char *name,
+			  const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = v40_compound(v);
+	struct nfs42_open_args oa = { 0 };
+	const char *owner = uniq("owner40");
+	int rc;
+
+	oa.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = CLAIM_DELEGATE_CUR;
+	oa.deleg_stateid = sid;
+	oa.name = name;
+	oa.owner_clientid = clientid;
+	oa.owner = owner;
+	oa.owner_len = strlen(owner);
+	nfs42_op_putfh(c, dir);
+	nfs42_op_open(c, &oa);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * An NFSv4.0 client's CLAIM_DELEGATE_CUR quoting an NFSv4.1 client's
+ * write delegation is BAD_STATEID; naming that client's clientid in its
+ * open owner is NFS4ERR_STALE_CLIENTID (an NFSv4.1 client ID is not one
+ * of NFSv4.0: knfsd's find_confirmed_client); the holder keeps it all.
+ */
+START_TEST(t_v40_deleg_cur_not_claimed_by_others)
+{
+	struct nfs42_client *a = e2e_client_keeping_recalls();
+	const char *name = local_file("v40", "holder's..");
+	struct nfs42_fh dir, fh;
+	struct nfs42_file fa;
+	struct v40 v;
+
+	open_delegated(a, name, OPEN4_SHARE_ACCESS_BOTH, OPEN_DELEGATE_WRITE,
+		       &fa);
+	v40_client(&v);
+	handles(a, name, &dir, &fh);
+	ck_status(v40_claim_open(&v, v.clientid, &dir, name, &fa.deleg_stateid),
+		  NFS4ERR_BAD_STATEID);
+	ck_status(v40_claim_open(&v, nfs42_clientid(a), &dir, name,
+				 &fa.deleg_stateid),
+		  NFS4ERR_STALE_CLIENTID);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_returned_untouched(a, &fa, name);
+	nfs42_client_free(a);
+	nfs42_client_free(v.cl);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("e2e_proto_deleg_claim");
+	TCase *tc = tcase_create("claim");
+
+	(void)argc;
+	(void)argv;
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_write_deleg_not_claimed_by_others);
+	tcase_add_test(tc, t_read_deleg_not_claimed_by_others);
+	tcase_add_test(tc, t_holder_claims_its_own);
+	tcase_add_test(tc, t_prev_claims_unsupported);
+	tcase_add_test(tc, t_v40_deleg_cur_not_claimed_by_others);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}
