@@ -354,6 +354,76 @@ START_TEST(t_prev_claims_unsupported)
 }
 END_TEST
 
+/* PUTFH fh + one op of cl's quoting sid: the status.  op: WRITE,
+ * READ, DELEGRETURN, CLOSE, FREE_STATEID. */
+static int use_stateid(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		       uint32_t op, const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	switch (op) {
+	case OP_WRITE:
+		nfs42_op_write(c, sid, 0, FILE_SYNC4, "STOLEN", 6);
+		break;
+	case OP_READ:
+		nfs42_op_read(c, sid, 0, 6);
+		break;
+	case OP_DELEGRETURN:
+		nfs42_op_delegreturn(c, sid);
+		break;
+	case OP_CLOSE:
+		nfs42_op_close(c, 0, sid);
+		break;
+	default:
+		nfs42_op_free_stateid(c, sid);
+		break;
+	}
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * Stateids are the client's own (RFC 8881 8.2: a stateid is bound to
+ * its client; knfsd looks stateids up among the session's client's
+ * only): B quoting A's delegation or open stateid in WRITE, READ,
+ * DELEGRETURN, CLOSE, FREE_STATEID gets BAD_STATEID; A keeps its
+ * delegation, its open and its data.
+ */
+START_TEST(t_other_clients_stateids_refused)
+{
+	static const uint32_t ops[] = { OP_WRITE, OP_READ, OP_DELEGRETURN,
+					OP_CLOSE, OP_FREE_STATEID };
+	struct nfs42_client *a = e2e_client_keeping_recalls(),
+			    *b = e2e_client();
+	const char *name = local_file("stateids", "holder's..");
+	struct nfs42_file fa;
+	unsigned int i;
+	int rc;
+
+	open_delegated(a, name, OPEN4_SHARE_ACCESS_BOTH, OPEN_DELEGATE_WRITE,
+		       &fa);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		rc = use_stateid(b, &fa.fh, ops[i], &fa.deleg_stateid);
+		ck_assert_msg(
+			rc == NFS4ERR_BAD_STATEID,
+			"op %u with another client's delegation stateid: %s",
+			ops[i], nfs42_strerror(rc));
+		rc = use_stateid(b, &fa.fh, ops[i], &fa.stateid);
+		ck_assert_msg(rc == NFS4ERR_BAD_STATEID,
+			      "op %u with another client's open stateid: %s",
+			      ops[i], nfs42_strerror(rc));
+	}
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_returned_untouched(a, &fa, name);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* ---- an NFSv4.0 client (SETCLIENTID), compounds without SEQUENCE ---- */
 
 struct v40 {
@@ -485,6 +555,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_holder_claims_its_own);
 	tcase_add_test(tc, t_prev_claims_unsupported);
 	tcase_add_test(tc, t_v40_deleg_cur_not_claimed_by_others);
+	tcase_add_test(tc, t_other_clients_stateids_refused);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }
