@@ -25,9 +25,13 @@
  *    first, and every later descriptor of ours for the holder (its other
  *    open states, reopens, the delegation stateid's I/O, COMMIT) is a dup
  *    of that description instead of a new open, which would break it.
+ *    Only the holder's: an open state of another client (the core
+ *    recalls before such an open; issue #27 was one that it let through)
+ *    opens a descriptor of its own, which the lease refuses.
  *  - The holder of read delegations opening the file for writing is no
  *    conflict (the core lets that OPEN through); its own open for
- *    writing would break the read lease, so the read lease is dropped
+ *    writing would break the read lease, so (when it holds every
+ *    delegation on the file) the read lease is dropped
  *    before that open and the file's delegations are backed by a write
  *    lease on the new descriptor after it.  When no write lease can be
  *    had (another descriptor is open: a local reader, another client's
@@ -102,6 +106,7 @@ struct sparse_deleg {
 	struct glist_head link; /* sparse_flease.delegs */
 	struct sparse_flease *file;
 	char other[OTHERSIZE]; /* the delegation's stateid other */
+	clientid4 holder; /* the client the delegation was granted to */
 	uint16_t export_id; /* the export the delegation came through */
 };
 
@@ -440,6 +445,8 @@ static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state)
 
 	d->file = f;
 	memcpy(d->other, state->stateid_other, OTHERSIZE);
+	/* a delegation state's owner is its client's (cid_owner) */
+	d->holder = state->state_owner->so_owner.so_nfs4_owner.so_clientid;
 	d->export_id = op_ctx->ctx_export->export_id;
 	glist_add_tail(&f->delegs, &d->link);
 	sparse_leases.counters.granted++;
@@ -749,24 +756,61 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
 	return fd;
 }
 
-int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv)
+/* Called with mtx held: are all of f's delegations held by the client
+ * whose clientid is *opener (NULL: not known, then no)?
+ */
+static bool sparse_flease_held_by(const struct sparse_flease *f,
+				  const clientid4 *opener)
+{
+	const struct sparse_deleg *d;
+	struct glist_head *g;
+
+	if (opener == NULL)
+		return false;
+	glist_for_each(g, &f->delegs)
+	{
+		d = glist_entry(g, struct sparse_deleg, link);
+		if (d->holder != *opener)
+			return false;
+	}
+	return true;
+}
+
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,
+			    const clientid4 *opener, bool *conv)
 {
 	struct sparse_flease *f;
+	int fd = -1;
 
 	*conv = false;
-	if ((flags & O_ACCMODE) == O_RDONLY || !sparse_leases.started)
-		return sparse_deleg_write_lease_fd(hdl);
+	if (!sparse_leases.started)
+		return -1;
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	f = sparse_flease_held(hdl);
-	if (f != NULL && f->type == F_RDLCK) {
+	if (f != NULL && !sparse_flease_held_by(f, opener)) {
+		/* Not the holder's: Ganesha's core recalls the delegations
+		 * before another client's conflicting open gets here; should
+		 * one come anyway, it opens a descriptor of its own, which a
+		 * conflicting lease refuses (EWOULDBLOCK: NFS4ERR_DELAY, and
+		 * the break recalls), instead of the holder's lease
+		 * descriptor or lease (issue #27).
+		 */
+		LogDebug(
+			COMPONENT_FSAL,
+			"an open of another client than the delegation holder's does not share its lease");
+		f = NULL;
+	} else if (f != NULL && f->type == F_RDLCK &&
+		   (flags & O_ACCMODE) != O_RDONLY) {
 		sparse_flease_unlock(f);
 		*conv = true;
 		LogDebug(
 			COMPONENT_FSAL,
 			"read lease dropped for the delegation holder's open for writing");
 	}
+	if (f != NULL && !*conv && f->type == F_WRLCK)
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
-	return *conv ? -1 : sparse_deleg_write_lease_fd(hdl);
+	return fd;
 }
 
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)

@@ -353,14 +353,18 @@ void sparse_deleg_export_check(const char *path);
  */
 int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
 /*
- * Around (re)opening an open state's descriptor of hdl in mode flags,
- * under the file's st_lock.  Begin returns a descriptor to use instead of
- * opening (a dup of the write lease's; with O_TRUNC the caller truncates),
- * or -1 to open; with *conv the file's read lease was dropped for this
- * open for writing, and sparse_deleg_open_end() must follow with a dup of
- * the new descriptor (taken over), or -1 when the open failed.
+ * Around (re)opening an open state's descriptor of hdl in mode flags for
+ * the client whose clientid is *opener (NULL: not known), under the
+ * file's st_lock.  Begin returns a descriptor to use instead of opening (a
+ * dup of the write lease's; with O_TRUNC the caller truncates), or -1 to
+ * open; with *conv the file's read lease was dropped for this open for
+ * writing, and sparse_deleg_open_end() must follow with a dup of the new
+ * descriptor (taken over), or -1 when the open failed.  The lease's
+ * descriptor and the read lease's conversion are for the opener only
+ * when it holds every delegation on the file.
  */
-int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv);
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,
+			    const clientid4 *opener, bool *conv);
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd);
 
 #endif /* SPARSE_INT_H */
