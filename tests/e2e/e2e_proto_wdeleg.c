@@ -390,11 +390,24 @@ END_TEST
 struct cb_answerer {
 	struct nfs42_client *cl;
 	const struct nfs42_fh *fh;
-	uint64_t change, size; /* what it reports */
+	uint64_t change, size; /* what it reports (atomic) */
 	unsigned int calls; /* CB_GETATTRs answered */
 	bool stop;
+	/* gated: each answer waits until the test opens the gate */
+	bool gated, gate_open;
 	pthread_t thread;
 };
+
+/* A gated answerer's answer waits (at most 10 s) for the gate. */
+static void answerer_gate(struct cb_answerer *ans)
+{
+	int64_t until = e2e_now_ms() + 10000;
+
+	while (__atomic_load_n(&ans->gated, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&ans->gate_open, __ATOMIC_ACQUIRE) &&
+	       e2e_now_ms() < until)
+		usleep(1000);
+}
 
 static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 				  uint32_t op, struct nfs42_xdr *args,
@@ -413,15 +426,18 @@ static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 		return NFS4ERR_BADXDR;
 	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
 		return NFS4ERR_BADHANDLE;
+	answerer_gate(ans);
 	nfs42_bm_clear(&have);
 	nfs42_xdr_enc_init(&vals);
 	if (nfs42_bm_isset(&want, FATTR4_CHANGE)) {
 		nfs42_bm_set(&have, FATTR4_CHANGE);
-		nfs42_xdr_put_u64(&vals, ans->change);
+		nfs42_xdr_put_u64(&vals, __atomic_load_n(&ans->change,
+							 __ATOMIC_RELAXED));
 	}
 	if (nfs42_bm_isset(&want, FATTR4_SIZE)) {
 		nfs42_bm_set(&have, FATTR4_SIZE);
-		nfs42_xdr_put_u64(&vals, ans->size);
+		nfs42_xdr_put_u64(&vals, __atomic_load_n(&ans->size,
+							 __ATOMIC_RELAXED));
 	}
 	nfs42_bitmap_encode(res, &have);
 	nfs42_xdr_put_opaque(res, vals.buf, vals.len);
@@ -440,18 +456,39 @@ static void *answerer_main(void *arg)
 	return NULL;
 }
 
-static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
-			   const struct nfs42_fh *fh, uint64_t change,
-			   uint64_t size)
+static void answerer_start_gated(struct cb_answerer *ans,
+				 struct nfs42_client *cl,
+				 const struct nfs42_fh *fh, uint64_t change,
+				 uint64_t size, bool gated)
 {
 	memset(ans, 0, sizeof(*ans));
 	ans->cl = cl;
 	ans->fh = fh;
 	ans->change = change;
 	ans->size = size;
+	ans->gated = gated;
 	nfs42_set_cb_handler(cl, answer_cb_getattr, ans);
 	ck_assert_int_eq(pthread_create(&ans->thread, NULL, answerer_main, ans),
 			 0);
+}
+
+static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
+			   const struct nfs42_fh *fh, uint64_t change,
+			   uint64_t size)
+{
+	answerer_start_gated(ans, cl, fh, change, size, false);
+}
+
+/* Open the gate and wait (at most 10 s) until n answers went out. */
+static void answerer_release(struct cb_answerer *ans, unsigned int n)
+{
+	int64_t until = e2e_now_ms() + 10000;
+
+	__atomic_store_n(&ans->gate_open, true, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&ans->calls, __ATOMIC_RELAXED) < n &&
+	       e2e_now_ms() < until)
+		usleep(1000);
+	ck_assert_uint_ge(__atomic_load_n(&ans->calls, __ATOMIC_RELAXED), n);
 }
 
 static unsigned int answerer_stop(struct cb_answerer *ans)
@@ -634,6 +671,105 @@ START_TEST(t_getattr_recalls_without_answer)
 }
 END_TEST
 
+/* B's GETATTR of change and size, NFS4ERR_DELAY not retried: the status
+ * (the server waits 50 ms for the holder's answer before that). */
+static int change_and_size_once(struct nfs42_client *b,
+				const struct nfs42_fh *fh)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
+	struct nfs42_compound *c = nfs42_compound_new(b);
+	int rc;
+
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_getattr(c, &bm);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * A CB_GETATTR answer is for its own request (issue #27 item 3).  The
+ * holder answers (4096 bytes) only after the GETATTR that asked gave up
+ * (NFS4ERR_DELAY); well after (past the second such an answer serves a
+ * retry) the holder has 8192 bytes: the next GETATTR asks it again and
+ * gets 8192 (patch 0121 alone served the old 4096 without asking).
+ */
+START_TEST(t_getattr_old_answer_not_served)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cb-old", "0123456789");
+	struct nfs42_attrs at0, at;
+	struct cb_answerer ans;
+	struct nfs42_file fa;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	answerer_start_gated(&ans, a, &fa.fh, at0.change + 1, 4096, true);
+	ck_assert_int_eq(change_and_size_once(b, &fa.fh), NFS4ERR_DELAY);
+	answerer_release(&ans, 1);
+	__atomic_store_n(&ans.size, 8192, __ATOMIC_RELAXED);
+	/* the server keeps a late answer for a retry for 1 s */
+	usleep(2500 * 1000);
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_msg(
+		at.size == 8192,
+		"GETATTR 2.5 s after a late answer: size %llu (the old answer), not the holder's 8192 now",
+		(unsigned long long)at.size);
+	ck_assert_uint_eq(answerer_stop(&ans), 2);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A late answer of a previous holder is not served for the next one
+ * (issue #27 item 3): A's CB_GETATTR answer (4096 bytes) comes after A
+ * returned its write delegation and C got one; B's GETATTRs get the size
+ * C's library answers (the file's 10 bytes), never A's 4096 (patch 0121
+ * alone stored A's answer and served it for C's delegation).
+ */
+START_TEST(t_getattr_previous_holder_answer_dropped)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client(),
+			    *c = e2e_client();
+	const char *name = local_file("cb-prev", "0123456789");
+	struct cb_answerer ans, srv;
+	struct nfs42_attrs at0, at;
+	struct nfs42_file fa, fc;
+	int i;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_nfs_ok(a, nfs42_close(&fa)); /* the delegation stays */
+	answerer_start_gated(&ans, a, &fa.fh, at0.change + 1, 4096, true);
+	ck_assert_int_eq(change_and_size_once(b, &fa.fh), NFS4ERR_DELAY);
+	/* A's answer waits in its hook; A returns meanwhile, C opens */
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	open_write_delegated(c, name, &fc);
+	serve_start(&srv, c);
+	answerer_release(&ans, 1);
+	for (i = 0; i < 5; i++) {
+		change_and_size(b, &fa.fh, &at);
+		ck_assert_msg(
+			at.size == 10,
+			"GETATTR %d under C's delegation: size %llu (A's late answer?)",
+			i, (unsigned long long)at.size);
+		usleep(100 * 1000);
+	}
+	serve_stop(&srv);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(c), 1);
+	answerer_stop(&ans);
+	ck_nfs_ok(c, nfs42_delegreturn(c, &fc.fh, &fc.deleg_stateid));
+	ck_nfs_ok(c, nfs42_close(&fc));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+	nfs42_client_free(c);
+}
+END_TEST
+
 /* Is exactly the set of values (terminated by -1) set in bm? */
 static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
 {
@@ -778,6 +914,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_getattr_answered_by_holder);
 		tcase_add_test(tc, t_getattr_answered_by_library);
 		tcase_add_test(tc, t_getattr_recalls_without_answer);
+		tcase_add_test(tc, t_getattr_old_answer_not_served);
+		tcase_add_test(tc, t_getattr_previous_holder_answer_dropped);
 		tcase_add_test(tc, t_open_arguments);
 	}
 	suite_add_tcase(s, tc);
