@@ -37,6 +37,11 @@
  *    had (another descriptor is open: a local reader, another client's
  *    open) the delegations are recalled, without anybody waiting for it.
  *
+ * A lease is broken by a local open and a truncate only; a local chmod,
+ * chown, utimes, setxattr, rename, unlink or link of the file is seen
+ * through fanotify (sparse_watch.c), after the fact, and recalls too
+ * (sparse_deleg_changed_locally()).
+ *
  * Every open of a regular file by FSAL_SPARSE is O_NONBLOCK: one that
  * would break a lease fails at once (EWOULDBLOCK, NFS4ERR_DELAY; the
  * break recalls the delegation) instead of holding a worker thread for
@@ -95,6 +100,10 @@ struct sparse_flease {
 	int type; /* F_RDLCK or F_WRLCK */
 	uint8_t key_len;
 	uint8_t key[SPARSE_FH_MAX_LEN];
+	/* the file's kernel identity, and whether fd is marked for its
+	 * local changes (sparse_watch.c) */
+	struct sparse_file_id id;
+	bool watched;
 };
 
 /*
@@ -155,9 +164,9 @@ static void sparse_lease_log(const char *what)
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE delegation %s: granted=%" PRIu64
 		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
-		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		" converted=%" PRIu64 " unbacked=%" PRIu64 " changed=%" PRIu64,
 		what, c->granted, c->released, c->broken, c->refused,
-		c->converted, c->unbacked);
+		c->converted, c->unbacked, c->changed);
 }
 
 /* The queued recall is done: its export may go. */
@@ -244,6 +253,32 @@ static void sparse_lease_signal(const siginfo_t *info)
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }
 
+void sparse_deleg_changed_locally(const struct sparse_file_id *id,
+				  const char *what)
+{
+	struct sparse_flease *f;
+	struct glist_head *g;
+
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	glist_for_each(g, &sparse_leases.files)
+	{
+		f = glist_entry(g, struct sparse_flease, link);
+		if (f->fd < 0 ||
+		    (id != NULL &&
+		     (!f->watched || !sparse_watch_id_eq(&f->id, id))))
+			continue;
+		sparse_leases.counters.changed++;
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: a file with a %s lease (fd %d) was changed on the server: %s, recalling the delegation (changed=%" PRIu64
+			")",
+			sparse_lease_name(f->type), f->fd, what,
+			sparse_leases.counters.changed);
+		sparse_flease_recall(f);
+	}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+}
+
 static void *sparse_lease_thread(void *arg)
 {
 	sigset_t set;
@@ -296,6 +331,7 @@ static void sparse_lease_start(void)
 				  &sparse_lease_start_mtx);
 	PTHREAD_MUTEX_unlock(&sparse_lease_start_mtx);
 	sparse_leases.started = true;
+	sparse_watch_start();
 }
 
 /* Called with mtx held: drop f's lease (if it holds one) and close it. */
@@ -303,6 +339,9 @@ static void sparse_flease_unlock(struct sparse_flease *f)
 {
 	if (f->fd < 0)
 		return;
+	if (f->watched)
+		sparse_watch_forget(f->fd);
+	f->watched = false;
 	/* Closing drops the lease too (the last descriptor of its open file
 	 * description); unlock first to be explicit, and because for a write
 	 * lease the description stays open in the holder's open state.
@@ -336,6 +375,8 @@ void sparse_deleg_shutdown(void)
 
 	if (!sparse_leases.started)
 		return;
+	/* no local change is reported any more (it takes mtx) */
+	sparse_watch_stop();
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	while (!glist_empty(&sparse_leases.files)) {
 		f = glist_first_entry(&sparse_leases.files,
@@ -353,9 +394,9 @@ void sparse_deleg_shutdown(void)
 		COMPONENT_FSAL,
 		"FSAL_SPARSE: %u leases dropped at shutdown; delegation leases granted=%" PRIu64
 		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
-		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		" converted=%" PRIu64 " unbacked=%" PRIu64 " changed=%" PRIu64,
 		dropped, c->granted, c->released, c->broken, c->refused,
-		c->converted, c->unbacked);
+		c->converted, c->unbacked, c->changed);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	__atomic_store_n(&sparse_leases.stop, true, __ATOMIC_RELEASE);
 	pthread_kill(sparse_leases.thread, SPARSE_LEASE_SIG);
@@ -434,6 +475,8 @@ static struct sparse_flease *sparse_flease_new(struct sparse_handle *hdl,
 	f->type = type;
 	f->key_len = hdl->fh.len;
 	memcpy(f->key, hdl->fh.bytes, hdl->fh.len);
+	f->watched = sparse_watch_id(fd, &f->id) == 0 &&
+		     sparse_watch_file(fd) == 0;
 	glist_add_tail(&sparse_leases.files, &f->link);
 	return f;
 }
@@ -845,6 +888,7 @@ void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
 	if (err == 0) {
 		f->fd = fd;
 		f->type = type;
+		f->watched = f->id.len > 0 && sparse_watch_file(fd) == 0;
 		if (type == F_WRLCK)
 			sparse_leases.counters.converted++;
 		sparse_lease_log(type == F_WRLCK ?

@@ -336,11 +336,38 @@ struct sparse_deleg_counters {
 	 * lease, or found none possible (its delegations recalled) */
 	uint64_t converted;
 	uint64_t unbacked;
+	/* a local change no lease sees (chmod, rename, unlink...): recall
+	 * asked (sparse_watch.c) */
+	uint64_t changed;
 };
 fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 			       struct state_t *state, void *owner,
 			       fsal_deleg_t deleg);
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
+
+/* sparse_watch.c: local changes of leased files that break no lease.
+ * A file's identity as fanotify reports it: fsid and file handle.
+ */
+struct sparse_file_id {
+	int32_t fsid[2];
+	int type;
+	unsigned int len; /* 0: not known */
+	unsigned char bytes[128]; /* MAX_HANDLE_SZ */
+};
+/* The group and its thread (a WARN once when there can be none). */
+void sparse_watch_start(void);
+void sparse_watch_stop(void);
+/* fd's file's identity: 0 or an errno. */
+int sparse_watch_id(int fd, struct sparse_file_id *id);
+bool sparse_watch_id_eq(const struct sparse_file_id *a,
+			const struct sparse_file_id *b);
+/* Watch fd's file (0 or an errno), or no longer. */
+int sparse_watch_file(int fd);
+void sparse_watch_forget(int fd);
+/* sparse_deleg.c: another process changed the file id (NULL: maybe any
+ * file, events were lost): recall its delegations. */
+void sparse_deleg_changed_locally(const struct sparse_file_id *id,
+				  const char *what);
 void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
 /* At export creation (op_ctx on the new export): WARN, once per process,
