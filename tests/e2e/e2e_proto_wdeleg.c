@@ -980,6 +980,15 @@ START_TEST(t_local_changes_recall)
 {
 	int what;
 
+	/* Where fanotify cannot be had (no CAP_SYS_ADMIN, a filesystem
+	 * without file handles or fsid), the server WARNs at its first lease
+	 * (an earlier test's) and such changes recall nothing: the limit
+	 * design.md states, not tested further here. */
+	if (log_has("recalls no delegation (a local open or truncate still does)")) {
+		fprintf(stderr,
+			"t_local_changes_recall: the server has no fanotify watch here (see its WARN); not tested\n");
+		return;
+	}
 	for (what = 0; what < LC_COUNT; what++)
 		local_change_recalls(what, true);
 	local_change_recalls(LC_CHMOD, false);
