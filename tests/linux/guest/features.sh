@@ -48,6 +48,34 @@ if has seek; then
 	check_eq "seek: SEEK_DATA/SEEK_HOLE offsets" "$offs" \
 		"DATA:$((16 * MB)) HOLE:$((17 * MB)) DATA:$((48 * MB)) HOLE:$((49 * MB)) "
 	check_ge "seek: SEEK calls" $(($(mstat_ops $M SEEK) - s0)) 4
+	# lseek(2) over NFS answers what it answers locally (the guest's
+	# tmpfs copy): a middle hole, the trailing hole (ENXIO for
+	# SEEK_DATA: xfs_io prints EOF), at EOF, past EOF, an all-hole file.
+	seeks() { # FILE OFFSET...
+		f=$1
+		shift
+		for o; do
+			xfs_io -r -c "seek -d $o" -c "seek -h $o" "$f" 2>&1 |
+				awk '$1 == "DATA" || $1 == "HOLE" { printf "%s:%s ", $1, $2 }'
+		done
+	}
+	offs="$((20 * MB)) $((50 * MB)) $((64 * MB - 1)) $((64 * MB)) $((70 * MB))"
+	truncate -s 8M $d/allhole
+	truncate -s 8M /tmp/allhole
+	check_eq "seek: lseek results match the local file's" \
+		"$(seeks $d/sparse $offs)" "$(seeks /tmp/sparse $offs)"
+	check_eq "seek: all-hole file's lseek results match the local file's" \
+		"$(seeks $d/allhole 0 4096)" "$(seeks /tmp/allhole 0 4096)"
+	# Below EOF, each ENXIO is one SEEK answered NFS4ERR_NXIO, as knfsd
+	# answers (the SEEK errors counter), not NFS4_OK with sr_eof.
+	s0=$(mstat_ops $M SEEK) e0=$(mstat_field $M SEEK 9)
+	strace -f -e trace=lseek -o /tmp/lseek.trace bash -c \
+		"$(declare -f seeks); seeks $d/sparse $((50 * MB)) $((64 * MB - 1)); seeks $d/allhole 0 4096" \
+		>/dev/null
+	check_eq "seek: one SEEK per lseek below EOF" \
+		$(($(mstat_ops $M SEEK) - s0)) "$(grep -cE 'SEEK_(DATA|HOLE)' /tmp/lseek.trace)"
+	check_eq "seek: SEEK replies NFS4ERR_NXIO where lseek says ENXIO" \
+		$(($(mstat_field $M SEEK 9) - e0)) "$(grep -c ENXIO /tmp/lseek.trace)"
 fi
 
 if has allocate; then
