@@ -37,6 +37,16 @@ if has read_plus; then
 	# 2 MiB of data; holes cost bytes of XDR, not 62 MiB of zeros
 	check "read_plus: bytes received for 64 MiB with 2 MiB data ($rx) < 3 MiB" \
 		test "$rx" -lt $((3 * MB))
+	# a read moves atime as it does locally (the export's relatime: the
+	# first read after a write) and stat shows it
+	head -c 8192 /dev/urandom >$d/atime
+	touch -a -d 2020-01-01 $d/atime
+	remount 4.2 $M
+	a0=$(stat -c %X $d/atime)
+	cat $d/atime >/dev/null
+	check_eq "read_plus: atime before the read" "$a0" 1577836800
+	check "read_plus: a read moves atime ($a0 -> $(stat -c %X $d/atime))" \
+		test "$(stat -c %X $d/atime)" -gt "$a0"
 fi
 
 if has seek; then
