@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 
 #include "e2e_fsal_util.h"
 #include "e2e_server_proc.h"
@@ -194,6 +195,85 @@ START_TEST(ds_read_huge_counts)
 }
 END_TEST
 
+/* A serves its back channel until stop. */
+struct cb_server {
+	struct nfs42_client *cl;
+	pthread_t thread;
+	bool stop;
+	int rc;
+};
+
+static void *cb_server_main(void *arg)
+{
+	struct cb_server *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE) && s->rc >= 0)
+		s->rc = nfs42_poll(s->cl, 100);
+	return NULL;
+}
+
+/*
+ * Patch 0143: client A holds a layout; B's truncate makes the server
+ * recall it (CB_COMPOUND of CB_SEQUENCE and CB_LAYOUTRECALL), and A
+ * answers with 1024 results, 1022 more than the call had ops (the most
+ * XDR_ARRAY_MAXLEN lets through).  The server decoded all of them into
+ * its two-entry array; it now refuses the reply and lives.
+ */
+START_TEST(cb_reply_more_results_than_ops)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client(), *c;
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	uint8_t *bytes;
+	const char *name = backing_file("cb", &bytes);
+	pid_t mds = e2e_server_pid("server");
+	uint64_t recalls0 = nfs42_layout_recalls(a);
+	struct nfs42_compound *cpd;
+	struct nfs42_sattr sa;
+	struct cb_server s = { .cl = a };
+	struct nfs42_file fa;
+	int64_t t0;
+	int rc;
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_READ, lo));
+	nfs42_set_cb_extra_results(a, 1022);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, cb_server_main, &s),
+			 0);
+	/* one SETATTR of the size, not retried: it queues the recall */
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 4096);
+	cpd = nfs42_compound_new(b);
+	nfs42_op_putfh(cpd, &fa.fh);
+	nfs42_op_setattr(cpd, NULL, &sa);
+	nfs42_compound_no_retry(cpd);
+	rc = nfs42_compound_run(cpd);
+	nfs42_compound_free(cpd);
+	ck_assert_msg(rc == NFS4ERR_DELAY, "SETATTR: %s", nfs42_strerror(rc));
+	/* A answers the recall (with its extra results) */
+	t0 = e2e_now_ms();
+	while (nfs42_layout_recalls(a) == recalls0 && e2e_now_ms() - t0 < 20000)
+		usleep(50 * 1000);
+	ck_assert_uint_gt(nfs42_layout_recalls(a), recalls0);
+	/* the reply has been taken by now, or never will */
+	usleep(1000 * 1000);
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(e2e_proc_alive(mds),
+		      "the metadata server died of a callback reply");
+	/* the server still serves a new client */
+	c = e2e_client();
+	(void)e2e_stat(c, name, NULL);
+	nfs42_client_free(c);
+	ck_assert(e2e_proc_alive(mds));
+	nfs42_set_cb_extra_results(a, 0);
+	free(lo);
+	free(bytes);
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* One case per fix (CK_RUN_CASE=dsread, write or cb runs one alone: an
  * unfixed server dies of the first, and the others would only see it
  * dead). */
@@ -201,9 +281,13 @@ int main(void)
 {
 	Suite *s = suite_create("pnfs_counts");
 	TCase *dsread = tcase_create("dsread");
+	TCase *cb = tcase_create("cb");
 
 	tcase_set_timeout(dsread, 180);
+	tcase_set_timeout(cb, 180);
 	tcase_add_test(dsread, ds_read_huge_counts);
+	tcase_add_test(cb, cb_reply_more_results_than_ops);
 	suite_add_tcase(s, dsread);
+	suite_add_tcase(s, cb);
 	return e2e_run(s);
 }
