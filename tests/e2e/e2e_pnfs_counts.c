@@ -20,6 +20,7 @@
  * "Nothing allocated" is read on the server process's VmPeak
  * (/proc/PID/status): it would grow by the gigabytes asked.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -195,6 +196,92 @@ START_TEST(ds_read_huge_counts)
 }
 END_TEST
 
+/* WRITE whose data length says len while the request holds 8 bytes:
+ * GARBAGE_ARGS (the library's -EINVAL), and the server lives. */
+static void write_claiming(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			   const struct nfs42_stateid *sid, uint32_t len,
+			   pid_t pid)
+{
+	uint8_t raw[4 + 16 + 8 + 4 + 4 + 8], *p = raw;
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	uint32_t v[2];
+	uint64_t off = 0;
+	int rc;
+
+	/* WRITE4args: opnum, stateid, offset, stable, data<> */
+	v[0] = htonl(OP_WRITE);
+	memcpy(p, v, 4);
+	p += 4;
+	v[0] = htonl(sid->seqid);
+	memcpy(p, v, 4);
+	memcpy(p + 4, sid->other, 12);
+	p += 16;
+	memcpy(p, &off, 8);
+	p += 8;
+	v[0] = htonl(UNSTABLE4);
+	v[1] = htonl(len);
+	memcpy(p, v, 8);
+	p += 8;
+	memcpy(p, "8 bytes!", 8);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_raw(c, OP_WRITE, raw, sizeof(raw));
+	nfs42_compound_no_retry(c);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	ck_assert_msg(e2e_proc_alive(pid),
+		      "the server died of WRITE data length %#x", len);
+	ck_assert_msg(rc == -EINVAL, "WRITE data length %#x: %d (%s)", len, rc,
+		      nfs42_strerror(rc));
+}
+
+/* Patch 0144: a WRITE whose data length is beyond the request is not
+ * decodable; the server allocated that length (up to 4 GiB) first. */
+START_TEST(write_length_beyond_request)
+{
+	static const uint32_t lens[] = { 0xffffff00u, 0x80000000u,
+					 0x10000000u };
+	struct nfs42_client *cl = e2e_client(), *w;
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = uniq("write");
+	pid_t mds = e2e_server_pid("server"), ds0 = e2e_server_pid("ds0");
+	int64_t peak0, dpeak0, peak, dpeak;
+	struct nfs42_file f;
+	unsigned int i;
+
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				 UNCHECKED4, 0644, true, &f));
+	ck_nfs_ok(cl, nfs42_layout_get(&f, LAYOUTIOMODE4_RW, lo));
+	peak0 = e2e_proc_status_kb(mds, "VmPeak");
+	dpeak0 = e2e_proc_status_kb(ds0, "VmPeak");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		/* a session of its own each time: an undecodable request
+		 * leaves its slot in doubt */
+		w = e2e_client();
+		write_claiming(w, &f.fh, &f.stateid, lens[i], mds);
+		nfs42_client_free(w);
+		w = ds_connect();
+		write_claiming(w, &lo->fhs[0], &f.stateid, lens[i], ds0);
+		nfs42_client_free(w);
+	}
+	peak = e2e_proc_status_kb(mds, "VmPeak");
+	dpeak = e2e_proc_status_kb(ds0, "VmPeak");
+	ck_assert_msg(peak - peak0 < PEAK_SLACK_KB,
+		      "the metadata server's VmPeak grew by %" PRId64 " kB",
+		      peak - peak0);
+	ck_assert_msg(dpeak - dpeak0 < PEAK_SLACK_KB,
+		      "the data server's VmPeak grew by %" PRId64 " kB",
+		      dpeak - dpeak0);
+	/* and a WRITE that says what it holds still works */
+	ck_assert_int_eq(e2e_write(cl, &f.fh, &f.stateid, 0, FILE_SYNC4,
+				   "8 bytes!", 8, NULL, NULL, NULL),
+			 0);
+	ck_nfs_ok(cl, nfs42_layout_return(&f, lo));
+	ck_nfs_ok(cl, nfs42_close(&f));
+	free(lo);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* A serves its back channel until stop. */
 struct cb_server {
 	struct nfs42_client *cl;
@@ -281,13 +368,17 @@ int main(void)
 {
 	Suite *s = suite_create("pnfs_counts");
 	TCase *dsread = tcase_create("dsread");
+	TCase *write = tcase_create("write");
 	TCase *cb = tcase_create("cb");
 
 	tcase_set_timeout(dsread, 180);
+	tcase_set_timeout(write, 180);
 	tcase_set_timeout(cb, 180);
 	tcase_add_test(dsread, ds_read_huge_counts);
+	tcase_add_test(write, write_length_beyond_request);
 	tcase_add_test(cb, cb_reply_more_results_than_ops);
 	suite_add_tcase(s, dsread);
+	suite_add_tcase(s, write);
 	suite_add_tcase(s, cb);
 	return e2e_run(s);
 }
