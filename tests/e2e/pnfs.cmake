@@ -59,3 +59,9 @@ sparse_e2e_test(e2e_pnfs_counts
   TIMEOUT 300
   HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
 
+# LAYOUTGET with the layout stateid, as the Linux client asks (issue #26
+# item 2): the layout state kept, the segments of a client merged.
+sparse_e2e_test(e2e_pnfs_layoutget
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_layoutget.c
+  TIMEOUT 600
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
