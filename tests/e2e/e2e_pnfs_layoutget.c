@@ -111,14 +111,92 @@ START_TEST(layout_stateid_keeps_its_state)
 }
 END_TEST
 
+/* LAYOUTGETS_PER_CALL LAYOUTGETs, READ and RW in turn, in one compound:
+ * the first under the layout stateid *lsid, the others under the
+ * current stateid (RFC 8881 16.2.3.1.2: the one the LAYOUTGET before
+ * answered); *lsid becomes the last one answered. */
+#define LAYOUTGETS_PER_CALL 8
+static void layoutgets(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		       struct nfs42_stateid *lsid, unsigned int calls)
+{
+	const struct nfs42_stateid current = { .seqid = 1 };
+	unsigned int i, j;
+	int idx = -1;
+
+	for (i = 0; i < calls; i++) {
+		struct nfs42_compound *c = nfs42_compound_new(cl);
+
+		nfs42_op_putfh(c, fh);
+		for (j = 0; j < LAYOUTGETS_PER_CALL; j++)
+			idx = nfs42_op_layoutget(c, LAYOUT4_NFSV4_1_FILES,
+						 j % 2 ? LAYOUTIOMODE4_READ :
+							 LAYOUTIOMODE4_RW,
+						 0, NFS42_LENGTH_EOF, 0,
+						 j ? &current : lsid, 4096);
+		ck_nfs_ok(cl, nfs42_compound_run(c));
+		*lsid = nfs42_res(c, idx)->u.layoutget.stateid;
+		nfs42_compound_free(c);
+	}
+}
+
+/*
+ * Patches 0142 and 0145: a client asking 40000 times for the layouts it
+ * holds (READ and RW, under its layout stateid) leaves the server holding
+ * no more than after the first few: its segments are merged, the replies
+ * freed.  Each used to stay (a segment and the FSAL's record of the
+ * grant, 100 bytes, and the reply's layout, 330 bytes: 17 MB here).  Read on the server's resident memory, which an ASan
+ * build's quarantine makes meaningless (the calls still run there).
+ */
+START_TEST(segments_merged)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = uniq("merge");
+	struct nfs42_stateid lsid;
+	pid_t pid = e2e_server_pid("server");
+	int64_t rss0, rss;
+	struct nfs42_file fa;
+
+	e2e_put_backing(name, "merged", 6);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_nfs_ok(a,
+		  layoutget(a, &fa.fh, LAYOUTIOMODE4_READ, &fa.stateid, &lsid));
+	/* warm up: the server's caches and arenas at their working size */
+	layoutgets(a, &fa.fh, &lsid, 500);
+	rss0 = e2e_proc_status_kb(pid, "VmRSS");
+	layoutgets(a, &fa.fh, &lsid, 5000);
+	rss = e2e_proc_status_kb(pid, "VmRSS");
+	ck_assert_int_gt(rss, 0);
+	fprintf(stderr,
+		"segments_merged: the server's VmRSS grew by %" PRId64 " kB\n",
+		rss - rss0);
+	if (e2e_proc_asan(pid))
+		fprintf(stderr,
+			"segments_merged: an ASan server, not compared\n");
+	else
+		ck_assert_msg(
+			rss - rss0 < 1024,
+			"40000 LAYOUTGETs of a layout held: the server's resident memory grew by %" PRId64
+			" kB",
+			rss - rss0);
+	ck_nfs_ok(a, layoutreturn(a, &fa.fh, &lsid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* One case per fix (CK_RUN_CASE=probe or merge runs one alone). */
 int main(void)
 {
 	Suite *s = suite_create("pnfs_layoutget");
 	TCase *probe = tcase_create("probe");
+	TCase *merge = tcase_create("merge");
 
 	tcase_set_timeout(probe, 120);
+	tcase_set_timeout(merge, 600);
 	tcase_add_test(probe, layout_stateid_keeps_its_state);
+	tcase_add_test(merge, segments_merged);
 	suite_add_tcase(s, probe);
+	suite_add_tcase(s, merge);
 	return e2e_run(s);
 }
