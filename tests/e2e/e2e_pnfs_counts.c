@@ -29,8 +29,10 @@
 #include "e2e_server_proc.h"
 
 #define FILE_SIZE (3 << 20)
-/* VmPeak may grow by this much at most over a test (kB) */
-#define PEAK_SLACK_KB (256 << 10)
+/* VmPeak may grow by this much at most over a test (kB): an ASan
+ * server's quarantine keeps up to 256 MB of freed buffers mapped; the
+ * allocations these tests guard against were 2 to 4 GiB */
+#define PEAK_SLACK_KB (1 << 20)
 
 static const char *uniq(const char *what)
 {
