@@ -7,14 +7,14 @@
  *
  *  - READ and READ_PLUS on a data server with counts near 2^32: the
  *    reply carries at most what the session's reply can hold (patch
- *    0140; a count of 0xFFFFFFFD or more wrapped to a zero-byte buffer
+ *    0150; a count of 0xFFFFFFFD or more wrapped to a zero-byte buffer
  *    that the file's data then overflowed, and other large counts
  *    allocated up to 4 GiB);
  *  - WRITE, on the metadata server and on a data server, whose data
  *    length says more than the request holds: GARBAGE_ARGS, nothing
- *    allocated for it (patch 0144; it allocated the 4 GiB first);
+ *    allocated for it (patch 0154; it allocated the 4 GiB first);
  *  - a callback reply with more results than the callback had ops: the
- *    server refuses it (patch 0143; it wrote them past the end of its
+ *    server refuses it (patch 0153; it wrote them past the end of its
  *    two-entry array).
  *
  * "Nothing allocated" is read on the server process's VmPeak
@@ -236,7 +236,7 @@ static void write_claiming(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		      nfs42_strerror(rc));
 }
 
-/* Patch 0144: a WRITE whose data length is beyond the request is not
+/* Patch 0154: a WRITE whose data length is beyond the request is not
  * decodable; the server allocated that length (up to 4 GiB) first. */
 START_TEST(write_length_beyond_request)
 {
@@ -302,7 +302,7 @@ static void *cb_server_main(void *arg)
 }
 
 /*
- * Patch 0143: client A holds a layout; B's truncate makes the server
+ * Patch 0153: client A holds a layout; B's truncate makes the server
  * recall it (CB_COMPOUND of CB_SEQUENCE and CB_LAYOUTRECALL), and A
  * answers with 1024 results, 1022 more than the call had ops (the most
  * XDR_ARRAY_MAXLEN lets through).  The server decoded all of them into

@@ -8,9 +8,9 @@
  *  - the probe: an O_RDWR open, a READ layout, then an RW layout asked
  *    with the layout stateid; Ganesha 6.5 dropped a reference it did not
  *    own and freed the layout state while it was listed on the file, and
- *    the next OPEN of the file aborted the server (patch 0141);
+ *    the next OPEN of the file aborted the server (patch 0151);
  *  - asked again and again, the layouts of one client and file are
- *    merged (patch 0142) and each reply is freed (patch 0145): the
+ *    merged (patch 0152) and each reply is freed (patch 0155): the
  *    server's memory does not grow with the number of LAYOUTGETs (it
  *    grew by a segment and by the reply's layout each).
  */
@@ -66,7 +66,7 @@ static int layoutreturn(struct nfs42_client *cl, const struct nfs42_fh *fh,
  * The probe of item 2, the Linux client's pattern: A opens the file for
  * reading and writing, reads (a READ layout under the open stateid),
  * then writes (an RW layout under the layout stateid, and again); then B
- * opens the same file.  Before patch 0141 the second LAYOUTGET freed the
+ * opens the same file.  Before patch 0151 the second LAYOUTGET freed the
  * layout state A still held, and B's OPEN aborted the server ("Error 22
  * acquiring mutex"; ASan: heap-use-after-free).
  */
@@ -140,7 +140,7 @@ static void layoutgets(struct nfs42_client *cl, const struct nfs42_fh *fh,
 }
 
 /*
- * Patches 0142 and 0145: a client asking 40000 times for the layouts it
+ * Patches 0152 and 0155: a client asking 40000 times for the layouts it
  * holds (READ and RW, under its layout stateid) leaves the server holding
  * no more than after the first few: its segments are merged, the replies
  * freed.  Each used to stay (a segment and the FSAL's record of the

@@ -299,7 +299,7 @@ static void sparse_ds_verifier(verifier4 *verf)
 /*
  * At most the export's MaxRead of a READ, whatever the count: the protocol
  * layer sizes the buffer to the count cut to MaxRead and the session's
- * reply (patch 0140), and this is the FSAL's own bound on what it writes
+ * reply (patch 0150), and this is the FSAL's own bound on what it writes
  * into it (a short read is a valid answer).
  */
 static size_t sparse_ds_read_cap(count4 requested)

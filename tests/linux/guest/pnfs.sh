@@ -78,7 +78,7 @@ exec 3<&-
 # layout, then opened O_RDWR as well and written: the kernel holds a
 # layout of the file, so it asks for the RW one in a LAYOUTGET of its own
 # under the layout stateid (RFC 8881 12.5.3; t_pnfs.sh finds it on the
-# wire), on which Ganesha 6.5 freed the layout state (patch 0141: the
+# wire), on which Ganesha 6.5 freed the layout state (patch 0151: the
 # next OPEN of the file aborted the server). Both mounts do so at the same
 # time, then one truncates the file under the other's layout (recalled)
 # and the other writes past the new end; every read is compared with what
