@@ -6,6 +6,11 @@ include(ExternalProject)
 set(SPARSE_SOURCE_CACHE "$ENV{HOME}/.cache/nfs-sparse/sources" CACHE PATH
     "where the verified Debian source tarballs are kept between builds")
 option(SPARSE_SANITIZE "build everything with ASan and UBSan" OFF)
+# SPARSE_FUZZ: ntirpc + Ganesha + FSAL_SPARSE built by clang with libFuzzer's
+# coverage (fuzzer-no-link), ASan and UBSan, and only the in-process
+# coverage-guided harness on top (tests/fuzz/inproc, docs/testing.md).
+# Its own build tree (scripts/build.sh --fuzz: build-fuzz/).
+option(SPARSE_FUZZ "clang libFuzzer variant: Ganesha + the in-process harness" OFF)
 
 set(DEPS_DIR ${CMAKE_BINARY_DIR}/_deps)
 set(STAGE ${CMAKE_BINARY_DIR}/stage)
@@ -49,7 +54,18 @@ if(SPARSE_SANITIZE)
   set(ganesha_san_define "-DSANITIZE_ADDRESS")
 endif()
 
+set(compiler_args "")
+if(SPARSE_FUZZ)
+  find_program(SPARSE_FUZZ_CC NAMES clang-14 clang REQUIRED)
+  find_program(SPARSE_FUZZ_CXX NAMES clang++-14 clang++ REQUIRED)
+  set(compiler_args -DCMAKE_C_COMPILER=${SPARSE_FUZZ_CC}
+                    -DCMAKE_CXX_COMPILER=${SPARSE_FUZZ_CXX})
+  set(san_flags "-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer")
+  set(ganesha_san_define "-DSANITIZE_ADDRESS")
+endif()
+
 set(common_args
+  ${compiler_args}
   -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
   -DCMAKE_INSTALL_PREFIX=${STAGE}
   -DCMAKE_INSTALL_RPATH=${STAGE}/lib
@@ -97,6 +113,7 @@ ExternalProject_Add(inner
   SOURCE_DIR ${CMAKE_SOURCE_DIR}
   BINARY_DIR ${CMAKE_BINARY_DIR}/inner
   CMAKE_ARGS -DSPARSE_INNER=ON -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+             ${compiler_args} -DSPARSE_FUZZ=${SPARSE_FUZZ}
              -DGANESHA_PREFIX=${STAGE}
              -DGANESHA_INCLUDE=${DEPS_DIR}/nfs-ganesha-${GANESHA_VERSION}/src/include
              -DGANESHA_CONFIG_INCLUDE=${CMAKE_BINARY_DIR}/ganesha/include
