@@ -525,7 +525,7 @@ static bool sparse_write_lease_warned;
 static unsigned int sparse_lease_break_time(void)
 {
 	unsigned int have = 0;
-	FILE *f = fopen(SPARSE_LEASE_BREAK_TIME, "re");
+	FILE *f = sparse_sys_fopen_read(SPARSE_LEASE_BREAK_TIME);
 
 	if (f != NULL) {
 		if (fscanf(f, "%u", &have) != 1)

@@ -108,11 +108,11 @@ static int sparse_kernel_flags(int flags)
  */
 static int sparse_open_promoted(const char *path, int flags)
 {
-	int fd = open(path, sparse_kernel_flags(flags) | O_CLOEXEC);
+	int fd = sparse_sys_open(path, sparse_kernel_flags(flags) | O_CLOEXEC);
 
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
 	    (flags & O_ACCMODE) == O_WRONLY)
-		fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
+		fd = sparse_sys_open(path, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -616,10 +616,10 @@ static int sparse_create_file(int dirfd, const char *name, int flags,
 	int fd, err;
 
 	fsal_set_credentials(&op_ctx->creds);
-	fd = openat(dirfd, name,
-		    sparse_kernel_flags(flags) | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC,
-		    mode);
+	fd = sparse_sys_openat(dirfd, name,
+			       sparse_kernel_flags(flags) | O_CREAT | O_EXCL |
+				       O_NOFOLLOW | O_CLOEXEC,
+			       mode);
 	err = errno;
 	fsal_restore_ganesha_credentials();
 	errno = err;

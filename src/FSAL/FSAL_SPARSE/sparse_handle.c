@@ -81,7 +81,8 @@ int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
 	int fd;
 
 	sparse_fh_decode(fh, &k);
-	fd = open_by_handle_at(exp->root_fd, &k.fh, flags | O_CLOEXEC);
+	fd = sparse_sys_open_by_handle_at(exp->root_fd, &k.fh,
+					  flags | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	if (errno == ENOENT)
@@ -606,7 +607,8 @@ static fsal_status_t sparse_emit_dirent(int dirfd, const struct dirent64 *de,
 static bool sparse_first_entry(int dirfd, char *buf, ino_t *ino,
 			       char name[NAME_MAX + 1])
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = sparse_sys_openat(dirfd, ".",
+				   O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	bool found = false;
 	ssize_t n, pos;
 

@@ -363,4 +363,8 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
 int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv);
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd);
 
+/* Last: every open goes through sparse_open.h, which poisons the raw
+ * calls for what follows. */
+#include "sparse_open.h"
+
 #endif /* SPARSE_INT_H */
