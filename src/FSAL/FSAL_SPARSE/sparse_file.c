@@ -478,7 +478,20 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	/* a truncate waits for other clients' layouts (sparse_layouts.c) */
 	if (truncate) {
 		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 SPARSE_LO_ALL,
 						 "truncating OPEN");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
+	/* an open denying writes waits for other clients' write layouts,
+	 * which write through the data servers whatever the share
+	 * reservations say
+	 */
+	if (state != NULL &&
+	    (openflags & (FSAL_O_DENY_WRITE | FSAL_O_DENY_WRITE_MAND)) != 0) {
+		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 SPARSE_LO_WRITE,
+						 "OPEN denying writes");
 		if (FSAL_IS_ERROR(status))
 			return status;
 	}
@@ -1231,7 +1244,7 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 		/* holes under other clients' layouts (sparse_layouts.c) */
 		status = sparse_layouts_conflict(sparse_op_export(),
 						 &sparse_hdl(obj_hdl)->fh,
-						 "DEALLOCATE");
+						 SPARSE_LO_ALL, "DEALLOCATE");
 		if (FSAL_IS_ERROR(status))
 			return status;
 	}
@@ -1400,7 +1413,8 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 
 	/* into a file other clients have layouts of (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(dst_hdl)->fh, "CLONE");
+					 &sparse_hdl(dst_hdl)->fh,
+					 SPARSE_LO_ALL, "CLONE");
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (src_hdl == dst_hdl)
@@ -1493,7 +1507,8 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 	arg->eof = false;
 	/* into a file other clients have layouts of (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(dst_hdl)->fh, "COPY");
+					 &sparse_hdl(dst_hdl)->fh,
+					 SPARSE_LO_ALL, "COPY");
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (src_hdl == dst_hdl) {
@@ -1649,7 +1664,8 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 		return fsalstat(ERR_FSAL_FBIG, EFBIG);
 	/* other clients' layouts first (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(obj_hdl)->fh, "truncate");
+					 &sparse_hdl(obj_hdl)->fh,
+					 SPARSE_LO_ALL, "truncate");
 	if (FSAL_IS_ERROR(status))
 		return status;
 
