@@ -402,8 +402,8 @@ void sparse_layouts_returned(struct sparse_export *exp, void *seg_data,
 	struct sparse_lo_seg *seg = seg_data;
 	struct sparse_lo_holder *h;
 	struct sparse_lo_file *f;
+	bool live, found;
 	uint64_t need = 0;
-	bool live;
 	uint8_t mode;
 
 	if (seg == NULL)
@@ -411,6 +411,7 @@ void sparse_layouts_returned(struct sparse_export *exp, void *seg_data,
 	PTHREAD_MUTEX_lock(&sparse_lo.mtx);
 	f = sparse_lo_find(seg->dev, &seg->fh, false);
 	h = f != NULL ? sparse_lo_holder(f, seg->client, seg->grant) : NULL;
+	found = h != NULL;
 	if (h != NULL) {
 		live = sparse_lo_live(h);
 		mode = sparse_lo_iomode(h);
@@ -429,10 +430,11 @@ void sparse_layouts_returned(struct sparse_export *exp, void *seg_data,
 		if (h->nread + h->nrw == 0)
 			sparse_lo_holder_drop(f, h);
 		need = f->gen;
+		sparse_lo_tidy(f); /* (when nothing is left to write) */
 	}
 	PTHREAD_MUTEX_unlock(&sparse_lo.mtx);
 
-	if (f != NULL) {
+	if (found) {
 		if (revoked)
 			LogEvent(
 				COMPONENT_PNFS,
@@ -533,6 +535,7 @@ static void sparse_lo_recall_done(void *arg, state_status_t status)
 	uint16_t id = r->gexp->export_id;
 	struct sparse_lo_file *f;
 	uint64_t need = 0;
+	bool found;
 	uint32_t i;
 
 	if (status == STATE_NOT_FOUND) {
@@ -549,12 +552,14 @@ static void sparse_lo_recall_done(void *arg, state_status_t status)
 			}
 			i++;
 		}
+		found = f != NULL;
 		if (f != NULL) {
 			f->recall_ms = 0;
 			need = f->gen;
+			sparse_lo_tidy(f);
 		}
 		PTHREAD_MUTEX_unlock(&sparse_lo.mtx);
-		if (f != NULL)
+		if (found)
 			(void)sparse_lo_sync(r->exp, r->dev, &r->fh, need);
 	}
 	put_gsh_export(r->gexp);
