@@ -703,8 +703,8 @@ static bool sparse_commit_mtime(int pfd, const nfstime4 *t)
  * beyond it was not written through a data server; one outside the range
  * committed is NFS4ERR_INVAL before this, patch 0118).  The client's
  * modification time is taken when it is later than the file's; with
- * Durable_Metadata that is made durable.  No open of the file: nothing
- * here can break a lease.
+ * Durable_Metadata that is made durable (the only open here, and a
+ * non-blocking one: a lease in the way answers NFS4ERR_DELAY).
  */
 static nfsstat4 sparse_layoutcommit(struct fsal_obj_handle *obj_hdl,
 				    XDR *lou_body,
