@@ -8,8 +8,10 @@
  *
  * A layout covers the whole file, READ or RW as asked, and names one
  * device (an ordered list of data servers, sparse_pnfs_cfg.h) and one
- * filehandle for all of them: a data-server handle of the file under its
- * current layout epoch (sparse_fh.h, sparse_fence.c), valid on every head.
+ * filehandle for all of them: a data-server handle of the file with the
+ * layout's iomode, this start's boot generation and the client's grant
+ * (sparse_fh.h, sparse_layouts.c), valid on every head.  An RW layout only
+ * for a client that may write (sparse_layout_may_write).
  * Stripes are Stripe_Unit bytes; the file offset is the offset on every
  * data server (no NFL4_UFLG_DENSE), commits go to the data servers (no
  * NFL4_UFLG_COMMIT_THRU_MDS).  Layouts are returned on close.
@@ -17,7 +19,8 @@
  * A device id is a struct pnfs_deviceid: FSAL_ID_EXPERIMENTAL, device_id2
  * the Export_Id, devid = generation << 32 | rotation (the generation of
  * the export's data-server list, so an id of another configuration is
- * NFS4ERR_NOENT rather than another list).
+ * NFS4ERR_NOENT rather than another list); GETDEVICEINFO answers only for
+ * an export the client may reach.
  *
  * Locking: sparse_mds_lock (a rwlock) guards sparse_mds_exports, the list
  * of live exports that hand out layouts, and their device data, which
