@@ -88,3 +88,18 @@ sparse_e2e_run(e2e_pnfs_auth_exports e2e_pnfs_auth ARGS exports TIMEOUT 120
 sparse_e2e_run(e2e_pnfs_auth_v3 e2e_pnfs_auth ARGS v3 TIMEOUT 120
   HARNESS_ARGS ${pnfs_auth_args} --protocols "3, 4" --mkdir v3only
     --mds-conf-extra "EXPORT { Export_Id = 4$<SEMICOLON> Path = \"@EXPORT_DIR@/v3only\"$<SEMICOLON> Pseudo = /v3only$<SEMICOLON> Protocols = 3$<SEMICOLON> FSAL { Name = SPARSE$<SEMICOLON> } }")
+
+# Counts a client sends that reach an allocation (issue #26 item 1 and
+# its audit): huge READ counts on a data server, WRITE data lengths
+# beyond the request, a callback reply with more results than ops.
+sparse_e2e_test(e2e_pnfs_counts
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_counts.c
+  TIMEOUT 300
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
+
+# LAYOUTGET with the layout stateid, as the Linux client asks (issue #26
+# item 2): the layout state kept, the segments of a client merged.
+sparse_e2e_test(e2e_pnfs_layoutget
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_layoutget.c
+  TIMEOUT 600
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
