@@ -15,7 +15,9 @@
  *    grew by a segment and by the reply's layout each);
  *  - a first LAYOUTGET that fails frees the layout state it made (patch
  *    0156); a count too small for the answer is NFS4ERR_TOOSMALL, for
- *    LAYOUTGET and GETDEVICEINFO (patches 0157, 0158), never a CRIT line.
+ *    LAYOUTGET and GETDEVICEINFO (patches 0157, 0158), never a CRIT line;
+ *  - our library asks under the layout stateid once it holds a layout
+ *    of the file, as the RFC and the Linux client do.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -322,7 +324,58 @@ START_TEST(toosmall_answers)
 }
 END_TEST
 
-/* One case per fix (CK_RUN_CASE=probe, merge, failed or toosmall
+/*
+ * Our library after its first LAYOUTGET of a file asks under the layout
+ * stateid (RFC 8881 12.5.3): a READ then an RW layout are the same layout
+ * state, a later seqid.  Under the open stateid (as it used to ask, and
+ * as nfs42_layout_get_sid still can) the server takes the client for one
+ * that forgot its layouts: the old layout state goes, a new one comes.
+ * Returning one iomode keeps the other under the stateid LAYOUTRETURN
+ * answered.
+ */
+START_TEST(library_uses_the_layout_stateid)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *name = uniq("library");
+	struct nfs42_layout *r = calloc(1, sizeof(*r));
+	struct nfs42_layout *w = calloc(1, sizeof(*w));
+	struct nfs42_layout *o = calloc(1, sizeof(*o));
+	struct nfs42_file fa;
+
+	e2e_put_backing(name, "library", 7);
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_READ, r));
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_RW, w));
+	ck_assert_msg(!memcmp(w->stateid.other, r->stateid.other,
+			      NFS4_OTHER_SIZE),
+		      "the second LAYOUTGET made a new layout state: it was "
+		      "not sent under the layout stateid");
+	ck_assert_uint_gt(w->stateid.seqid, r->stateid.seqid);
+	ck_assert_uint_eq(nfs42_layouts_held(a), 1);
+	/* the READ layout returned, the RW one kept and usable */
+	ck_nfs_ok(a, nfs42_layout_return(&fa, r));
+	ck_assert_uint_eq(nfs42_layouts_held(a), 1);
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_RW, o));
+	ck_assert_mem_eq(o->stateid.other, w->stateid.other, NFS4_OTHER_SIZE);
+	/* tests may still send the open stateid: a new layout state */
+	ck_nfs_ok(a, nfs42_layout_get_sid(&fa, LAYOUTIOMODE4_READ, &fa.stateid,
+					  o));
+	ck_assert_mem_ne(o->stateid.other, w->stateid.other, NFS4_OTHER_SIZE);
+	ck_nfs_ok(a, nfs42_layout_return(&fa, o));
+	ck_assert_uint_eq(nfs42_layouts_held(a), 0);
+	/* nothing held: the open stateid again */
+	ck_nfs_ok(a, nfs42_layout_get(&fa, LAYOUTIOMODE4_READ, r));
+	ck_nfs_ok(a, nfs42_layout_return(&fa, r));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	free(r);
+	free(w);
+	free(o);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/* One case per fix (CK_RUN_CASE=probe, merge, failed, toosmall or library
  * runs one alone). */
 int main(void)
 {
@@ -331,6 +384,7 @@ int main(void)
 	TCase *merge = tcase_create("merge");
 	TCase *failed = tcase_create("failed");
 	TCase *toosmall = tcase_create("toosmall");
+	TCase *library = tcase_create("library");
 
 	tcase_set_timeout(probe, 120);
 	tcase_set_timeout(merge, 600);
@@ -343,5 +397,7 @@ int main(void)
 	suite_add_tcase(s, failed);
 	tcase_add_test(toosmall, toosmall_answers);
 	suite_add_tcase(s, toosmall);
+	tcase_add_test(library, library_uses_the_layout_stateid);
+	suite_add_tcase(s, library);
 	return e2e_run(s);
 }
