@@ -578,6 +578,129 @@ START_TEST(grace_end_fails)
 }
 END_TEST
 
+/* ---- stuck: a removal of an expiring client ---- */
+
+/* Rows of the clients table whose key contains `like` (every row: "") */
+static int db_rows(const char *like)
+{
+	char path[4200];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "file:%s/sparse_recovery.db?mode=ro",
+		 e2e_env("NFS42_RECOVERY_DIR"));
+	ck_assert_int_eq(sqlite3_open_v2(path, &db,
+					 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+					 NULL),
+			 SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(db,
+				   "SELECT count(*) FROM clients WHERE "
+				   "instr(CAST(key AS TEXT), ?1) > 0",
+				   -1, &st, NULL),
+		SQLITE_OK);
+	sqlite3_bind_text(st, 1, like, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/* Wait up to ms for no row matching `like`; the rows left. */
+static int db_rows_gone(const char *like, int ms)
+{
+	int64_t t0 = e2e_now_ms();
+	int n;
+
+	while ((n = db_rows(like)) > 0 && e2e_now_ms() - t0 < ms)
+		usleep(50 * 1000);
+	return n;
+}
+
+struct destroyer {
+	struct rsess *s;
+	int rc;
+	int done;
+};
+
+/* DESTROY_SESSION, DESTROY_CLIENTID; the first failure in d->rc. */
+static void *destroy_thread(void *arg)
+{
+	struct destroyer *d = arg;
+	struct nfs42_compound *c = nfs42_compound_new(d->s->cl);
+
+	nfs42_compound_no_sequence(c);
+	nfs42_op_destroy_session(c, d->s->sid);
+	d->rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	if (!d->rc) {
+		c = nfs42_compound_new(d->s->cl);
+		nfs42_compound_no_sequence(c);
+		nfs42_op_destroy_clientid(c, d->s->clientid);
+		d->rc = nfs42_compound_run(c);
+		nfs42_compound_free(c);
+	}
+	__atomic_store_n(&d->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * (Busy_Timeout_Ms = 1000.)  Another process holds the database while a
+ * client destroys its client ID, whose record must be gone (durably)
+ * before the request goes on: the removal is tried 3 times and then the
+ * request goes on anyway (CRIT: NOT removed), within seconds, not until
+ * the lock is gone.  The removal stays queued: once the lock is gone the
+ * record goes, and after a restart the client may not reclaim.
+ */
+START_TEST(removal_bounded)
+{
+	struct nfs42_fh fh = shared_file();
+	struct destroyer d = { 0 };
+	struct rsess t = { 0 };
+	struct holder h;
+	pthread_t th;
+	char owner[64];
+	int64_t t0, took;
+	int done;
+
+	owner_name(owner, sizeof(owner), "stuck", 0);
+	ck_nfs_status(rsess_exchange_id(&t, owner), NFS4_OK);
+	ck_nfs_status(rsess_create_session(&t), NFS4_OK);
+	ck_nfs_status(rsess_reclaim_complete(&t), NFS4_OK);
+	ck_assert_int_eq(db_rows(owner), 1);
+
+	holder_start(&h, -1);
+	d.s = &t;
+	t0 = e2e_now_ms();
+	ck_assert_int_eq(pthread_create(&th, NULL, destroy_thread, &d), 0);
+	while (!(done = __atomic_load_n(&d.done, __ATOMIC_SEQ_CST)) &&
+	       e2e_now_ms() - t0 < 15000)
+		usleep(50 * 1000);
+	took = e2e_now_ms() - t0;
+	holder_end(&h);
+	pthread_join(th, NULL);
+	ck_assert_msg(
+		done,
+		"DESTROY_CLIENTID still waiting for the database after %lld ms",
+		(long long)took);
+	printf("stuck: DESTROY_CLIENTID answered after %lld ms with the database locked\n",
+	       (long long)took);
+	ck_nfs_status(d.rc, NFS4_OK);
+	ck_assert(e2e_log_has("attempt 2 of 3"));
+	ck_assert(e2e_log_has("its state is released all the same"));
+	ck_assert_int_eq(db_rows_gone(owner, 10000), 0);
+	rsess_free(&t);
+
+	e2e_server_ctl("restart");
+	rsess_after_restart(&t, owner);
+	ck_nfs_status(rsess_reclaim(&t, &fh, "oo"), NFS4ERR_NO_GRACE);
+	rsess_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_recovery_sqlite");
@@ -588,6 +711,7 @@ int main(void)
 	TCase *tc5 = tcase_create("keys");
 	TCase *tc6 = tcase_create("gracestart");
 	TCase *tc7 = tcase_create("graceend");
+	TCase *tc9 = tcase_create("stuck");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, reclaim_after_restart);
@@ -610,5 +734,8 @@ int main(void)
 	tcase_set_timeout(tc7, 120);
 	tcase_add_test(tc7, grace_end_fails);
 	suite_add_tcase(s, tc7);
+	tcase_set_timeout(tc9, 120);
+	tcase_add_test(tc9, removal_bounded);
+	suite_add_tcase(s, tc9);
 	return e2e_run(s);
 }

@@ -11,7 +11,9 @@ target_link_libraries(e2e_recovery_sqlite PRIVATE nfs42c PkgConfig::CHECK
 # gracestart (root: a tmpfs over the recovery directory) and graceend
 # (a short grace period): what the database cannot do at grace start and
 # end (issue #27 item 5)
-foreach(case restart regrace crash locked keys gracestart graceend)
+# stuck: a removal that must be durable, the database held by another
+# process: bounded (issue #27 item 5)
+foreach(case restart regrace crash locked keys gracestart graceend stuck)
   set(nfsv4_opts "")
   if(case STREQUAL "graceend")
     set(nfsv4_opts --nfsv4-opts

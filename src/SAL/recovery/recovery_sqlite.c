@@ -74,6 +74,10 @@ static struct config_block sqlite_recov_blk = {
 
 static struct clientdb *store;
 static struct clientdb_batch *committer;
+/* states released before their client's record removal was durable
+ * (remove_durably); atomic
+ */
+static uint64_t released_unremoved;
 
 int sqlite_recov_load_config(config_file_t parse_tree,
 			     struct config_error_type *err_type)
@@ -278,8 +282,10 @@ static void sqlite_recov_shutdown(void)
 	committer = NULL;
 	LogEvent(COMPONENT_CLIENTID,
 		 "SQLite recovery: %" PRIu64 " changes in %" PRIu64
-		 " transactions, %" PRIu64 " failed",
-		 st.requests, st.commits, st.failed);
+		 " transactions, %" PRIu64 " failed, %" PRIu64
+		 " states released before their record's removal was durable",
+		 st.requests, st.commits, st.failed,
+		 atomic_fetch_uint64_t(&released_unremoved));
 	clientdb_close(store);
 	store = NULL;
 }
@@ -396,12 +402,47 @@ static bool holds_state(nfs_client_id_t *clientid)
 }
 
 /*
+ * A removal that must be durable before the client's state goes is tried
+ * RM_ATTEMPTS times (each waits up to Busy_Timeout_Ms for another
+ * process's lock), under the client's cid_mutex (nfs4_rm_clid): bounded,
+ * so that a database held by another process cannot stop the request
+ * (or the reaper) for good.  Should every attempt fail, the state is
+ * released all the same, with a CRIT line saying so, and the removal
+ * stays queued (written once the database can be): a crash before that
+ * would let the client reclaim what others hold by then.  Counted in
+ * released_unremoved (logged at shutdown).
+ */
+#define RM_ATTEMPTS 3
+
+static int remove_durably(const char *tag)
+{
+	char err[512];
+	int attempt, rc;
+
+	for (attempt = 1;; attempt++) {
+		rc = clientdb_batch_remove(committer, tag, strlen(tag));
+		if (!rc || !may_pass(rc) || attempt == RM_ATTEMPTS)
+			break;
+		LogCrit(COMPONENT_CLIENTID,
+			"SQLite recovery: record of %s not removed yet (%s), attempt %d of %d: its state waits",
+			tag, strerror(-rc), attempt, RM_ATTEMPTS);
+	}
+	if (!rc)
+		return 0;
+	clientdb_batch_last_error(committer, err, sizeof(err));
+	(void)atomic_inc_uint64_t(&released_unremoved);
+	LogCrit(COMPONENT_CLIENTID,
+		"SQLite recovery: record of %s NOT removed (%s): %s; its state is released all the same, the removal stays queued: should the server stop before it is written, this client could reclaim after the restart what others hold by then",
+		tag, strerror(-rc), err);
+	return clientdb_batch_remove_nowait(committer, tag, strlen(tag));
+}
+
+/*
  * A removal returns once durable when another client may be granted what
  * the removed one held: when made for a request (the request goes on), or
- * when the client holds state (the reaper releases it right after: patch
- * 0057). Otherwise (the reaper expiring a client without state) it is
- * queued and shares transactions; each is durable within the window plus
- * one fsync and before anything queued after it.
+ * when the client holds state (released right after: patch 0057).
+ * Otherwise it is queued and shares transactions; each is durable within
+ * the window plus one fsync and before anything queued after it.
  */
 static void sqlite_rm_clid(nfs_client_id_t *clientid)
 {
@@ -413,18 +454,10 @@ static void sqlite_rm_clid(nfs_client_id_t *clientid)
 	if (tag == NULL)
 		return;
 	clientid->cid_recov_tag = NULL;
-	if (!wait) {
+	if (wait)
+		rc = remove_durably(tag);
+	else
 		rc = clientdb_batch_remove_nowait(committer, tag, strlen(tag));
-	} else {
-		/* Another process holding the database past the busy timeout
-		 * must not let the state go before the record: wait for it.
-		 */
-		while ((rc = clientdb_batch_remove(committer, tag,
-						   strlen(tag))) == -EBUSY)
-			LogCrit(COMPONENT_CLIENTID,
-				"SQLite recovery: database locked, still removing the record of %s before releasing its state",
-				tag);
-	}
 	if (rc) {
 		clientdb_batch_last_error(committer, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
