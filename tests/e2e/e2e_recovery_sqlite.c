@@ -578,7 +578,7 @@ START_TEST(grace_end_fails)
 }
 END_TEST
 
-/* ---- stuck: a removal of an expiring client ---- */
+/* ---- reaper, stuck: removals of expiring clients ---- */
 
 /* Rows of the clients table whose key contains `like` (every row: "") */
 static int db_rows(const char *like)
@@ -619,6 +619,69 @@ static int db_rows_gone(const char *like, int ms)
 		usleep(50 * 1000);
 	return n;
 }
+
+/* The committer's totals from the shutdown line of the server log. */
+static void committer_totals(long *changes, long *commits)
+{
+	char line[2048], *p;
+	FILE *f = fopen(e2e_env("NFS42_LOG"), "r");
+
+	ck_assert_ptr_nonnull(f);
+	*changes = *commits = -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "SQLite recovery: ");
+		if (p && strstr(p, " transactions, "))
+			ck_assert_int_eq(
+				sscanf(p,
+				       "SQLite recovery: %ld changes in %ld transactions",
+				       changes, commits),
+				2);
+	}
+	fclose(f);
+	ck_assert_int_ge(*commits, 0);
+}
+
+#define REAPED 40
+
+/*
+ * (Lease_Lifetime 4 s, Expired_Client_Threshold 0.)  40 clients, each
+ * holding an open, are established one after the other (40 records, one
+ * transaction each) and go silent; the reaper expires them all.  Their
+ * removals (and that of the client that found the file) must take at
+ * most 2 transactions (one per reaper pass: their leases may straddle
+ * one) and not 41 (each removal waited for its own commit before the
+ * client's state was released).
+ */
+START_TEST(reaper_one_commit_per_pass)
+{
+	struct nfs42_fh fh = shared_file();
+	struct rsess s;
+	char owner[64];
+	long changes, commits;
+	int i;
+
+	for (i = 0; i < REAPED; i++) {
+		memset(&s, 0, sizeof(s));
+		owner_name(owner, sizeof(owner), "reaped", i);
+		ck_nfs_status(rsess_establish(&s, owner, &fh), NFS4_OK);
+		rsess_free(&s);
+	}
+	ck_assert_int_eq(db_rows("sqlrecov-reaped-"), REAPED);
+	ck_assert_int_eq(db_rows_gone("sqlrecov-reaped-", 30000), 0);
+	e2e_server_ctl("stop");
+	committer_totals(&changes, &commits);
+	/* every client (and shared_file()'s) added once, alone, and removed */
+	printf("reaper: %ld changes in %ld transactions: %ld adds, one each, then %ld removals in %ld\n",
+	       changes, commits, changes / 2, changes / 2,
+	       commits - changes / 2);
+	ck_assert_int_ge(changes, 2 * REAPED);
+	ck_assert_int_eq(changes % 2, 0);
+	ck_assert_msg(commits - changes / 2 <= 2,
+		      "%ld removals took %ld transactions", changes / 2,
+		      commits - changes / 2);
+	e2e_server_ctl("start");
+}
+END_TEST
 
 struct destroyer {
 	struct rsess *s;
@@ -711,6 +774,7 @@ int main(void)
 	TCase *tc5 = tcase_create("keys");
 	TCase *tc6 = tcase_create("gracestart");
 	TCase *tc7 = tcase_create("graceend");
+	TCase *tc8 = tcase_create("reaper");
 	TCase *tc9 = tcase_create("stuck");
 
 	tcase_set_timeout(tc, 120);
@@ -734,6 +798,9 @@ int main(void)
 	tcase_set_timeout(tc7, 120);
 	tcase_add_test(tc7, grace_end_fails);
 	suite_add_tcase(s, tc7);
+	tcase_set_timeout(tc8, 120);
+	tcase_add_test(tc8, reaper_one_commit_per_pass);
+	suite_add_tcase(s, tc8);
 	tcase_set_timeout(tc9, 120);
 	tcase_add_test(tc9, removal_bounded);
 	suite_add_tcase(s, tc9);

@@ -440,7 +440,8 @@ static int remove_durably(const char *tag)
 /*
  * A removal returns once durable when another client may be granted what
  * the removed one held: when made for a request (the request goes on), or
- * when the client holds state (released right after: patch 0057).
+ * when the client holds state (released right after: patch 0057; the
+ * reaper's own expiries come through sqlite_rm_clids, patch 0052).
  * Otherwise it is queued and shares transactions; each is durable within
  * the window plus one fsync and before anything queued after it.
  */
@@ -468,6 +469,86 @@ static void sqlite_rm_clid(nfs_client_id_t *clientid)
 			 tag, wait ? "" : " (queued)");
 	}
 	gsh_free(tag);
+}
+
+/* The tag of a client whose record is gone, unless it expired meanwhile
+ * (its own rm_clid then removed the record and dropped the tag).
+ */
+static void forget_tag(nfs_client_id_t *clientid)
+{
+	PTHREAD_MUTEX_lock(&clientid->cid_mutex);
+	if (clientid->cid_confirmed != EXPIRED_CLIENT_ID) {
+		gsh_free(clientid->cid_recov_tag);
+		clientid->cid_recov_tag = NULL;
+	}
+	PTHREAD_MUTEX_unlock(&clientid->cid_mutex);
+}
+
+/* A copy of the client's tag while it has a record to remove, else NULL */
+static char *tag_to_remove(nfs_client_id_t *clientid)
+{
+	char *tag = NULL;
+
+	PTHREAD_MUTEX_lock(&clientid->cid_mutex);
+	if (clientid->cid_recov_tag != NULL &&
+	    clientid->cid_confirmed != EXPIRED_CLIENT_ID)
+		tag = gsh_strdup(clientid->cid_recov_tag);
+	PTHREAD_MUTEX_unlock(&clientid->cid_mutex);
+	return tag;
+}
+
+/*
+ * A reaper pass (patch 0052): the records of the clients it is about to
+ * expire, removed in one transaction (one fsync), durable on return.
+ * removed[i] once client i has no record left (removed now, or it had
+ * none); its tag is dropped so that its expiry does not remove it again.
+ * A client whose removal failed keeps its tag and, the reaper leaving it
+ * for its next pass, its state.  The clients cannot renew meanwhile: the
+ * reaper passes only those it will not park.
+ */
+static void sqlite_rm_clids(nfs_client_id_t **clients, bool *removed, int count)
+{
+	struct clientdb_key *keys = gsh_calloc(count, sizeof(*keys));
+	char **tags = gsh_calloc(count, sizeof(*tags));
+	int *rcs = gsh_calloc(count, sizeof(*rcs));
+	int i, k = 0, n = 0, failed, kept = 0, rc = 0;
+	char err[512];
+
+	for (i = 0; i < count; i++) {
+		tags[i] = tag_to_remove(clients[i]);
+		if (tags[i] == NULL)
+			continue;
+		keys[n].key = tags[i];
+		keys[n++].klen = strlen(tags[i]);
+	}
+	failed = clientdb_batch_remove_all(committer, keys, rcs, n);
+	for (i = 0; i < count; i++) {
+		removed[i] = true;
+		if (tags[i] == NULL)
+			continue;
+		rc = failed < 0 ? failed : rcs[k++];
+		if (rc) {
+			removed[i] = false;
+			kept++;
+		} else {
+			forget_tag(clients[i]);
+		}
+		gsh_free(tags[i]);
+	}
+	if (kept) {
+		clientdb_batch_last_error(committer, err, sizeof(err));
+		LogCrit(COMPONENT_CLIENTID,
+			"SQLite recovery: records of %d of %d expiring clients NOT removed (%s): %s; they keep their state until the reaper's next pass",
+			kept, n, strerror(-(failed < 0 ? failed : rc)), err);
+	} else if (n) {
+		LogDebug(
+			COMPONENT_CLIENTID,
+			"SQLite recovery: records of %d expiring clients removed together",
+			n);
+	}
+	gsh_free(keys);
+	gsh_free(tags);
+	gsh_free(rcs);
 }
 
 static void sqlite_add_revoke_fh(nfs_client_id_t *clientid, nfs_fh4 *fh)
@@ -561,6 +642,7 @@ static struct nfs4_recovery_backend sqlite_backend = {
 	.add_clid = sqlite_add_clid,
 	.add_clid_checked = sqlite_add_clid_checked,
 	.rm_clid = sqlite_rm_clid,
+	.rm_clids = sqlite_rm_clids,
 	.add_revoke_fh = sqlite_add_revoke_fh,
 	.end_grace = sqlite_end_grace,
 	.try_lift_grace = sqlite_try_lift_grace,
