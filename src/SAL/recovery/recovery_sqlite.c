@@ -511,7 +511,7 @@ static void sqlite_rm_clids(nfs_client_id_t **clients, bool *removed, int count)
 	struct clientdb_key *keys = gsh_calloc(count, sizeof(*keys));
 	char **tags = gsh_calloc(count, sizeof(*tags));
 	int *rcs = gsh_calloc(count, sizeof(*rcs));
-	int i, k = 0, n = 0, failed, kept = 0, rc = 0;
+	int i, k = 0, n = 0, failed, kept = 0, rc, first_rc = 0;
 	char err[512];
 
 	for (i = 0; i < count; i++) {
@@ -529,7 +529,8 @@ static void sqlite_rm_clids(nfs_client_id_t **clients, bool *removed, int count)
 		rc = failed < 0 ? failed : rcs[k++];
 		if (rc) {
 			removed[i] = false;
-			kept++;
+			if (!kept++)
+				first_rc = rc;
 		} else {
 			forget_tag(clients[i]);
 		}
@@ -539,7 +540,7 @@ static void sqlite_rm_clids(nfs_client_id_t **clients, bool *removed, int count)
 		clientdb_batch_last_error(committer, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: records of %d of %d expiring clients NOT removed (%s): %s; they keep their state until the reaper's next pass",
-			kept, n, strerror(-(failed < 0 ? failed : rc)), err);
+			kept, n, strerror(-first_rc), err);
 	} else if (n) {
 		LogDebug(
 			COMPONENT_CLIENTID,
