@@ -59,3 +59,11 @@ add_test(NAME e2e/test_hooks_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_hooks_check.sh)
 set_tests_properties(e2e/test_hooks_check PROPERTIES LABELS e2e TIMEOUT 180
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")
+
+# A malformed handle key on an export root: the export is refused, the
+# key left as found (issue #27 item 5)
+add_test(NAME e2e/handle_key_refuse
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/handle_key_refuse.sh)
+set_tests_properties(e2e/handle_key_refuse PROPERTIES LABELS e2e TIMEOUT 180
+  SKIP_RETURN_CODE 77
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
