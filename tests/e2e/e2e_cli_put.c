@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * End-to-end: nfs42 put (tools/cli/put.c).
+ */
+#include "e2e_cli_util.h"
+
+START_TEST(put_cat_binary_roundtrip)
+{
+	char local[] = "/tmp/nfs42-cli-XXXXXX",
+	     outp[] = "/tmp/nfs42-out-XXXXXX";
+	char *np = e2e_path("cli-put"), *bp = e2e_backing("cli-put");
+	size_t n = 3u << 20, got;
+	char *data = malloc(n), *back;
+	unsigned int seed = 7;
+	struct run r;
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		data[i] = rand_r(&seed);
+	fd = mkstemp(local);
+	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	r = CLI("put", local, np);
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	fd = open(bp, O_RDONLY);
+	back = malloc(n);
+	ck_assert_int_eq(read(fd, back, n), (ssize_t)n);
+	close(fd);
+	ck_assert(memcmp(back, data, n) == 0);
+	r = CLI("cat", np);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(r.outlen, n);
+	ck_assert(memcmp(r.out, data, n) == 0);
+	run_free(&r);
+	fd = mkstemp(outp);
+	close(fd);
+	CLI_EXPECT(0, NULL, "cat", np, "-o", outp);
+	fd = open(outp, O_RDONLY);
+	got = read(fd, back, n);
+	close(fd);
+	ck_assert_uint_eq(got, n);
+	ck_assert(memcmp(back, data, n) == 0);
+	unlink(local);
+	unlink(outp);
+	free(data);
+	free(back);
+	free(np);
+	free(bp);
+}
+END_TEST
+
+/* put of a directory: refused before connecting, nothing created */
+START_TEST(put_directory_refused)
+{
+	const char *dir = getenv("NFS42_BACKING");
+	struct run r;
+
+	r = CLI("put", dir, e2e_path("cli-put-dir"));
+	ck_assert_msg(r.status == 2, "put DIR: exit %d: %s", r.status, r.err);
+	ck_assert(strstr(r.err, "Is a directory"));
+	ck_assert(strstr(r.err, dir));
+	run_free(&r);
+	ck_assert_int_eq(access(e2e_backing("cli-put-dir"), F_OK), -1);
+	DEAD_EXPECT(2, "Is a directory", "put", dir, "x");
+	DEAD_EXPECT(2, "No such file", "put", "/nonexistent/file", "x");
+}
+END_TEST
+
+/* put keeps holes: only the 3 MiB of data arrive, the size is right */
+START_TEST(put_keeps_holes)
+{
+	char *data;
+	const char *local = make_local_sparse(&data);
+	struct run r;
+
+	r = CLI("put", local, e2e_path("cli-put-sparse"));
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	expect_backing("cli-put-sparse", data, 256u << 20);
+	ck_assert_msg(backing_alloc("cli-put-sparse") <= (4 << 20),
+		      "%lld bytes allocated for 3 MiB of data",
+		      backing_alloc("cli-put-sparse"));
+	/* ending in a hole: the size still comes out right */
+	ck_assert_int_eq(truncate(local, 300u << 20), 0);
+	r = CLI("put", local, e2e_path("cli-put-sparse"));
+	ck_assert_msg(r.status == 0, "put: %s", r.err);
+	run_free(&r);
+	data = realloc(data, 300u << 20);
+	memset(data + (256u << 20), 0, 44u << 20);
+	expect_backing("cli-put-sparse", data, 300u << 20);
+	ck_assert_int_le(backing_alloc("cli-put-sparse"), 4 << 20);
+	unlink(local);
+	free(data);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("e2e_cli_put");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, put_cat_binary_roundtrip);
+	tcase_add_test(tc, put_directory_refused);
+	tcase_add_test(tc, put_keeps_holes);
+	suite_add_tcase(s, tc);
+	return e2e_run(s);
+}

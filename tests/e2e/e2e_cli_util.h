@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * Helpers of the e2e tests of the nfs42 CLI (path in $SPARSE_NFS42), one
+ * test program per group of verbs as tools/cli/ has one file per group
+ * (e2e_cli_core: main, args, output; e2e_cli_info, _read, _put, _names,
+ * _copy, _xattr).  Output and exit codes: 0 ok, 1 NFS error, 2 usage, 3
+ * transport error.
+ */
+#ifndef E2E_CLI_UTIL_H
+#define E2E_CLI_UTIL_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "nfs42_e2e.h"
+
+struct run {
+	int status;
+	char *out;
+	size_t outlen;
+	char *err;
+};
+
+static inline char *slurp(int fd, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap + 1);
+	ssize_t r;
+
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += r;
+		if (n == cap) {
+			cap *= 2;
+			b = realloc(b, cap + 1);
+		}
+	}
+	b[n] = '\0';
+	if (len)
+		*len = n;
+	return b;
+}
+
+/* Run argv (argv[0] a path), collecting its output and exit status. */
+static inline struct run run_argv(const char *const *argv)
+{
+	int out[2], err[2], st;
+	struct run r;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(out), 0);
+	ck_assert_int_eq(pipe(err), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	r.out = slurp(out[0], &r.outlen);
+	r.err = slurp(err[0], NULL);
+	close(out[0]);
+	close(err[0]);
+	waitpid(pid, &st, 0);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return r;
+}
+
+/* Run the CLI on the harness's host and port (or port, if not NULL). */
+static inline struct run cli_at(const char *port, const char *const *args)
+{
+	const char *argv[32] = { e2e_env("SPARSE_NFS42"), "-s",
+				 e2e_env("NFS42_HOST"), "-p",
+				 port ? port : e2e_env("NFS42_PORT") };
+	int i;
+
+	for (i = 0; args[i]; i++)
+		argv[5 + i] = args[i];
+	argv[5 + i] = NULL;
+	return run_argv(argv);
+}
+
+static inline void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+#define CLI(...) cli_at(NULL, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Run the CLI: it must exit with want and, if errsub is not NULL, say
+ * errsub on stderr.  Failures name the arguments. */
+static inline void cli_expect(int want, const char *errsub, const char *port,
+			      const char *const *args)
+{
+	struct run r = cli_at(port, args);
+	char label[256] = "";
+	size_t n = 0;
+	int i;
+
+	for (i = 0; args[i] && n < sizeof(label); i++)
+		n += snprintf(label + n, sizeof(label) - n, " %s", args[i]);
+	ck_assert_msg(r.status == want, "nfs42%s: exit %d, want %d: %s", label,
+		      r.status, want, r.err);
+	if (errsub)
+		ck_assert_msg(strstr(r.err, errsub), "nfs42%s: no '%s' in: %s",
+			      label, errsub, r.err);
+	run_free(&r);
+}
+
+#define CLI_EXPECT(want, errsub, ...)  \
+	cli_expect(want, errsub, NULL, \
+		   (const char *const[]){ __VA_ARGS__, NULL })
+
+/* A loopback port where nothing listens (bound, then closed). */
+static inline const char *dead_port(void)
+{
+	static char port[16];
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &sl), 0);
+	close(fd);
+	snprintf(port, sizeof(port), "%u", ntohs(sin.sin_port));
+	return port;
+}
+
+/* Like CLI_EXPECT, against a port where no server listens. */
+#define DEAD_EXPECT(want, errsub, ...)        \
+	cli_expect(want, errsub, dead_port(), \
+		   (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Contents of a backing file (len: its size); free it. */
+static inline char *read_backing(const char *rel, size_t *len)
+{
+	int fd = open(e2e_backing(rel), O_RDONLY);
+	char *b;
+
+	ck_assert_int_ge(fd, 0);
+	b = slurp(fd, len);
+	close(fd);
+	return b;
+}
+
+static inline void expect_backing(const char *rel, const void *want, size_t n)
+{
+	size_t len;
+	char *b = read_backing(rel, &len);
+
+	ck_assert_uint_eq(len, n);
+	ck_assert_msg(memcmp(b, want, n) == 0, "%s: other bytes", rel);
+	free(b);
+}
+
+/* Permission bits of a backing file, checked to be of the given type. */
+static inline mode_t backing_mode(const char *rel, mode_t type)
+{
+	struct stat st;
+
+	ck_assert_int_eq(lstat(e2e_backing(rel), &st), 0);
+	ck_assert_uint_eq(st.st_mode & S_IFMT, type);
+	return st.st_mode & 07777;
+}
+
+/* The bytes of a local file (NULL if it cannot be read). */
+static inline char *read_local(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	char *b;
+
+	if (fd < 0)
+		return NULL;
+	b = slurp(fd, len);
+	close(fd);
+	return b;
+}
+
+/* Run `cat ARGS` to stdout and with -o: both must be exactly want. */
+static inline void cat_equals(const char *const *args, const char *want,
+			      size_t n, struct run *out)
+{
+	const char *argv[12];
+	char outp[] = "/tmp/nfs42-cat-XXXXXX";
+	struct run r;
+	size_t got, i;
+	char *back;
+	int fd;
+
+	for (i = 0; args[i]; i++)
+		argv[i] = args[i];
+	argv[i] = NULL;
+	*out = cli_at(NULL, argv);
+	ck_assert_msg(out->status == 0, "cat: %s", out->err);
+	ck_assert_msg(out->outlen == n, "cat: %zu bytes of %zu: %s",
+		      out->outlen, n, out->err);
+	ck_assert_msg(memcmp(out->out, want, n) == 0, "cat to a pipe differs");
+	fd = mkstemp(outp);
+	close(fd);
+	argv[i] = "-o";
+	argv[i + 1] = outp;
+	argv[i + 2] = NULL;
+	r = cli_at(NULL, argv);
+	ck_assert_msg(r.status == 0, "cat -o: %s", r.err);
+	back = read_local(outp, &got);
+	unlink(outp);
+	ck_assert_uint_eq(got, n);
+	ck_assert_msg(memcmp(back, want, n) == 0, "cat -o FILE differs");
+	free(back);
+	run_free(&r);
+}
+
+/* A sparse file: hole at the start, data, hole, data, hole at the end. */
+static inline char *make_sparse(const char *rel, size_t *len)
+{
+	size_t n = 6u << 20, i;
+	char *want = calloc(1, n), *bp = e2e_backing(rel);
+	unsigned int seed = 3;
+	int fd;
+
+	for (i = 1u << 20; i < (1u << 20) + 100000; i++)
+		want[i] = rand_r(&seed) | 1;
+	memcpy(want + (4u << 20) + 3, "tail!", 5);
+	fd = open(bp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, n), 0);
+	ck_assert_int_eq(pwrite(fd, want + (1u << 20), 100000, 1u << 20),
+			 100000);
+	ck_assert_int_eq(pwrite(fd, "tail!", 5, (4u << 20) + 3), 5);
+	close(fd);
+	free(bp);
+	*len = n;
+	return want;
+}
+
+/* Bytes allocated to a backing file. */
+static inline long long backing_alloc(const char *rel)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(e2e_backing(rel), &st), 0);
+	return (long long)st.st_blocks * 512;
+}
+
+/* An error names the operand it is about, and only that one. */
+static inline void expect_blame(const char *const *args, const char *blamed,
+				const char *status, const char *innocent)
+{
+	struct run r = cli_at(NULL, args);
+	char want[512];
+
+	snprintf(want, sizeof(want), "nfs42: %s: %s\n", blamed, status);
+	ck_assert_msg(r.status == 1, "%s: exit %d: %s", args[0], r.status,
+		      r.err);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_msg(!innocent || !strstr(r.err, innocent), "%s blamed in: %s",
+		      innocent, r.err);
+	run_free(&r);
+}
+
+/* A local sparse file of 256 MiB with 3 MiB of data (one at its end):
+ * path of the local copy, its data in *data (malloc'ed) */
+static inline const char *make_local_sparse(char **data)
+{
+	static char path[PATH_MAX];
+	const size_t size = 256u << 20, mib = 1u << 20;
+	unsigned int seed = 9;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/../cli-put-sparse.local",
+		 getenv("NFS42_BACKING"));
+	*data = calloc(1, size);
+	for (i = 0; i < mib; i++) {
+		(*data)[(10u << 20) + i] = rand_r(&seed);
+		(*data)[(100u << 20) + i] = rand_r(&seed);
+		(*data)[size - mib + i] = rand_r(&seed);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	ck_assert_int_eq(pwrite(fd, *data + (10u << 20), mib, 10u << 20), mib);
+	ck_assert_int_eq(pwrite(fd, *data + (100u << 20), mib, 100u << 20),
+			 mib);
+	ck_assert_int_eq(pwrite(fd, *data + size - mib, mib, size - mib), mib);
+	close(fd);
+	return path;
+}
+
+#endif /* E2E_CLI_UTIL_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Copyright (C) 2026 The nfs-sparse authors */
+/*
+ * nfs42 cat, map, seek: reading a file's contents and its holes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int cat_stream(const char *path, struct nfs42_stream_opts *so, int fd,
+		      bool pnfs, bool stats)
+{
+	struct nfs42_file f;
+	uint64_t end = 0;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return rc;
+	rc = pnfs ? cat_pnfs(&f, path, so, fd, stats) : 1;
+	if (rc == 1)
+		rc = nfs42_read_stream_fd(&f, so, fd, &end);
+	/* nothing read yet: a server (or minor version) without READ_PLUS */
+	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) &&
+	    so->read_plus && end == so->offset) {
+		fprintf(stderr, "nfs42: %s: READ_PLUS: %s, reading with READ\n",
+			path, nfs42_strerror(rc));
+		so->read_plus = false;
+		rc = nfs42_read_stream_fd(&f, so, fd, &end);
+	}
+	rc2 = nfs42_close(&f);
+	return rc ? rc : rc2;
+}
+
+int cmd_cat(struct nfs42_opts *o, const struct args *args)
+{
+	const char *out = OPT(args, 'o');
+	struct nfs42_stream_opts so;
+	int fd = STDOUT_FILENO, rc;
+
+	if (out) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "nfs42: %s: %s\n", out,
+				strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	nfs42_stream_opts_init(&so);
+	so.depth = args->depth ? args->depth : DEPTH_DEFAULT;
+	so.read_plus = OPT(args, 'r') != NULL;
+	rc = cat_stream(args->word[0], &so, fd, OPT(args, 'n') == NULL,
+			OPT(args, 's') != NULL);
+	if (out)
+		close(fd);
+	return rc ? fail(args->word[0], rc) : 0;
+}
+
+/* map: the data/hole segments READ_PLUS reports, merged when adjacent. */
+struct map_state {
+	uint64_t off, len;
+	bool hole, have;
+};
+
+static void map_flush(struct map_state *m)
+{
+	if (m->have)
+		printf("%" PRIu64 " %" PRIu64 " %s\n", m->off, m->len,
+		       m->hole ? "hole" : "data");
+	m->have = false;
+}
+
+static int map_seg(void *arg, uint64_t off, uint64_t len, const void *data)
+{
+	struct map_state *m = arg;
+
+	if (m->have && m->hole == !data && m->off + m->len == off) {
+		m->len += len;
+		return 0;
+	}
+	map_flush(m);
+	*m = (struct map_state){
+		.off = off, .len = len, .hole = !data, .have = true
+	};
+	return 0;
+}
+
+int cmd_map(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0];
+	struct map_state m = { 0 };
+	struct nfs42_file f;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return fail(path, rc);
+	rc = nfs42_read_plus(&f, 0, NFS42_LENGTH_EOF,
+			     args->depth ? args->depth : DEPTH_DEFAULT, map_seg,
+			     &m, NULL);
+	if (!rc)
+		map_flush(&m);
+	rc2 = nfs42_close(&f);
+	if (rc)
+		return fail(path, rc);
+	return rc2 ? fail(path, rc2) : 0;
+}
+
+int cmd_seek(struct nfs42_opts *o, const struct args *args)
+{
+	const char *path = args->word[0];
+	enum nfs42_content what = !strcmp(args->word[2], "data") ?
+					  NFS4_CONTENT_DATA :
+					  NFS4_CONTENT_HOLE;
+	struct nfs42_file f;
+	uint64_t res;
+	bool eof;
+	int rc, rc2;
+
+	rc = nfs42_open(g_cl, path, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &f);
+	if (rc)
+		return fail(path, rc);
+	rc = nfs42_seek(&f, args->num, what, &res, &eof);
+	rc2 = nfs42_close(&f);
+	if (rc)
+		return fail(path, rc);
+	if (rc2)
+		return fail(path, rc2);
+	printf("%" PRIu64 " eof=%s\n", res, eof ? "true" : "false");
+	return 0;
+}
