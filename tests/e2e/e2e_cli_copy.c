@@ -153,16 +153,17 @@ END_TEST
 
 /*
  * cp --clone on the harness's ext4 export: NFS4ERR_NOTSUPP, exit 1, and
- * the destination is left created and empty (OPEN comes before CLONE).
+ * no destination touched (issue #28 item 1): an existing one keeps its
+ * bytes, a new one is not created, nothing is left beside them.
  */
 START_TEST(cp_clone_notsupp)
 {
 	char want[256];
 	struct run r;
-	size_t len;
-	char *b;
+	int before;
 
 	e2e_put_backing("cli-cl-src", "to be cloned\n", 13);
+	before = dir_entries(e2e_backing(""));
 	r = CLI("cp", "--clone", e2e_path("cli-cl-src"),
 		e2e_path("cli-cl-dst"));
 	ck_assert_int_eq(r.status, 1);
@@ -171,9 +172,13 @@ START_TEST(cp_clone_notsupp)
 	ck_assert_str_eq(r.err, want);
 	ck_assert_str_eq(r.out, "");
 	run_free(&r);
-	b = read_backing("cli-cl-dst", &len);
-	ck_assert_uint_eq(len, 0);
-	free(b);
+	ck_assert_int_eq(access(e2e_backing("cli-cl-dst"), F_OK), -1);
+	ck_assert_int_eq(dir_entries(e2e_backing("")), before);
+	e2e_put_backing("cli-cl-old", "precious\n", 9);
+	CLI_EXPECT(1, "NFS4ERR_NOTSUPP", "cp", "--clone",
+		   e2e_path("cli-cl-src"), e2e_path("cli-cl-old"));
+	expect_backing("cli-cl-old", "precious\n", 9);
+	ck_assert_int_eq(dir_entries(e2e_backing("")), before + 1);
 	expect_backing("cli-cl-src", "to be cloned\n", 13);
 }
 END_TEST

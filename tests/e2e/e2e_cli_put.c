@@ -96,6 +96,80 @@ START_TEST(put_keeps_holes)
 }
 END_TEST
 
+/*
+ * put from a stream (issue #28 item 1): a pipe as /dev/stdin, `put -` and
+ * a FIFO each replace an existing file's contents with exactly what came
+ * down the stream, written in order (no seek).
+ */
+START_TEST(put_streams)
+{
+	const size_t n = (3u << 20) + 12345;
+	const char *np = e2e_path("cli-stream"), *dir = local_dir();
+	char *data = malloc(n), fifo[PATH_MAX];
+	const char *const srcs[] = { "/dev/stdin", "-", fifo };
+	unsigned int seed = 17;
+	struct run r;
+	size_t i;
+	pid_t pid;
+	int fd;
+
+	for (i = 0; i < n; i++)
+		data[i] = rand_r(&seed);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	for (i = 0; i < 3; i++) {
+		e2e_put_backing("cli-stream", "old contents\n", 13);
+		pid = feed(srcs[i] == fifo ? fifo : NULL, data, n, &fd);
+		r = CLI_IN(fd, "put", srcs[i], np);
+		if (fd >= 0)
+			close(fd);
+		ck_assert_msg(r.status == 0, "put %s: exit %d: %s", srcs[i],
+			      r.status, r.err);
+		run_free(&r);
+		fed(pid);
+		expect_backing("cli-stream", data, n);
+	}
+	/* an empty stream empties the file, as it should */
+	pid = feed(NULL, "", 0, &fd);
+	r = CLI_IN(fd, "put", "-", np);
+	close(fd);
+	ck_assert_msg(r.status == 0, "put - (empty): %s", r.err);
+	run_free(&r);
+	fed(pid);
+	expect_backing("cli-stream", "", 0);
+	free(data);
+}
+END_TEST
+
+/*
+ * A source that cannot be read leaves the remote file alone: it is read
+ * before the remote file is opened (/proc/self/mem: a regular file of
+ * size 0 whose first read fails with EIO).  A regular file of size 0 that
+ * has contents (/proc/version) is read to its end, not taken as empty.
+ */
+START_TEST(put_unreadable_keeps_remote)
+{
+	const char *np = e2e_path("cli-keep");
+	size_t len = 0;
+	char *want;
+	struct run r;
+
+	e2e_put_backing("cli-keep", "precious\n", 9);
+	r = CLI("put", "/proc/self/mem", np);
+	ck_assert_msg(r.status == 2, "put /proc/self/mem: exit %d: %s",
+		      r.status, r.err);
+	ck_assert_msg(strstr(r.err, "/proc/self/mem: Input/output error"), "%s",
+		      r.err);
+	run_free(&r);
+	expect_backing("cli-keep", "precious\n", 9);
+	want = read_local("/proc/version", &len);
+	ck_assert_uint_gt(len, 0);
+	CLI_EXPECT(0, NULL, "put", "/proc/version", np);
+	expect_backing("cli-keep", want, len);
+	free(want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_put");
@@ -105,6 +179,8 @@ int main(void)
 	tcase_add_test(tc, put_cat_binary_roundtrip);
 	tcase_add_test(tc, put_directory_refused);
 	tcase_add_test(tc, put_keeps_holes);
+	tcase_add_test(tc, put_streams);
+	tcase_add_test(tc, put_unreadable_keeps_remote);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -115,6 +115,44 @@ START_TEST(map_verb)
 }
 END_TEST
 
+/*
+ * cat -o FILE that fails (no such file, a directory) leaves FILE as it
+ * was, and no temporary beside it; one that succeeds replaces FILE's
+ * contents and keeps its mode (issue #28 item 1).
+ */
+START_TEST(cat_failure_keeps_output)
+{
+	const char *dir = local_dir();
+	char keep[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+
+	snprintf(keep, sizeof(keep), "%s/keep.txt", dir);
+	put_local(keep, "precious\n", 9, 0640);
+	CLI_EXPECT(1, "NFS4ERR_NOENT", "cat", e2e_path("cli-nope"), "-o", keep);
+	expect_local(keep, "precious\n", 9);
+	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", e2e_path(""), "-o", keep);
+	expect_local(keep, "precious\n", 9);
+	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", "--read-plus", e2e_path(""), "-o",
+		   keep);
+	expect_local(keep, "precious\n", 9);
+	ck_assert_int_eq(dir_entries(dir), 1);
+	e2e_put_backing("cli-keep-src", "new\n", 4);
+	CLI_EXPECT(0, NULL, "cat", e2e_path("cli-keep-src"), "-o", keep);
+	expect_local(keep, "new\n", 4);
+	ck_assert_uint_eq(local_mode(keep), 0640);
+	ck_assert_int_eq(dir_entries(dir), 1);
+	/* through a symbolic link: the link stays, its target is replaced */
+	snprintf(link, sizeof(link), "%s/link", dir);
+	ck_assert_int_eq(symlink("keep.txt", link), 0);
+	e2e_put_backing("cli-keep-src", "newer\n", 6);
+	CLI_EXPECT(0, NULL, "cat", e2e_path("cli-keep-src"), "-o", link);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	expect_local(keep, "newer\n", 6);
+	ck_assert_int_eq(dir_entries(dir), 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_read");
@@ -125,6 +163,7 @@ int main(void)
 	tcase_add_test(tc, cat_depth_equals_backing);
 	tcase_add_test(tc, cat_read_plus_sparse);
 	tcase_add_test(tc, map_verb);
+	tcase_add_test(tc, cat_failure_keeps_output);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

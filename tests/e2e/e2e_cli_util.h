@@ -11,6 +11,7 @@
 #define E2E_CLI_UTIL_H
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -45,8 +46,9 @@ static inline char *slurp(int fd, size_t *len)
 	return b;
 }
 
-/* Run argv (argv[0] a path), collecting its output and exit status. */
-static inline struct run run_argv(const char *const *argv)
+/* Run argv (argv[0] a path) with stdin from in (-1: as ours), collecting
+ * its output and exit status. */
+static inline struct run run_argv_in(const char *const *argv, int in)
 {
 	int out[2], err[2], st;
 	struct run r;
@@ -58,6 +60,8 @@ static inline struct run run_argv(const char *const *argv)
 	if (pid == 0) {
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (in >= 0)
+			dup2(in, 0);
 		close(out[0]);
 		close(err[0]);
 		execv(argv[0], (char *const *)argv);
@@ -74,8 +78,50 @@ static inline struct run run_argv(const char *const *argv)
 	return r;
 }
 
-/* Run the CLI on the harness's host and port (or port, if not NULL). */
-static inline struct run cli_at(const char *port, const char *const *args)
+static inline struct run run_argv(const char *const *argv)
+{
+	return run_argv_in(argv, -1);
+}
+
+/* A process writing len bytes of data into path (a FIFO, or NULL for a
+ * pipe), then exiting; *fd the pipe's read end (NULL path). */
+static inline pid_t feed(const char *path, const void *data, size_t len,
+			 int *fd)
+{
+	int p[2] = { -1, -1 }, wfd;
+	pid_t pid;
+
+	if (!path)
+		ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		wfd = path ? open(path, O_WRONLY) : p[1];
+		_exit(wfd >= 0 && write(wfd, data, len) == (ssize_t)len ? 0 :
+									  1);
+	}
+	if (p[1] >= 0)
+		close(p[1]);
+	if (fd)
+		*fd = p[0];
+	return pid;
+}
+
+/* The feeder wrote all it had. */
+static inline void fed(pid_t pid)
+{
+	int st;
+
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "feeder failed");
+}
+
+/* Run the CLI on the harness's host and port (or port, if not NULL),
+ * stdin from in (-1: ours). */
+static inline struct run cli_in(const char *port, const char *const *args,
+				int in)
 {
 	const char *argv[32] = { e2e_env("SPARSE_NFS42"), "-s",
 				 e2e_env("NFS42_HOST"), "-p",
@@ -85,7 +131,12 @@ static inline struct run cli_at(const char *port, const char *const *args)
 	for (i = 0; args[i]; i++)
 		argv[5 + i] = args[i];
 	argv[5 + i] = NULL;
-	return run_argv(argv);
+	return run_argv_in(argv, in);
+}
+
+static inline struct run cli_at(const char *port, const char *const *args)
+{
+	return cli_in(port, args, -1);
 }
 
 static inline void run_free(struct run *r)
@@ -95,6 +146,9 @@ static inline void run_free(struct run *r)
 }
 
 #define CLI(...) cli_at(NULL, (const char *const[]){ __VA_ARGS__, NULL })
+/* The same with stdin from fd */
+#define CLI_IN(fd, ...) \
+	cli_in(NULL, (const char *const[]){ __VA_ARGS__, NULL }, fd)
 
 /* Run the CLI: it must exit with want and, if errsub is not NULL, say
  * errsub on stderr.  Failures name the arguments. */
@@ -295,6 +349,66 @@ static inline const char *make_local_sparse(char **data)
 	ck_assert_int_eq(pwrite(fd, *data + size - mib, mib, size - mib), mib);
 	close(fd);
 	return path;
+}
+
+/* The names in a local directory, other than . and .. */
+static inline int dir_entries(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* A fresh local directory for output files, in the harness's work
+ * directory (removed with it). */
+static inline char *local_dir(void)
+{
+	char *d;
+
+	ck_assert_int_gt(asprintf(&d, "%s/../cli-local-XXXXXX",
+				  e2e_env("NFS42_BACKING")),
+			 0);
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	return e2e_keep(d);
+}
+
+/* A local file holding len bytes of data, with mode. */
+static inline void put_local(const char *path, const void *data, size_t len,
+			     mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+/* Permission bits of a local file. */
+static inline mode_t local_mode(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* A local file holds exactly want. */
+static inline void expect_local(const char *path, const void *want, size_t n)
+{
+	size_t len;
+	char *b = read_local(path, &len);
+
+	ck_assert_msg(b, "%s: %s", path, strerror(errno));
+	ck_assert_msg(len == n && memcmp(b, want, n) == 0,
+		      "%s: %zu bytes, other than the %zu wanted", path, len, n);
+	free(b);
 }
 
 #endif /* E2E_CLI_UTIL_H */

@@ -39,6 +39,7 @@ struct args {
 	uint32_t depth; /* DEPTH, 0 if not given */
 	/* what a verb's prepare() got ready before connecting */
 	int local_fd; /* put: LOCALFILE, open (-1: none) */
+	bool local_stream; /* read in order to its end (no seek) */
 	uint32_t local_mode; /* its permission bits */
 	uint8_t *value; /* xattr set: VALUE, or the bytes of @FILE */
 	uint32_t value_len;
@@ -80,6 +81,23 @@ int fail_xattr(const char *path, const char *name, int rc);
 const char *type_name(uint32_t type);
 void mode_string(const struct nfs42_attrs *a, char *s);
 void time_string(const struct nfs42_time *t, char *buf, size_t sz);
+
+/*
+ * A local output file (cat -o, xattr get -o): written to a temporary
+ * beside it, renamed over it by out_commit() once all is there, removed
+ * by out_abort(): a failure leaves FILE as it was.  A FILE that exists
+ * and is not a regular file (a device, a FIFO) is written in place; NULL
+ * is stdout.  out_open() and out_commit() return 0 or EXIT_USAGE (told).
+ */
+struct out_file {
+	const char *path; /* as given; NULL: stdout */
+	char *target; /* the file replaced (a symbolic link followed) */
+	char *tmp; /* the temporary; NULL when written in place */
+	int fd; /* where to write */
+};
+int out_open(struct out_file *o, const char *path);
+int out_commit(struct out_file *o);
+void out_abort(struct out_file *o);
 
 /* progress.c: cp --async's progress on stderr */
 struct progress;

@@ -5,10 +5,15 @@
  * formatting the verbs share.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -96,4 +101,107 @@ void time_string(const struct nfs42_time *t, char *buf, size_t sz)
 
 	gmtime_r(&sec, &tm);
 	strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* A local file error: told, EXIT_USAGE. */
+static int local_error(const char *path, int err)
+{
+	fprintf(stderr, "nfs42: %s: %s\n", path, strerror(err));
+	return EXIT_USAGE;
+}
+
+/* The temporary ".NAME.nfs42-XXXXXX" beside o->target, with the mode
+ * (and, as root, the owner) of st, the file it replaces, or 0644 less
+ * the umask for a new one. */
+static int out_temp(struct out_file *o, const struct stat *st)
+{
+	char *d = strdup(o->target), *b = strdup(o->target);
+	mode_t mode;
+	int err = 0;
+
+	if (!d || !b ||
+	    asprintf(&o->tmp, "%s/.%s.nfs42-XXXXXX", dirname(d), basename(b)) <
+		    0) {
+		o->tmp = NULL;
+		err = ENOMEM;
+	}
+	free(d);
+	free(b);
+	if (!err) {
+		o->fd = mkstemp(o->tmp);
+		err = o->fd < 0 ? errno : 0;
+	}
+	if (err) {
+		free(o->tmp);
+		o->tmp = NULL;
+		return local_error(o->path, err);
+	}
+	if (st) {
+		mode = st->st_mode & 07777;
+		/* root keeps the owner; anyone else becomes it, as cp */
+		if (geteuid() == 0 && fchown(o->fd, st->st_uid, st->st_gid) < 0)
+			mode &= 0777;
+	} else {
+		mode = umask(0);
+		umask(mode);
+		mode = 0644 & ~mode;
+	}
+	fchmod(o->fd, mode);
+	return 0;
+}
+
+int out_open(struct out_file *o, const char *path)
+{
+	struct stat st;
+	bool exists;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->fd = STDOUT_FILENO;
+	if (!path)
+		return 0;
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* a device, a FIFO: written in place (a directory fails) */
+		o->fd = open(path, O_WRONLY | O_TRUNC);
+		return o->fd < 0 ? local_error(path, errno) : 0;
+	}
+	/* a symbolic link stays one: its target is replaced */
+	o->target = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->target)
+		return local_error(path, errno);
+	return out_temp(o, exists ? &st : NULL);
+}
+
+int out_commit(struct out_file *o)
+{
+	int err = 0;
+
+	if (!o->path)
+		return 0;
+	if (close(o->fd) < 0)
+		err = errno;
+	o->fd = -1;
+	if (!err && o->tmp && rename(o->tmp, o->target) < 0)
+		err = errno;
+	if (err) {
+		out_abort(o);
+		return local_error(o->path, err);
+	}
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+	return 0;
+}
+
+void out_abort(struct out_file *o)
+{
+	if (o->path && o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
 }

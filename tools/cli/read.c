@@ -38,28 +38,26 @@ static int cat_stream(const char *path, struct nfs42_stream_opts *so, int fd,
 	return rc ? rc : rc2;
 }
 
+/* cat: to stdout or, through a temporary renamed into place, FILE */
 int cmd_cat(struct nfs42_opts *o, const struct args *args)
 {
-	const char *out = OPT(args, 'o');
 	struct nfs42_stream_opts so;
-	int fd = STDOUT_FILENO, rc;
+	struct out_file out;
+	int rc;
 
-	if (out) {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0) {
-			fprintf(stderr, "nfs42: %s: %s\n", out,
-				strerror(errno));
-			return EXIT_USAGE;
-		}
-	}
+	rc = out_open(&out, OPT(args, 'o'));
+	if (rc)
+		return rc;
 	nfs42_stream_opts_init(&so);
 	so.depth = args->depth ? args->depth : DEPTH_DEFAULT;
 	so.read_plus = OPT(args, 'r') != NULL;
-	rc = cat_stream(args->word[0], &so, fd, OPT(args, 'n') == NULL,
+	rc = cat_stream(args->word[0], &so, out.fd, OPT(args, 'n') == NULL,
 			OPT(args, 's') != NULL);
-	if (out)
-		close(fd);
-	return rc ? fail(args->word[0], rc) : 0;
+	if (rc) {
+		out_abort(&out);
+		return fail(args->word[0], rc);
+	}
+	return out_commit(&out);
 }
 
 /* map: the data/hole segments READ_PLUS reports, merged when adjacent. */

@@ -23,7 +23,8 @@ const struct verb cli_verbs[] = {
 	{ "put", cmd_put, "put [--no-pnfs] [--stats] LOCALFILE PATH",
 	  "write a local file; only its data is sent, its holes stay holes; "
 	  "through the data servers when the server gives a layout "
-	  "(--no-pnfs: never)",
+	  "(--no-pnfs: never); LOCALFILE - is stdin, and a stream (stdin, "
+	  "a pipe, a FIFO) is written in order",
 	  prepare_put },
 	{ "layout", cmd_layout, "layout PATH",
 	  "the file's pNFS layout and its data servers (LAYOUTGET, "

@@ -49,23 +49,25 @@ fail:
 
 int cmd_xattr_get(struct nfs42_opts *o, const struct args *args)
 {
-	const char *path = args->word[0], *out = OPT(args, 'o');
+	const char *path = args->word[0];
+	struct out_file out;
 	uint8_t *value;
 	uint32_t len;
-	int fd = STDOUT_FILENO, rc;
+	int rc, err;
 
 	rc = nfs42_xattr_get(g_cl, path, args->word[1], &value, &len);
 	if (rc)
 		return fail_xattr(path, args->word[1], rc);
-	if (out)
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, value, len) != (ssize_t)len) {
-		fprintf(stderr, "nfs42: %s: %s\n", out ? out : "stdout",
-			strerror(errno));
+	rc = out_open(&out, OPT(args, 'o'));
+	err = rc ? 0 : nfs42_fd_write_all(out.fd, value, len);
+	if (err) {
+		fprintf(stderr, "nfs42: %s: %s\n",
+			out.path ? out.path : "stdout", strerror(-err));
+		out_abort(&out);
 		rc = EXIT_USAGE;
+	} else if (!rc) {
+		rc = out_commit(&out);
 	}
-	if (out && fd >= 0)
-		close(fd);
 	free(value);
 	return rc;
 }

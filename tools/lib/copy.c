@@ -5,9 +5,11 @@
  * holes (see nfs42_copy_file() in nfs42.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -33,6 +35,33 @@ static int run_timed(struct nfs42_compound *c, struct nfs42_copy_stats *st)
 	return rc;
 }
 
+/*
+ * dst may be written: not src itself, not a directory.  *d gets its
+ * attributes (type 0 when there is no dst yet); *failed is DST after a
+ * failure (SAME for src itself).
+ */
+static int check_dst(struct nfs42_client *cl, const char *dst,
+		     const struct nfs42_attrs *a, struct nfs42_attrs *d,
+		     enum nfs42_copy_failed *failed)
+{
+	int rc;
+
+	*failed = NFS42_COPY_FAILED_DST;
+	rc = nfs42_stat(cl, dst, d);
+	if (rc == NFS4ERR_NOENT) {
+		memset(d, 0, sizeof(*d));
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (d->fileid == a->fileid && d->fsid.major == a->fsid.major &&
+	    d->fsid.minor == a->fsid.minor) {
+		*failed = NFS42_COPY_FAILED_SAME;
+		return NFS4ERR_INVAL;
+	}
+	return d->type == NF4DIR ? NFS4ERR_ISDIR : 0;
+}
+
 /* Open src for read and dst for write (created with src's mode or
  * truncated); *size is src's size; *failed says which one an error is
  * about. */
@@ -50,14 +79,8 @@ static int open_pair(struct nfs42_client *cl, const char *src, const char *dst,
 	if (a.type != NF4REG)
 		return a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
 	/* dst is truncated: never src itself */
-	*failed = NFS42_COPY_FAILED_DST;
-	rc = nfs42_stat(cl, dst, &d);
-	if (!rc && d.fileid == a.fileid && d.fsid.major == a.fsid.major &&
-	    d.fsid.minor == a.fsid.minor) {
-		*failed = NFS42_COPY_FAILED_SAME;
-		return NFS4ERR_INVAL;
-	}
-	if (rc && rc != NFS4ERR_NOENT)
+	rc = check_dst(cl, dst, &a, &d, failed);
+	if (rc)
 		return rc;
 	*failed = NFS42_COPY_FAILED_SRC;
 	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
@@ -262,6 +285,102 @@ static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
 	return rc;
 }
 
+/*
+ * A new file beside path, opened for write: ".NAME.nfs42-XXXXXX" (GUARDED4,
+ * another name if it exists), with mode.  *tmp (malloc'ed) its path.
+ */
+static int open_temp(struct nfs42_client *cl, const char *path, uint32_t mode,
+		     struct nfs42_file *f, char **tmp)
+{
+	static unsigned int seq;
+	const char *name;
+	char *parent, *t;
+	unsigned int i, tag;
+	int rc, len;
+
+	rc = nfs42_split_path(path, &parent, &name);
+	if (rc)
+		return rc;
+	/* the name without a trailing slash, short enough for a suffix */
+	len = strcspn(name, "/");
+	if (len > 200)
+		len = 200;
+	for (i = 0; i < 8; i++) {
+		tag = (unsigned int)nfs42_now_ms() * 2654435761u ^
+		      (unsigned int)getpid() << 8 ^ seq++;
+		if (asprintf(&t, "%s/.%.*s.nfs42-%06x",
+			     strcmp(parent, "/") ? parent : "", len, name,
+			     tag & 0xffffff) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = nfs42_open(cl, t, OPEN4_SHARE_ACCESS_WRITE, GUARDED4, mode,
+				false, f);
+		if (!rc) {
+			*tmp = t;
+			break;
+		}
+		free(t);
+		if (rc != NFS4ERR_EXIST)
+			break;
+	}
+	free(parent);
+	return rc;
+}
+
+/*
+ * CLONE of the whole of src into a new file beside dst, renamed over dst
+ * once the clone is done: a server that cannot clone (NOTSUPP) or any
+ * other failure leaves dst as it was, and the new file is removed.  An
+ * existing dst keeps its mode (its inode does not: RENAME replaces it).
+ */
+static int clone_file(struct nfs42_client *cl, const char *src, const char *dst,
+		      struct nfs42_copy_stats *st)
+{
+	struct nfs42_attrs a, d;
+	struct nfs42_file sf, df;
+	char *tmp = NULL;
+	int rc, rc2;
+
+	st->failed = NFS42_COPY_FAILED_SRC;
+	rc = nfs42_stat(cl, src, &a);
+	if (!rc && a.type != NF4REG)
+		rc = a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	if (!rc)
+		rc = check_dst(cl, dst, &a, &d, &st->failed);
+	if (rc)
+		return rc;
+	st->failed = NFS42_COPY_FAILED_SRC;
+	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &sf);
+	if (!rc)
+		rc = nfs42_getattr_fh(cl, &sf.fh, NULL, &a);
+	if (rc)
+		return rc;
+	st->failed = NFS42_COPY_FAILED_DST;
+	rc = open_temp(cl, dst, (d.type ? d.mode : a.mode) & 07777, &df, &tmp);
+	if (rc) {
+		nfs42_close(&sf);
+		return rc;
+	}
+	st->failed = NFS42_COPY_FAILED_NONE;
+	rc = close_pair(&sf, &df, clone_whole(&sf, &df, a.size, st));
+	if (!rc) {
+		st->failed = NFS42_COPY_FAILED_DST;
+		rc = nfs42_rename(cl, tmp, dst);
+	}
+	if (rc) {
+		rc2 = nfs42_remove(cl, tmp);
+		if (rc2 && rc2 != NFS4ERR_NOENT)
+			nfs42_set_error(cl, "%s left behind: %s", tmp,
+					nfs42_strerror(rc2));
+	} else {
+		st->failed = NFS42_COPY_FAILED_NONE;
+	}
+	free(tmp);
+	return rc;
+}
+
 int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 		       const char *dst, const struct nfs42_copy_opts *o,
 		       struct nfs42_copy_stats *st)
@@ -277,11 +396,11 @@ int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 	if (!st)
 		st = &mine;
 	memset(st, 0, sizeof(*st));
+	if (o->clone)
+		return clone_file(cl, src, dst, st);
 	rc = open_pair(cl, src, dst, &sf, &df, &size, &st->failed);
 	if (rc)
 		return rc;
-	if (o->clone)
-		return close_pair(&sf, &df, clone_whole(&sf, &df, size, st));
 	rc = o->via_client ? NFS4ERR_NOTSUPP :
 			     copy_server(&sf, &df, size, &done, st);
 	/* OP_ILLEGAL: NFSv4.1, which has no COPY */

@@ -1329,8 +1329,11 @@ int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 /*
  * Write fd's contents to path, created with mode or truncated.  A regular
  * file is sent extent by extent (SEEK_DATA/SEEK_HOLE): only its data, its
- * holes staying holes, then its size; anything else (a pipe) is read to
- * its end.  r (may be NULL): the bytes sent, and local_errno, non-zero
+ * holes staying holes, then its size; anything else (a pipe), and a
+ * regular file of size 0 (procfs), is read to its end, in order.  fd is
+ * read before path is opened (a stream's first block, a regular file's
+ * first byte of data): a source that cannot be read leaves path as it
+ * was.  r (may be NULL): the bytes sent, and local_errno, non-zero
  * when reading fd failed (-local_errno is returned then), to tell a local
  * error from the server's.
  */
@@ -1344,17 +1347,19 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 			uint32_t mode, struct nfs42_put_result *r);
 
 /*
- * Whole-file copies on the server, src and dst both paths: dst is opened
- * for write, created with src's mode (permission bits) or truncated, src
- * for read.  0, an NFS4ERR_* status, or -errno.  src a directory:
- * NFS4ERR_ISDIR, another non-regular file or dst the same file as src:
- * NFS4ERR_INVAL, dst untouched.  On a later error dst may be left created
- * and empty (or, for a copy, partly written).
+ * Whole-file copies on the server, src and dst both paths: src is opened
+ * for read first, then dst for write, created with src's mode (permission
+ * bits) or truncated.  0, an NFS4ERR_* status, or -errno.  src a
+ * directory or dst one: NFS4ERR_ISDIR, another non-regular src or dst
+ * the same file as src: NFS4ERR_INVAL, dst untouched.  On a later error
+ * of a COPY dst may be left created, or partly written.
  *
  * nfs42_clone_file: one CLONE (RFC 7862 15.13) of the whole of src (count
- * 0: to its end) into dst, then dst's size set to src's if the server left
- * it shorter.  No fallback: NFS4ERR_NOTSUPP where the filesystem cannot
- * share blocks.
+ * 0: to its end) into a new file beside dst (".NAME.nfs42-XXXXXX",
+ * created with dst's mode if dst exists, else src's), its size set to
+ * src's if the server left it shorter, then RENAMEd over dst.  No
+ * fallback: NFS4ERR_NOTSUPP where the filesystem cannot share blocks, and
+ * then, as after any failure, dst is as it was and the new file removed.
  *
  * nfs42_copy_file: synchronous intra-server COPYs, continued from where a
  * short one stopped; if the server answers NFS4ERR_NOTSUPP (or
