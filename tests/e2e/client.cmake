@@ -7,3 +7,7 @@ foreach(t e2e_client_basic e2e_client_readdir e2e_client_transport
           e2e_cli_copy)
   sparse_e2e_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
 endforeach()
+# layout: a metadata server with two data servers
+sparse_e2e_test(e2e_cli_layout
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_cli_layout.c
+  HARNESS_ARGS --pnfs 2)

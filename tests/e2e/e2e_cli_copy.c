@@ -76,8 +76,11 @@ START_TEST(cp_verb)
 	r = CLI("cp", "--via-client", "--stats", e2e_path("cli-cp-src"),
 		e2e_path("cli-cp-via"));
 	ck_assert_msg(r.status == 0, "cp --via-client: %s", r.err);
-	ck_assert_str_eq(r.err, "nfs42: cp stats: path=client calls=0 "
-				"total_us=0 max_us=0\n");
+	ck_assert_msg(strstr(r.err, "nfs42: cp stats: path=client calls=0 "
+				    "total_us=0 max_us=0\n") == r.err,
+		      "%s", r.err);
+	/* and the round trips hold no COPY */
+	ck_assert_msg(!strstr(r.err, "COPY"), "%s", r.err);
 	run_free(&r);
 	expect_backing("cli-cp-via", data, n);
 	r = CLI("cp", "--stats", e2e_path("cli-cp-src"),
@@ -183,6 +186,86 @@ START_TEST(cp_clone_notsupp)
 }
 END_TEST
 
+/*
+ * cp (server COPY) of files with the same three 4 KiB runs of data takes
+ * as many round trips at 64 MiB, 1 GiB and 16 TiB - 4 KiB: COPY per data
+ * extent found with SEEK, holes left holes (issue #28 item 2).
+ */
+START_TEST(cp_cost_follows_data)
+{
+	static const uint64_t sizes[] = { 64ull << 20, 1ull << 30,
+					  (16ull << 40) - 4096 };
+	unsigned long trips[3];
+	char name[32];
+	struct run r;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "cli-cp-runs-%zu", i);
+		make_three_runs(name, sizes[i]);
+		r = CLI("cp", "--stats", e2e_path(name),
+			e2e_path("cli-cp-runs-dst"));
+		ck_assert_msg(r.status == 0, "cp: %s", r.err);
+		ck_assert_msg(strstr(r.err, "path=copy calls=3 "), "%s", r.err);
+		trips[i] = round_trips(r.err, "cp");
+		run_free(&r);
+		same_sparse(e2e_backing(name), e2e_backing("cli-cp-runs-dst"));
+		ck_assert_int_le(backing_alloc("cli-cp-runs-dst"),
+				 3 * 4096 + 65536);
+		unlink(e2e_backing(name));
+		ck_assert_msg(trips[i] == trips[0],
+			      "cp: %lu round trips at %llu bytes, %lu at %llu",
+			      trips[i], (unsigned long long)sizes[i], trips[0],
+			      (unsigned long long)sizes[0]);
+	}
+}
+END_TEST
+
+/*
+ * cp into a directory copies to DIR/SRC's name, as cp(1) (issue #28 item
+ * 5: it opened the directory, NFS4ERR_ROFS at the export's root); into
+ * the source's own directory that is the source itself.
+ */
+START_TEST(cp_into_directory)
+{
+	ck_assert_int_eq(mkdir(e2e_backing("cli-cp-into"), 0755), 0);
+	e2e_put_backing("cli-cp-one", "one\n", 4);
+	CLI_EXPECT(0, NULL, "cp", e2e_path("cli-cp-one"),
+		   e2e_path("cli-cp-into"));
+	expect_backing("cli-cp-into/cli-cp-one", "one\n", 4);
+	CLI_EXPECT(0, NULL, "cp", "--async", e2e_path("cli-cp-one"),
+		   e2e_path("cli-cp-into/"));
+	expect_backing("cli-cp-into/cli-cp-one", "one\n", 4);
+	CLI_EXPECT(1, "are the same file", "cp", e2e_path("cli-cp-one"),
+		   e2e_path(""));
+	expect_backing("cli-cp-one", "one\n", 4);
+}
+END_TEST
+
+/*
+ * cp --async of a file that is all hole: no "0.0 MiB/s" (issue #28 item
+ * 5), it says there was no data; the copy has the size and no data.
+ */
+START_TEST(cp_async_all_holes)
+{
+	struct run r;
+	int fd = open(e2e_backing("cli-cp-holes"), O_WRONLY | O_CREAT, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 1 << 30), 0);
+	close(fd);
+	r = CLI("cp", "--async", e2e_path("cli-cp-holes"),
+		e2e_path("cli-cp-holes2"));
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	ck_assert_msg(!strstr(r.err, "MiB/s") &&
+			      strstr(r.err, "all holes, no data to copy"),
+		      "%s", r.err);
+	run_free(&r);
+	same_sparse(e2e_backing("cli-cp-holes"), e2e_backing("cli-cp-holes2"));
+	ck_assert_int_eq(backing_alloc("cli-cp-holes2"), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_copy");
@@ -192,6 +275,9 @@ int main(void)
 	tcase_add_test(tc, cp_verb);
 	tcase_add_test(tc, cp_clone_notsupp);
 	tcase_add_test(tc, cp_async_progress);
+	tcase_add_test(tc, cp_cost_follows_data);
+	tcase_add_test(tc, cp_into_directory);
+	tcase_add_test(tc, cp_async_all_holes);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -56,6 +56,39 @@ START_TEST(ls_stat_cat)
 }
 END_TEST
 
+/*
+ * stat prints times as dates (issue #28 item 5: raw epoch seconds): the
+ * backing file's mtime 1000000000.5 is 2001-09-09 01:46:40.5 UTC.
+ */
+START_TEST(stat_prints_dates)
+{
+	const struct timespec ts[2] = { { 1000000000, 500000000 },
+					{ 1000000000, 500000000 } };
+	struct run r;
+
+	e2e_put_backing("cli-times", "t", 1);
+	ck_assert_int_eq(utimensat(AT_FDCWD, e2e_backing("cli-times"), ts, 0),
+			 0);
+	setenv("TZ", "UTC", 1);
+	r = CLI("stat", e2e_path("cli-times"));
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	ck_assert_msg(strstr(r.out, "mtime: 2001-09-09 01:46:40.500000000 "
+				    "+0000\n") &&
+			      strstr(r.out,
+				     "atime: 2001-09-09 01:46:40.500000000 "
+				     "+0000\n"),
+		      "%s", r.out);
+	run_free(&r);
+	setenv("TZ", "CET", 1);
+	r = CLI("stat", e2e_path("cli-times"));
+	ck_assert_msg(strstr(r.out, "mtime: 2001-09-09 03:46:40.500000000 "
+				    "+0200\n"),
+		      "%s", r.out);
+	run_free(&r);
+	unsetenv("TZ");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_info");
@@ -63,6 +96,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ls_stat_cat);
+	tcase_add_test(tc, stat_prints_dates);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -63,8 +63,8 @@ START_TEST(put_directory_refused)
 	ck_assert(strstr(r.err, dir));
 	run_free(&r);
 	ck_assert_int_eq(access(e2e_backing("cli-put-dir"), F_OK), -1);
-	DEAD_EXPECT(2, "Is a directory", "put", dir, "x");
-	DEAD_EXPECT(2, "No such file", "put", "/nonexistent/file", "x");
+	DEAD_EXPECT(2, "Is a directory", "put", dir, "/x");
+	DEAD_EXPECT(2, "No such file", "put", "/nonexistent/file", "/x");
 }
 END_TEST
 
@@ -170,6 +170,20 @@ START_TEST(put_unreadable_keeps_remote)
 }
 END_TEST
 
+/* put into a directory writes DIR/LOCALFILE's name (as cp(1)) */
+START_TEST(put_into_directory)
+{
+	const char *dir = local_dir();
+	char local[PATH_MAX];
+
+	snprintf(local, sizeof(local), "%s/cli-put-named", dir);
+	put_local(local, "named\n", 6, 0644);
+	ck_assert_int_eq(mkdir(e2e_backing("cli-put-into"), 0755), 0);
+	CLI_EXPECT(0, NULL, "put", local, e2e_path("cli-put-into"));
+	expect_backing("cli-put-into/cli-put-named", "named\n", 6);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_put");
@@ -181,6 +195,7 @@ int main(void)
 	tcase_add_test(tc, put_keeps_holes);
 	tcase_add_test(tc, put_streams);
 	tcase_add_test(tc, put_unreadable_keeps_remote);
+	tcase_add_test(tc, put_into_directory);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -153,6 +153,98 @@ START_TEST(cat_failure_keeps_output)
 }
 END_TEST
 
+/*
+ * Cost follows data, not size (issue #28 item 2): map, cat -o (READ_PLUS)
+ * and get --plain-read (READ and SEEK) of files with the same three 4 KiB
+ * runs of data take as many round trips at 64 MiB, 1 GiB and 16 TiB -
+ * 4 KiB (ext4's largest file), and the local copies hold the same bytes
+ * with their holes kept (item 3); an NFSv4.1 cat (no SEEK) still reads
+ * right.
+ */
+START_TEST(sparse_cost_follows_data)
+{
+	static const uint64_t sizes[] = { 64ull << 20, 1ull << 30,
+					  (16ull << 40) - 4096 };
+	static const char *const verbs[] = { "map", "cat", "get --plain-read" };
+	const char *dir = local_dir();
+	unsigned long trips[3][3];
+	char out[PATH_MAX], name[32];
+	struct run r;
+	size_t i, v;
+
+	snprintf(out, sizeof(out), "%s/copy", dir);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "cli-runs-%zu", i);
+		make_three_runs(name, sizes[i]);
+		r = CLI("map", "--stats", e2e_path(name));
+		ck_assert_msg(r.status == 0, "map: %s", r.err);
+		trips[i][0] = round_trips(r.err, "map");
+		run_free(&r);
+		r = CLI("cat", "--stats", e2e_path(name), "-o", out);
+		ck_assert_msg(r.status == 0, "cat: %s", r.err);
+		trips[i][1] = round_trips(r.err, "cat");
+		run_free(&r);
+		same_sparse(e2e_backing(name), out);
+		ck_assert_int_le(local_alloc(out), 3 * 4096 + 65536);
+		r = CLI("get", "--stats", "--plain-read", e2e_path(name), out);
+		ck_assert_msg(r.status == 0, "get: %s", r.err);
+		trips[i][2] = round_trips(r.err, "get");
+		run_free(&r);
+		same_sparse(e2e_backing(name), out);
+		ck_assert_int_le(local_alloc(out), 3 * 4096 + 65536);
+		if (i == 0) {
+			/* NFSv4.1: no SEEK, no READ_PLUS: all read, right */
+			CLI_EXPECT(0, NULL, "-m", "1", "cat", e2e_path(name),
+				   "-o", out);
+			same_sparse(e2e_backing(name), out);
+		}
+		unlink(e2e_backing(name));
+		for (v = 0; v < 3; v++)
+			ck_assert_msg(trips[i][v] == trips[0][v],
+				      "%s: %lu round trips at %llu bytes, %lu "
+				      "at %llu",
+				      verbs[v], trips[i][v],
+				      (unsigned long long)sizes[i], trips[0][v],
+				      (unsigned long long)sizes[0]);
+	}
+}
+END_TEST
+
+/*
+ * cat to a stdout that is a regular file keeps holes (seeks over them),
+ * and to one opened for appending writes them as zeros: seeking is
+ * useless there, every write goes to the end.
+ */
+START_TEST(cat_to_stdout_file)
+{
+	const char *dir = local_dir();
+	const char *argv[] = { e2e_env("SPARSE_NFS42"), "-s",
+			       e2e_env("NFS42_HOST"),	"-p",
+			       e2e_env("NFS42_PORT"),	"cat",
+			       e2e_path("cli-stdout"),	NULL };
+	char out[PATH_MAX], *want, *got;
+	size_t n, len;
+	int fd;
+
+	want = make_sparse("cli-stdout", &n);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_eq(run_argv_to(argv, fd), 0);
+	close(fd);
+	expect_local(out, want, n);
+	ck_assert_int_le(local_alloc(out), 1 << 20);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	ck_assert_int_eq(write(fd, "head", 4), 4);
+	ck_assert_int_eq(run_argv_to(argv, fd), 0);
+	close(fd);
+	got = read_local(out, &len);
+	ck_assert_uint_eq(len, n + 4);
+	ck_assert(!memcmp(got, "head", 4) && !memcmp(got + 4, want, n));
+	free(got);
+	free(want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_read");
@@ -164,6 +256,8 @@ int main(void)
 	tcase_add_test(tc, cat_read_plus_sparse);
 	tcase_add_test(tc, map_verb);
 	tcase_add_test(tc, cat_failure_keeps_output);
+	tcase_add_test(tc, sparse_cost_follows_data);
+	tcase_add_test(tc, cat_to_stdout_file);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -83,6 +83,22 @@ static inline struct run run_argv(const char *const *argv)
 	return run_argv_in(argv, -1);
 }
 
+/* Run argv with stdout on fd (stderr collected); its exit status. */
+static inline int run_argv_to(const char *const *argv, int fd)
+{
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 /* A process writing len bytes of data into path (a FIFO, or NULL for a
  * pipe), then exiting; *fd the pipe's read end (NULL path). */
 static inline pid_t feed(const char *path, const void *data, size_t len,
@@ -399,6 +415,15 @@ static inline mode_t local_mode(const char *path)
 	return st.st_mode & 07777;
 }
 
+/* Bytes allocated to a local file. */
+static inline long long local_alloc(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (long long)st.st_blocks * 512;
+}
+
 /* A local file holds exactly want. */
 static inline void expect_local(const char *path, const void *want, size_t n)
 {
@@ -409,6 +434,81 @@ static inline void expect_local(const char *path, const void *want, size_t n)
 	ck_assert_msg(len == n && memcmp(b, want, n) == 0,
 		      "%s: %zu bytes, other than the %zu wanted", path, len, n);
 	free(b);
+}
+
+/*
+ * A sparse backing file of size bytes holding three 4 KiB runs of data,
+ * at 0, about a third and about two thirds in (4 KiB aligned): the
+ * layout of the issue #28 benchmark at any size.
+ */
+static inline void make_three_runs(const char *rel, uint64_t size)
+{
+	int fd = open(e2e_backing(rel), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char block[4096];
+	int i;
+
+	ck_assert_int_ge(fd, 0);
+	for (i = 0; i < 3; i++) {
+		memset(block, 'a' + i, sizeof(block));
+		ck_assert_int_eq(pwrite(fd, block, sizeof(block),
+					(off_t)(size / 3 * i & ~4095ull)),
+				 (ssize_t)sizeof(block));
+	}
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+}
+
+/* The N of "nfs42: VERB round trips: N (...)" in a --stats stderr. */
+static inline unsigned long round_trips(const char *err, const char *verb)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "nfs42: %s round trips: ", verb);
+	p = strstr(err, key);
+	ck_assert_msg(p, "no '%s' in: %s", key, err);
+	return strtoul(p + strlen(key), NULL, 10);
+}
+
+/* Two files hold the same bytes, compared by their data extents (a hole
+ * of terabytes costs nothing). */
+static inline void same_sparse(const char *a, const char *b)
+{
+	int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+	struct stat sa, sb;
+	char ba[65536], bb[65536];
+	off_t off = 0, d, h, n;
+	int pass;
+
+	ck_assert_int_ge(fa, 0);
+	ck_assert_int_ge(fb, 0);
+	ck_assert_int_eq(fstat(fa, &sa), 0);
+	ck_assert_int_eq(fstat(fb, &sb), 0);
+	ck_assert_msg(sa.st_size == sb.st_size, "%s: %lld bytes, %s: %lld", a,
+		      (long long)sa.st_size, b, (long long)sb.st_size);
+	/* every data extent of each, read in both (holes read as zeros) */
+	for (pass = 0; pass < 2; pass++) {
+		int f = pass ? fb : fa;
+
+		for (off = 0; off < sa.st_size; off = h) {
+			d = lseek(f, off, SEEK_DATA);
+			if (d < 0)
+				break;
+			h = lseek(f, d, SEEK_HOLE);
+			for (; d < h; d += n) {
+				n = h - d < (off_t)sizeof(ba) ?
+					    h - d :
+					    (off_t)sizeof(ba);
+				ck_assert_int_eq(pread(fa, ba, n, d), n);
+				ck_assert_int_eq(pread(fb, bb, n, d), n);
+				ck_assert_msg(!memcmp(ba, bb, n),
+					      "%s and %s differ near %lld", a,
+					      b, (long long)d);
+			}
+		}
+	}
+	close(fa);
+	close(fb);
 }
 
 #endif /* E2E_CLI_UTIL_H */

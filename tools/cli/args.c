@@ -17,6 +17,43 @@
 #define NVERBS cli_nverbs
 #define verbs cli_verbs
 
+/*
+ * Print text wrapped at 80 columns: the first line goes on from column
+ * col (what is already printed on it), the next ones are indented by
+ * indent.  A bracketed group ("[-d DEPTH]") is never split.
+ */
+static void wrap(FILE *f, const char *text, int col, int indent)
+{
+	const char *p = text;
+	bool first = true;
+	int n, depth;
+
+	while (*p) {
+		for (n = 0, depth = 0; p[n] && (depth || p[n] != ' '); n++)
+			depth += (p[n] == '[') - (p[n] == ']');
+		if (!first && col + 1 + n > 80) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			first = true;
+		}
+		fprintf(f, "%s%.*s", first ? "" : " ", n, p);
+		col += n + !first;
+		first = false;
+		for (p += n; *p == ' '; p++)
+			;
+	}
+	fputc('\n', f);
+}
+
+/* "usage: nfs42 [options] SYNOPSIS", wrapped. */
+static void verb_usage(FILE *f, const struct verb *v)
+{
+	static const char lead[] = "usage: nfs42 [options] ";
+
+	fputs(lead, f);
+	wrap(f, v->synopsis, sizeof(lead) - 1, 8);
+}
+
 void usage(FILE *f)
 {
 	size_t i;
@@ -30,9 +67,14 @@ void usage(FILE *f)
 		"  -u -g -G  AUTH_SYS uid, gid and groups (default 0, 0)\n"
 		"  -t    timeout of the connection and each call, seconds\n"
 		"verbs (their options in any order, before or after the rest;\n"
-		"-- ends them):\n");
-	for (i = 0; i < NVERBS; i++)
-		fprintf(f, "  %-28s %s\n", verbs[i].synopsis, verbs[i].help);
+		"-- ends them; PATH, SRC, DST, FROM and TO are absolute paths\n"
+		"on the server):\n");
+	for (i = 0; i < NVERBS; i++) {
+		fputs("  ", f);
+		wrap(f, verbs[i].synopsis, 2, 8);
+		fputs("      ", f);
+		wrap(f, verbs[i].help, 6, 6);
+	}
 	fprintf(f,
 		"exit status: 0 ok, 1 NFS error, 2 bad arguments or a local\n"
 		"file error, 3 connection or transport error\n"
@@ -69,10 +111,41 @@ static const struct verb *find_verb(const char *name)
 	return NULL;
 }
 
+/* A synopsis item naming a path on the server: it must be absolute. */
+static bool remote_path(const char *item)
+{
+	static const char *const names[] = { "PATH", "SRC", "DST", "FROM",
+					     "TO" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(item, names[i]))
+			return true;
+	return false;
+}
+
+/* What a word standing for item must be, for the error message. */
+static void item_rule(const char *item, char *buf, size_t sz)
+{
+	if (!strcmp(item, "MODE"))
+		snprintf(buf, sz, "an octal mode, 0 to 07777");
+	else if (!strcmp(item, "SIZE") || !strcmp(item, "OFFSET"))
+		snprintf(buf, sz, "a number (decimal, or 0x hex)");
+	else if (!strcmp(item, "DEPTH"))
+		snprintf(buf, sz, "a number from 1 to %d", DEPTH_MAX);
+	else if (remote_path(item))
+		snprintf(buf, sz, "absolute (start with /)");
+	else if (strchr(item, '|'))
+		snprintf(buf, sz, "one of %s", item);
+	else
+		snprintf(buf, sz, "not empty");
+}
+
 /*
  * Whether word fits the synopsis item it stands for, storing its value:
  * MODE is octal (at most 07777), SIZE and OFFSET numbers, a|b one of the
- * words given; anything else (PATH, FILE...) a non-empty word.
+ * words given, PATH, SRC, DST, FROM and TO absolute paths; anything else
+ * (FILE, NAME...) a non-empty word.
  */
 static bool match_word(const char *item, const char *word, struct args *a)
 {
@@ -80,6 +153,7 @@ static bool match_word(const char *item, const char *word, struct args *a)
 	const char *p;
 	uint64_t num;
 
+	snprintf(a->bad_item, sizeof(a->bad_item), "%s", item);
 	if (!strcmp(item, "MODE"))
 		return parse_mode(word, &a->mode);
 	if (!strcmp(item, "SIZE") || !strcmp(item, "OFFSET"))
@@ -87,6 +161,8 @@ static bool match_word(const char *item, const char *word, struct args *a)
 	if (!strcmp(item, "DEPTH"))
 		return parse_u64(word, &num) && num >= 1 && num <= DEPTH_MAX &&
 		       (a->depth = num);
+	if (remote_path(item))
+		return word[0] == '/';
 	if (strchr(item, '|') == NULL)
 		return word[0] != '\0';
 	for (p = item;; p += n + 1) {
@@ -144,7 +220,8 @@ static int synopsis_items(const struct verb *v, struct syn_item *items, int max)
  * v: its options ("[-x]" a flag, "[-x ITEM]" one with a value) anywhere,
  * in any order, until "--"; the other words, in order, one for each
  * other item (see match_word()).  0 when they fit, -1 for too few or too
- * many words, else the index of the word that does not fit.
+ * many words (told first: a missing word is the likelier mistake), else
+ * the index of the first word that does not fit (a->bad_item its item).
  */
 static int match_args(const struct verb *v, int argc, char **argv,
 		      struct args *a)
@@ -152,12 +229,15 @@ static int match_args(const struct verb *v, int argc, char **argv,
 	struct syn_item items[12];
 	int nitems = synopsis_items(v, items, 12);
 	int i, j, next = 0; /* next: the item the next word is for */
+	int bad = 0;
+	char bad_item[sizeof(a->bad_item)] = "";
 	bool options = true;
 
 	memset(a, 0, sizeof(*a));
 	a->local_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *w = argv[i];
+		const char *item;
 		char key;
 
 		if (options && !strcmp(w, "--")) {
@@ -178,30 +258,34 @@ static int match_args(const struct verb *v, int argc, char **argv,
 				continue;
 			if (++i >= argc)
 				return -1;
-			if (!match_word(items[j].value, argv[i], a))
-				return i;
+			item = items[j].value;
 			OPT(a, key) = argv[i];
-			continue;
+		} else {
+			while (next < nitems && items[next].option)
+				next++;
+			if (next == nitems)
+				return -1;
+			item = items[next++].name;
+			a->word[a->nwords++] = w;
 		}
-		while (next < nitems && items[next].option)
-			next++;
-		if (next == nitems)
-			return -1;
-		if (!match_word(items[next].name, w, a))
-			return i;
-		a->word[a->nwords++] = w;
-		next++;
+		if (!match_word(item, argv[i], a) && !bad) {
+			bad = i;
+			memcpy(bad_item, a->bad_item, sizeof(bad_item));
+		}
 	}
 	while (next < nitems && items[next].option)
 		next++;
-	return next == nitems ? 0 : -1;
+	if (next != nitems)
+		return -1;
+	memcpy(a->bad_item, bad_item, sizeof(bad_item));
+	return bad;
 }
 
 /* The verb of argv[0] if its arguments fit, else NULL (told). */
 const struct verb *check_verb(int argc, char **argv, struct args *a)
 {
 	const struct verb *v = find_verb(argv[0]);
-	char two[32];
+	char two[32], rule[64];
 	int bad;
 
 	/* "xattr SUB": the verb is both words, the arguments follow SUB */
@@ -228,10 +312,13 @@ const struct verb *check_verb(int argc, char **argv, struct args *a)
 	else if (argv[bad][0] == '-' && argv[bad - 1][0] != '-')
 		fprintf(stderr, "nfs42: unknown option '%s' for %s\n",
 			argv[bad], v->name);
-	else
-		fprintf(stderr, "nfs42: bad argument '%s' for %s\n", argv[bad],
-			v->name);
-	fprintf(stderr, "usage: nfs42 [options] %s\n", v->synopsis);
+	else {
+		item_rule(a->bad_item, rule, sizeof(rule));
+		fprintf(stderr,
+			"nfs42: bad argument '%s' for %s: %s must be %s\n",
+			argv[bad], v->name, a->bad_item, rule);
+	}
+	verb_usage(stderr, v);
 	return NULL;
 }
 
@@ -248,24 +335,9 @@ void args_free(struct args *a)
 /* Print a verb's usage and what it does, wrapped. */
 static void verb_help(const struct verb *v)
 {
-	const char *p = v->help;
-	int col, n;
-
-	printf("usage: nfs42 [options] %s\n ", v->synopsis);
-	col = 1;
-	while (*p) {
-		n = strcspn(p, " ");
-		if (col + 1 + n > 76) {
-			printf("\n ");
-			col = 1;
-		}
-		printf(" %.*s", n, p);
-		col += 1 + n;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	printf("\n");
+	verb_usage(stdout, v);
+	fputs("  ", stdout);
+	wrap(stdout, v->help, 2, 2);
 }
 
 /* nfs42 help [VERB [SUB]]: the verbs that start with the words given. */

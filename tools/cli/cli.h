@@ -37,6 +37,7 @@ struct args {
 	uint32_t mode;
 	uint64_t num;
 	uint32_t depth; /* DEPTH, 0 if not given */
+	char bad_item[32]; /* the synopsis item a word did not fit */
 	/* what a verb's prepare() got ready before connecting */
 	int local_fd; /* put: LOCALFILE, open (-1: none) */
 	bool local_stream; /* read in order to its end (no seek) */
@@ -81,6 +82,8 @@ int fail_xattr(const char *path, const char *name, int rc);
 const char *type_name(uint32_t type);
 void mode_string(const struct nfs42_attrs *a, char *s);
 void time_string(const struct nfs42_time *t, char *buf, size_t sz);
+void time_string_full(const struct nfs42_time *t, char *buf, size_t sz);
+void addr_string(const struct nfs42_netaddr *a, char *buf, size_t sz);
 
 /*
  * A local output file (cat -o, xattr get -o): written to a temporary
@@ -99,6 +102,16 @@ int out_open(struct out_file *o, const char *path);
 int out_commit(struct out_file *o);
 void out_abort(struct out_file *o);
 
+/* dir/NAME of path; dst, or dst/NAME of src where dst is a directory on
+ * the server (cp, put) */
+const char *in_dir(char *buf, size_t sz, const char *dir, const char *path);
+const char *remote_dest(char *buf, size_t sz, const char *dst, const char *src);
+
+/* --stats: the round trips of the verb (from trips_mark(), called by
+ * main before the verb runs), by operation, on stderr */
+void trips_mark(void);
+void trips_print(const char *verb);
+
 /* progress.c: cp --async's progress on stderr */
 struct progress;
 struct progress *progress_new(const char *src);
@@ -111,6 +124,7 @@ int cmd_ls(struct nfs42_opts *o, const struct args *args);
 int cmd_stat(struct nfs42_opts *o, const struct args *args);
 /* read.c */
 int cmd_cat(struct nfs42_opts *o, const struct args *args);
+int cmd_get(struct nfs42_opts *o, const struct args *args);
 int cmd_map(struct nfs42_opts *o, const struct args *args);
 int cmd_seek(struct nfs42_opts *o, const struct args *args);
 /* put.c */
@@ -126,6 +140,7 @@ int cmd_mkdir(struct nfs42_opts *o, const struct args *args);
 int cmd_rm(struct nfs42_opts *o, const struct args *args);
 int cmd_rmdir(struct nfs42_opts *o, const struct args *args);
 int cmd_mv(struct nfs42_opts *o, const struct args *args);
+int prepare_ln(struct args *a);
 int cmd_ln(struct nfs42_opts *o, const struct args *args);
 int cmd_readlink(struct nfs42_opts *o, const struct args *args);
 int cmd_truncate(struct nfs42_opts *o, const struct args *args);

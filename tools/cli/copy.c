@@ -5,6 +5,7 @@
  * where the server has no COPY, through the client.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -49,8 +50,10 @@ static int cp_async(const char *src, const char *dst, bool stats)
 	if (!rc && !ac.went_async)
 		fprintf(stderr, "nfs42: %s: the server copied synchronously\n",
 			dst);
-	if (stats)
+	if (stats) {
 		print_cp_stats(ac.went_async ? "async" : "copy", &ac.stats);
+		trips_print("cp");
+	}
 	return rc ? fail_copy(src, dst, ac.stats.failed, rc) : 0;
 }
 
@@ -81,12 +84,14 @@ static const char *path_name(const struct nfs42_copy_opts *co,
  */
 int cmd_cp(struct nfs42_opts *o, const struct args *args)
 {
-	const char *src = args->word[0], *dst = args->word[1];
+	const char *src = args->word[0], *dst;
+	char buf[PATH_MAX];
 	struct nfs42_copy_opts co = { .clone = OPT(args, 'c') != NULL,
 				      .via_client = OPT(args, 'v') != NULL };
 	struct nfs42_copy_stats st;
 	int rc;
 
+	dst = remote_dest(buf, sizeof(buf), args->word[1], src);
 	/* --async with --clone or --via-client: refused by prepare_cp() */
 	if (OPT(args, 'a'))
 		return cp_async(src, dst, OPT(args, 's') != NULL);
@@ -95,8 +100,10 @@ int cmd_cp(struct nfs42_opts *o, const struct args *args)
 		fprintf(stderr,
 			"nfs42: %s: server COPY not supported, %s through the client\n",
 			dst, rc ? "copy failed" : "copied");
-	if (OPT(args, 's'))
+	if (OPT(args, 's')) {
 		print_cp_stats(path_name(&co, &st), &st);
+		trips_print("cp");
+	}
 	return rc ? fail_copy(src, dst, st.failed, rc) : 0;
 }
 

@@ -100,7 +100,10 @@ int cmd_ls(struct nfs42_opts *o, const struct args *args)
 
 static void print_time(const char *key, const struct nfs42_time *t)
 {
-	printf("%s: %" PRId64 ".%09u\n", key, t->seconds, t->nseconds);
+	char when[64];
+
+	time_string_full(t, when, sizeof(when));
+	printf("%s: %s\n", key, when);
 }
 
 int cmd_stat(struct nfs42_opts *o, const struct args *args)

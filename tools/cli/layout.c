@@ -15,15 +15,17 @@
 static void print_pnfs_stats(const char *path, const struct nfs42_layout *lo,
 			     const struct nfs42_pnfs_stats *st)
 {
+	char addr[80];
 	uint32_t i;
 
 	fprintf(stderr,
 		"pnfs: %s: stripe unit %u, %u stripes, %u data servers\n", path,
 		lo->stripe_unit, lo->nstripes, lo->nds);
-	for (i = 0; i < lo->nds; i++)
+	for (i = 0; i < lo->nds; i++) {
+		addr_string(&lo->ds[i].addr[0], addr, sizeof(addr));
 		fprintf(stderr, "pnfs: ds %u %s %" PRIu64 " bytes %u calls\n",
-			i, lo->ds[i].addr[0].uaddr, st->ds_bytes[i],
-			st->ds_calls[i]);
+			i, addr, st->ds_bytes[i], st->ds_calls[i]);
+	}
 	fprintf(stderr,
 		"pnfs: mds %" PRIu64 " bytes, holes %" PRIu64
 		" bytes, data servers failed %u, no layout %u, rewrites %u, recalled %s\n",
@@ -117,6 +119,7 @@ int cmd_layout(struct nfs42_opts *o, const struct args *args)
 	const char *path = args->word[0];
 	struct nfs42_layout *lo;
 	struct nfs42_file f;
+	char addr[80];
 	uint32_t i, j;
 	int rc, rc2;
 
@@ -151,9 +154,11 @@ int cmd_layout(struct nfs42_opts *o, const struct args *args)
 			       lo->stripe_indices[i]);
 		for (i = 0; i < lo->nds; i++) {
 			printf("data server %u:", i);
-			for (j = 0; j < lo->ds[i].naddr; j++)
-				printf(" %s %s", lo->ds[i].addr[j].netid,
-				       lo->ds[i].addr[j].uaddr);
+			for (j = 0; j < lo->ds[i].naddr; j++) {
+				addr_string(&lo->ds[i].addr[j], addr,
+					    sizeof(addr));
+				printf(" %s %s", lo->ds[i].addr[j].netid, addr);
+			}
 			printf("\n");
 		}
 		rc = nfs42_layout_return(&f, lo);

@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		rc = fail("session", rc);
 	} else {
+		trips_mark();
 		rc = verb->run(&o, &args);
 		fflush(stdout);
 	}

@@ -51,6 +51,19 @@ int cmd_mv(struct nfs42_opts *o, const struct args *args)
 	return rc ? fail(args->word[0], rc) : 0;
 }
 
+/* A hard link's TARGET is a file on the server: an absolute path (a
+ * symbolic link's is any text). */
+int prepare_ln(struct args *a)
+{
+	if (OPT(a, 's') || a->word[0][0] == '/')
+		return 0;
+	fprintf(stderr,
+		"nfs42: bad argument '%s' for ln: TARGET of a hard link must "
+		"be absolute (start with /)\n",
+		a->word[0]);
+	return EXIT_USAGE;
+}
+
 int cmd_ln(struct nfs42_opts *o, const struct args *args)
 {
 	const char *target = args->word[0], *path = args->word[1];

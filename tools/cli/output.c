@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -94,13 +95,28 @@ void mode_string(const struct nfs42_attrs *a, char *s)
 	s[10] = '\0';
 }
 
+/* "2026-05-12 12:54:08" in local time (ls -l). */
 void time_string(const struct nfs42_time *t, char *buf, size_t sz)
 {
 	time_t sec = (time_t)t->seconds;
 	struct tm tm;
 
-	gmtime_r(&sec, &tm);
+	localtime_r(&sec, &tm);
 	strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* "2026-05-12 12:54:08.123456789 +0200": local time, nanoseconds and
+ * the zone's offset, as stat(1) prints it. */
+void time_string_full(const struct nfs42_time *t, char *buf, size_t sz)
+{
+	time_t sec = (time_t)t->seconds;
+	char date[32], zone[8];
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	snprintf(buf, sz, "%s.%09u %s", date, t->nseconds, zone);
 }
 
 /* A local file error: told, EXIT_USAGE. */
@@ -204,4 +220,77 @@ void out_abort(struct out_file *o)
 	free(o->tmp);
 	free(o->target);
 	o->tmp = o->target = NULL;
+}
+
+/* The round trips counted from trips_mark() on (nfs42_calls_sent). */
+static uint64_t trips0, ops0[NFS42_OPS_COUNTED];
+
+void trips_mark(void)
+{
+	uint32_t op;
+
+	trips0 = nfs42_calls_sent(g_cl);
+	for (op = 0; op < NFS42_OPS_COUNTED; op++)
+		ops0[op] = nfs42_ops_sent(g_cl, op);
+}
+
+/* --stats: "nfs42: VERB round trips: N (OP n, ...)" on stderr, the ops
+ * by number, SEQUENCE (in each of them) left out. */
+void trips_print(const char *verb)
+{
+	const char *sep = "";
+	uint64_t n;
+	uint32_t op;
+
+	fprintf(stderr, "nfs42: %s round trips: %" PRIu64 " (", verb,
+		nfs42_calls_sent(g_cl) - trips0);
+	for (op = 0; op < NFS42_OPS_COUNTED; op++) {
+		n = nfs42_ops_sent(g_cl, op) - ops0[op];
+		if (!n || op == OP_SEQUENCE)
+			continue;
+		fprintf(stderr, "%s%s %" PRIu64, sep, nfs42_opname(op), n);
+		sep = ", ";
+	}
+	fprintf(stderr, ")\n");
+}
+
+/* dir/NAME, NAME the last component of path (buf of sz bytes). */
+const char *in_dir(char *buf, size_t sz, const char *dir, const char *path)
+{
+	const char *name = strrchr(path, '/');
+	size_t len = strlen(dir);
+
+	name = name ? name + 1 : path;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	snprintf(buf, sz, "%.*s%s%s", (int)len, dir,
+		 dir[len - 1] == '/' ? "" : "/", name);
+	return buf;
+}
+
+/* The remote destination dst, or dst/NAME of src when dst is a
+ * directory (as cp(1)); buf holds the joined path. */
+const char *remote_dest(char *buf, size_t sz, const char *dst, const char *src)
+{
+	struct nfs42_attrs a;
+
+	if (nfs42_stat(g_cl, dst, &a) == 0 && a.type == NF4DIR)
+		return in_dir(buf, sz, dst, src);
+	return dst;
+}
+
+/* A data server's address as host:port ([host]:port for IPv6) from its
+ * universal address (RFC 5665: h1.h2.h3.h4.p1.p2); the universal address
+ * itself if it does not parse. */
+void addr_string(const struct nfs42_netaddr *a, char *buf, size_t sz)
+{
+	char host[64];
+	uint16_t port;
+
+	if (nfs42_uaddr_split(a->uaddr, host, sizeof(host), &port))
+		snprintf(buf, sz, "%s", a->uaddr);
+	else if (strchr(host, ':'))
+		snprintf(buf, sz, "[%s]:%u", host, port);
+	else
+		snprintf(buf, sz, "%s:%u", host, port);
 }

@@ -107,9 +107,16 @@ void progress_show(void *arg, uint64_t done, uint64_t total)
 			return;
 		p->last = secs;
 		fprintf(stderr,
-			"copied %" PRIu64 " of %" PRIu64 " bytes (%.0f%%), "
-			"data %" PRIu64 " of %" PRIu64 " bytes, %.1f MiB/s\n",
-			done, total, pct, data, data_total, rate / 1048576);
+			"copied %" PRIu64 " of %" PRIu64 " bytes (%.0f%%), ",
+			done, total, pct);
+		/* all holes: nothing to copy, no rate to give */
+		if (data_total == 0)
+			fprintf(stderr, "all holes, no data to copy\n");
+		else
+			fprintf(stderr,
+				"data %" PRIu64 " of %" PRIu64
+				" bytes, %.1f MiB/s\n",
+				data, data_total, rate / 1048576);
 		return;
 	}
 	for (i = 0; i < 30; i++)
@@ -117,10 +124,13 @@ void progress_show(void *arg, uint64_t done, uint64_t total)
 	bar[30] = '\0';
 	fprintf(stderr, "\r[%s] %3.0f%% %8.1f/%.1f MiB", bar, pct,
 		(double)done / 1048576, (double)total / 1048576);
-	if (data_total < total)
+	if (data_total == 0)
+		fprintf(stderr, " (all holes, no data)");
+	else if (data_total < total)
 		fprintf(stderr, " (data %.1f MiB)",
 			(double)data_total / 1048576);
-	fprintf(stderr, " %7.1f MiB/s", rate / 1048576);
+	if (data_total)
+		fprintf(stderr, " %7.1f MiB/s", rate / 1048576);
 	if (eta >= 0 && done < total)
 		fprintf(stderr, " ETA %ld:%02ld ", eta / 60, eta % 60);
 	else

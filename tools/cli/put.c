@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,9 +63,14 @@ bad:
  */
 int cmd_put(struct nfs42_opts *o, const struct args *args)
 {
-	const char *local = args->word[0], *path = args->word[1];
+	const char *local = args->word[0], *path;
 	struct nfs42_put_result r;
+	char buf[PATH_MAX];
 	int rc = 1;
+
+	path = strcmp(local, "-") ?
+		       remote_dest(buf, sizeof(buf), args->word[1], local) :
+		       args->word[1];
 
 	if (OPT(args, 'n') == NULL && !args->local_stream)
 		rc = put_pnfs(path, args->local_fd, args->local_mode,

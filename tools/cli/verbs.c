@@ -10,21 +10,35 @@
 const struct verb cli_verbs[] = {
 	{ "ping", cmd_ping, "ping", "NULL RPC + session setup", NULL },
 	{ "ls", cmd_ls, "ls [-l] PATH", "list a directory", NULL },
-	{ "stat", cmd_stat, "stat PATH", "attributes (key: value)", NULL },
+	{ "stat", cmd_stat, "stat PATH",
+	  "attributes, one a line (key: value), times in local time", NULL },
 	{ "cat", cmd_cat,
-	  "cat [-d DEPTH] [--read-plus] [--no-pnfs] [--stats] PATH [-o FILE]",
-	  "file contents to stdout or FILE, DEPTH READs in flight "
-	  "(default 8); --read-plus: READ_PLUS, holes kept in FILE; "
-	  "through the data servers when the server gives a layout "
-	  "(--no-pnfs: never); --stats: where the data came from",
+	  "cat [-d DEPTH] [--read-plus] [--plain-read] [--no-pnfs] [--stats] "
+	  "PATH [-o FILE]",
+	  "the file's contents to stdout, or to FILE through a temporary "
+	  "renamed over it at the end; DEPTH calls in flight (default 8). "
+	  "Into a file: READ_PLUS, holes kept as holes and jumped with SEEK "
+	  "(--plain-read: READ, holes found with SEEK); to a pipe: READ "
+	  "(--read-plus: READ_PLUS). Through the data servers when the server "
+	  "gives a layout (--no-pnfs: never); --stats: where the data came "
+	  "from, and the round trips",
 	  NULL },
-	{ "map", cmd_map, "map [-d DEPTH] PATH",
-	  "data/hole layout from READ_PLUS: offset length data|hole", NULL },
+	{ "get", cmd_get,
+	  "get [-d DEPTH] [--read-plus] [--plain-read] [--no-pnfs] [--stats] "
+	  "PATH LOCALFILE",
+	  "cat PATH -o LOCALFILE; a LOCALFILE that is a directory gets the "
+	  "file's name in it",
+	  NULL },
+	{ "map", cmd_map, "map [-d DEPTH] [--stats] PATH",
+	  "the data and holes of the file as READ_PLUS reports them, holes "
+	  "jumped with SEEK: offset length data|hole, a line each; --stats: "
+	  "the round trips",
+	  NULL },
 	{ "put", cmd_put, "put [--no-pnfs] [--stats] LOCALFILE PATH",
-	  "write a local file; only its data is sent, its holes stay holes; "
-	  "through the data servers when the server gives a layout "
-	  "(--no-pnfs: never); LOCALFILE - is stdin, and a stream (stdin, "
-	  "a pipe, a FIFO) is written in order",
+	  "write a local file (- for stdin) to PATH, or to PATH/its name when "
+	  "PATH is a directory; only its data is sent, its holes stay holes; "
+	  "a stream (stdin, a pipe, a FIFO) is read in order; through the "
+	  "data servers when the server gives a layout (--no-pnfs: never)",
 	  prepare_put },
 	{ "layout", cmd_layout, "layout PATH",
 	  "the file's pNFS layout and its data servers (LAYOUTGET, "
@@ -37,14 +51,17 @@ const struct verb cli_verbs[] = {
 	{ "mv", cmd_mv, "mv FROM TO", "rename", NULL },
 	{ "cp", cmd_cp,
 	  "cp [--async] [--clone] [--via-client] [--stats] SRC DST",
-	  "copy on the server: COPY (through the client if not "
-	  "supported), --async: asynchronous COPY with progress (Ctrl-C "
-	  "cancels), --clone: CLONE only, --via-client: READ + WRITE "
-	  "by the client, no COPY; --stats: calls and round trips "
-	  "on stderr",
+	  "copy on the server to DST, or to DST/SRC's name when DST is a "
+	  "directory: COPY of each data extent (through the client where the "
+	  "server has no COPY); --async: asynchronous COPYs with progress "
+	  "(Ctrl-C cancels); --clone: CLONE only, into a new file renamed "
+	  "over DST when done; --via-client: READ + WRITE by the client, no "
+	  "COPY; --stats: calls and round trips on stderr",
 	  prepare_cp },
 	{ "ln", cmd_ln, "ln [-s] TARGET PATH",
-	  "hard link to TARGET (-s: symbolic link)", NULL },
+	  "hard link to TARGET, a file on the server (-s: a symbolic link "
+	  "holding TARGET, any text)",
+	  prepare_ln },
 	{ "readlink", cmd_readlink, "readlink PATH", "symlink target", NULL },
 	{ "truncate", cmd_truncate, "truncate PATH SIZE", "set the size",
 	  NULL },

@@ -162,23 +162,24 @@ static int clone_whole(struct nfs42_file *sf, struct nfs42_file *df,
 }
 
 /*
- * Synchronous COPYs of [*done, size): *done is how far they got.  A COPY
- * may stop short (wr_count < what was asked): go on from there.
+ * Synchronous COPYs of [off, end), at the same offsets.  A COPY may stop
+ * short (wr_count < what was asked): go on from there.  *copied: bytes
+ * copied.
  */
-static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
-		       uint64_t size, uint64_t *done,
-		       struct nfs42_copy_stats *st)
+static int copy_run_server(struct nfs42_file *sf, struct nfs42_file *df,
+			   uint64_t off, uint64_t end, uint64_t *copied,
+			   struct nfs42_copy_stats *st)
 {
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;
 	int rc = 0, idx;
 
-	while (*done < size) {
+	while (off < end) {
 		c = pair_compound(sf, df);
 		if (!c)
 			return -ENOMEM;
-		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, *done, *done,
-				    size - *done, true, true);
+		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, off, off,
+				    end - off, true, true);
 		rc = run_timed(c, st);
 		r = nfs42_res(c, idx);
 		if (!rc && r->u.copy.has_callback_id) {
@@ -186,18 +187,49 @@ static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 					"COPY went asynchronous (not asked)");
 			rc = -EPROTO;
 		} else if (!rc && (r->u.copy.count == 0 ||
-				   r->u.copy.count > size - *done)) {
+				   r->u.copy.count > end - off)) {
 			nfs42_set_error(sf->cl,
 					"COPY copied %llu of %llu bytes",
 					(unsigned long long)r->u.copy.count,
-					(unsigned long long)(size - *done));
+					(unsigned long long)(end - off));
 			rc = -EIO;
 		} else if (!rc) {
-			*done += r->u.copy.count;
+			off += r->u.copy.count;
+			*copied += r->u.copy.count;
 		}
 		nfs42_compound_free(c);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+static int next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
+		     uint64_t *d, uint64_t *h);
+
+/*
+ * Synchronous COPYs of the data of [from, size), extent by extent (SEEK):
+ * dst holds nothing there (it was truncated), so what is not copied is a
+ * hole, and a sparse file costs its data, not its size.  *copied: bytes
+ * copied.
+ */
+static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
+		       uint64_t from, uint64_t size, uint64_t *copied,
+		       struct nfs42_copy_stats *st)
+{
+	uint64_t off = from, d, h;
+	int rc;
+
+	while (off < size) {
+		rc = next_data(sf, off, size, &d, &h);
+		if (rc)
+			return rc;
+		if (d >= size)
+			break;
+		rc = copy_run_server(sf, df, d, h, copied, st);
+		if (rc)
+			return rc;
+		off = h;
 	}
 	return 0;
 }
@@ -402,7 +434,7 @@ int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 	if (rc)
 		return rc;
 	rc = o->via_client ? NFS4ERR_NOTSUPP :
-			     copy_server(&sf, &df, size, &done, st);
+			     copy_server(&sf, &df, 0, size, &done, st);
 	/* OP_ILLEGAL: NFSv4.1, which has no COPY */
 	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OFFLOAD_NO_REQS ||
 	     rc == NFS4ERR_OP_ILLEGAL) &&
@@ -501,13 +533,16 @@ int nfs42_offload_cancel(struct nfs42_client *cl,
 }
 
 /*
- * Wait for the end of the async copy ac->callback_id: CB_OFFLOAD, or
- * OFFLOAD_STATUS saying it completed; OFFLOAD_CANCEL when *ac->stop.
- * *done: bytes copied; the copy's final status is returned.
+ * Wait for the end of the async copy ac->callback_id (of a range at
+ * base): CB_OFFLOAD, or OFFLOAD_STATUS saying it completed;
+ * OFFLOAD_CANCEL when *ac->stop.  *done: bytes copied; the copy's final
+ * status is returned.
  */
 static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
-		      uint64_t size, uint64_t *done)
+		      uint64_t base, uint64_t *done)
 {
+	uint64_t size = ac->size;
+
 	int poll_ms = ac->poll_ms > 0 ? ac->poll_ms : 500;
 	uint64_t count = 0;
 	bool complete = false, cancelled = false;
@@ -521,7 +556,7 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 		if (ac->got_callback) {
 			*done = ac->cb.count;
 			if (ac->progress)
-				ac->progress(ac->arg, *done, size);
+				ac->progress(ac->arg, base + *done, size);
 			return ac->cb.status;
 		}
 		if (ac->stop && *ac->stop && !cancelled) {
@@ -539,7 +574,7 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 			ac->status_count = count;
 		ac->status_polls++;
 		if (ac->progress)
-			ac->progress(ac->arg, count, size);
+			ac->progress(ac->arg, base + count, size);
 		/* done: wait one more period for its CB_OFFLOAD (none comes
 		 * after a cancel) */
 		if (complete && (cancelled || grace++ > 0 || ac->got_callback))
@@ -549,15 +584,105 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 	return status;
 }
 
+/*
+ * One asynchronous COPY of [off, off + len) at the same offset, waited for
+ * (async_wait) when the server takes it so; what it left, or the rest of
+ * a synchronous answer, by synchronous COPYs.  *synced: all of it is
+ * FILE_SYNC on the server.
+ */
+static int async_extent(struct nfs42_client *cl, struct nfs42_file *sf,
+			struct nfs42_file *df, uint64_t off, uint64_t len,
+			struct nfs42_async_copy *ac, bool *synced)
+{
+	struct nfs42_compound *c = pair_compound(sf, df);
+	uint64_t done = 0, rest = 0;
+	const struct nfs42_res *r;
+	bool went = false;
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	*synced = false;
+	ac->got_callback = false;
+	memset(&ac->callback_id, 0, sizeof(ac->callback_id));
+	idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, off, off, len, true,
+			    false);
+	rc = run_timed(c, &ac->stats);
+	r = nfs42_res(c, idx);
+	if (!rc && r->u.copy.has_callback_id) {
+		went = ac->went_async = true;
+		ac->callback_id = r->u.copy.callback_id;
+	} else if (!rc) {
+		/* the server answered synchronously (a short copy) */
+		done = r->u.copy.count;
+		*synced = r->u.copy.committed == FILE_SYNC4;
+	}
+	nfs42_compound_free(c);
+	if (!rc && went) {
+		rc = async_wait(cl, ac, off, &done);
+		*synced = ac->got_callback && ac->cb.committed == FILE_SYNC4;
+	}
+	if (rc || ac->cancelled || done >= len)
+		return rc;
+	*synced = false;
+	return copy_run_server(sf, df, off + done, off + len, &rest,
+			       &ac->stats);
+}
+
+/*
+ * Holes shorter than this between data extents are copied by the server
+ * with the data around them (it walks a hole at tens of GB/s: 256 MiB
+ * cost it a few ms, about what one more asynchronous COPY costs).
+ */
+#define ASYNC_MERGE_HOLE (256ull << 20)
+
+/* The data extents of src, walked with SEEK, one looked ahead. */
+struct extent_walk {
+	struct nfs42_file *sf;
+	uint64_t size;
+	uint64_t d, h; /* the next extent, d == size: none */
+	bool have; /* d and h are known */
+};
+
+/*
+ * [*d, *h): the next run of data extents of src at or after off whose
+ * holes between are shorter than ASYNC_MERGE_HOLE; *d == size: none.
+ */
+static int next_run(struct extent_walk *w, uint64_t off, uint64_t *d,
+		    uint64_t *h)
+{
+	int rc = 0;
+
+	if (!w->have || w->d < off)
+		rc = next_data(w->sf, off, w->size, &w->d, &w->h);
+	*d = w->d;
+	*h = w->h;
+	w->have = false;
+	while (!rc && *d < w->size && *h < w->size) {
+		rc = next_data(w->sf, *h, w->size, &w->d, &w->h);
+		w->have = !rc;
+		if (rc || w->d >= w->size || w->d - *h >= ASYNC_MERGE_HOLE)
+			break;
+		*h = w->h;
+		w->have = false;
+	}
+	return rc;
+}
+
+/*
+ * The data of src (SEEK) in asynchronous COPYs, one per run of extents
+ * (next_run), so that a sparse file costs its data, not its size; dst
+ * was truncated, so the holes not copied stay holes, and its size is set
+ * at the end.
+ */
 int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 			  const char *dst, struct nfs42_async_copy *ac)
 {
+	struct extent_walk walk = { 0 };
 	struct nfs42_file sf, df;
-	const struct nfs42_res *r;
-	struct nfs42_compound *c;
-	uint64_t size, done = 0;
-	bool synced = false;
-	int rc, idx;
+	uint64_t size, off, d, h;
+	bool synced, all_synced = true;
+	int rc;
 
 	ac->went_async = ac->got_callback = ac->cancelled = false;
 	ac->status_polls = 0;
@@ -569,41 +694,30 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	ac->size = size;
 	if (size == 0)
 		return close_pair(&sf, &df, 0);
-	c = pair_compound(&sf, &df);
-	if (!c)
-		return close_pair(&sf, &df, -ENOMEM);
 	/* the hook before the COPY: its CB_OFFLOAD may come first */
 	nfs42_set_cb_handler(cl, async_cb, ac);
-	idx = nfs42_op_copy(c, &sf.stateid, &df.stateid, 0, 0, 0, true, false);
-	rc = run_timed(c, &ac->stats);
-	r = nfs42_res(c, idx);
-	if (!rc && r->u.copy.has_callback_id) {
-		ac->went_async = true;
-		ac->callback_id = r->u.copy.callback_id;
-	} else if (!rc) {
-		/* the server answered synchronously (a short copy) */
-		done = r->u.copy.count;
-		synced = r->u.copy.committed == FILE_SYNC4;
-	}
-	nfs42_compound_free(c);
-	if (!rc && ac->went_async) {
-		rc = async_wait(cl, ac, size, &done);
-		synced = ac->got_callback && ac->cb.committed == FILE_SYNC4;
+	walk.sf = &sf;
+	walk.size = size;
+	for (off = 0; off < size; off = h) {
+		rc = next_run(&walk, off, &d, &h);
+		if (rc || d >= size)
+			break;
+		rc = async_extent(cl, &sf, &df, d, h - d, ac, &synced);
+		if (rc || ac->cancelled)
+			break;
+		all_synced = all_synced && synced;
 	}
 	nfs42_set_cb_handler(cl, NULL, NULL);
 	if (rc || ac->cancelled)
 		return close_pair(&sf, &df, rc);
-	/* what the async copy left (or a synchronous answer): the sync loop */
-	if (done < size) {
-		rc = copy_server(&sf, &df, size, &done, &ac->stats);
-		synced = false;
-	}
-	if (!rc)
-		rc = set_size(&df, size);
-	if (!rc && !synced)
+	if (ac->progress)
+		ac->progress(ac->arg, size, size);
+	rc = set_size(&df, size);
+	if (!rc && !all_synced)
 		rc = nfs42_commit(&df);
 	return close_pair(&sf, &df, rc);
 }
+
 int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
 {
 	const struct nfs42_copy_opts o = { .clone = true };
