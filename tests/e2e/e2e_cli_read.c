@@ -218,10 +218,10 @@ END_TEST
 START_TEST(cat_to_stdout_file)
 {
 	const char *dir = local_dir();
-	const char *argv[] = { e2e_env("SPARSE_NFS42"), "-s",
-			       e2e_env("NFS42_HOST"),	"-p",
-			       e2e_env("NFS42_PORT"),	"cat",
-			       e2e_path("cli-stdout"),	NULL };
+	const char *const argv[] = { e2e_env("SPARSE_NFS42"), "-s",
+				     e2e_env("NFS42_HOST"),   "-p",
+				     e2e_env("NFS42_PORT"),   "cat",
+				     e2e_path("cli-stdout"),  NULL };
 	char out[PATH_MAX], *want, *got;
 	size_t n, len;
 	int fd;
