@@ -247,16 +247,18 @@ while (<$sr>) {
 	my $k = $scall{"$tcp/$xid"} or next;
 	my ($f, $a) = @$k;
 	$st = (split /,/, $st)[-1];
-	next if $st == 6; # NFS4ERR_NXIO: at or past EOF
-	bad("$f SEEK at $a: status $st") if $st != 0;
-	my $b = $eof ? $size{$f} : $off;
+	# NFS4ERR_NXIO: no data from a on (a trailing hole, or past EOF),
+	# as sr_eof says it (RFC 7862 15.11.3)
+	bad("$f SEEK at $a: status $st") if $st != 0 && $st != 6;
+	my $b = ($eof || $st == 6) ? $size{$f} : $off;
+	$b = $a if $b < $a;
 	for my $x (@{$lay{$f}}) {
 		my ($o, $l, $t) = @$x;
 		bad("$f SEEK data from $a answered $b, over data at $o")
 			if !$t && $o < $b && $o + $l > $a;
 	}
 	bad("$f SEEK data from $a answered $b: data there not found")
-		if !$eof && !grep { !$_->[2] && $_->[0] <= $b && $b < $_->[0] + $_->[1] } @{$lay{$f}};
+		if !$eof && $st == 0 && !grep { !$_->[2] && $_->[0] <= $b && $b < $_->[0] + $_->[1] } @{$lay{$f}};
 	push @{$covered{$f}}, [$a, $b];
 	$nseek++;
 }
