@@ -245,6 +245,49 @@ START_TEST(cat_to_stdout_file)
 }
 END_TEST
 
+/*
+ * cat -o onto a file its user may not write fails as open(2) would, and
+ * leaves it alone: the temporary renamed over it must not get round the
+ * file's mode (the user may write the directory).  As uid 65534 through
+ * setpriv(1), in a directory anyone may write; skipped without setpriv.
+ */
+START_TEST(cat_respects_readonly_output)
+{
+	char dir[] = "/tmp/nfs42-cli-ro-XXXXXX", keep[64];
+	const char *argv[] = { "/usr/bin/setpriv",
+			       "--reuid=65534",
+			       "--regid=65534",
+			       "--clear-groups",
+			       e2e_env("SPARSE_NFS42"),
+			       "-s",
+			       e2e_env("NFS42_HOST"),
+			       "-p",
+			       e2e_env("NFS42_PORT"),
+			       "cat",
+			       e2e_path("cli-ro-src"),
+			       "-o",
+			       keep,
+			       NULL };
+	struct run r;
+
+	if (access(argv[0], X_OK) < 0)
+		return;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	snprintf(keep, sizeof(keep), "%s/keep", dir);
+	put_local(keep, "precious\n", 9, 0444);
+	e2e_put_backing("cli-ro-src", "new\n", 4);
+	r = run_argv(argv);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "Permission denied"),
+		      "exit %d: %s", r.status, r.err);
+	run_free(&r);
+	expect_local(keep, "precious\n", 9);
+	ck_assert_int_eq(dir_entries(dir), 1);
+	unlink(keep);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_cli_read");
@@ -258,6 +301,7 @@ int main(void)
 	tcase_add_test(tc, cat_failure_keeps_output);
 	tcase_add_test(tc, sparse_cost_follows_data);
 	tcase_add_test(tc, cat_to_stdout_file);
+	tcase_add_test(tc, cat_respects_readonly_output);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

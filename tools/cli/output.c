@@ -182,6 +182,9 @@ int out_open(struct out_file *o, const char *path)
 		o->fd = open(path, O_WRONLY | O_TRUNC);
 		return o->fd < 0 ? local_error(path, errno) : 0;
 	}
+	/* a file we may not write is not replaced behind its mode's back */
+	if (exists && access(path, W_OK) < 0)
+		return local_error(path, errno);
 	/* a symbolic link stays one: its target is replaced */
 	o->target = exists ? realpath(path, NULL) : strdup(path);
 	if (!o->target)
