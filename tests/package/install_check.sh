@@ -146,7 +146,11 @@ expect xattr bash -c 'nfs42 xattr set /sparse/copy color blue && [ "$(nfs42 xatt
 expect records test -s /var/lib/nfs/ganesha/sparse_recovery.db
 # one COPY, of the file's data alone (nfs42 cp copies data extents: the
 # 4 KiB block os-release is in, not the 64 MiB of holes around it)
-expect stats bash -c 'sparse-stats 1 | awk '"'"'$1 ~ /^copy_(sync|async)$/ && $2 == 1 && $3 > 0 && $3 <= 65536 { ok = 1 } END { exit !ok }'"'"'
+one_data_copy() {
+	sparse-stats 1 | awk '$1 ~ /^copy_(sync|async)$/ && $2 == 1 &&
+		$3 > 0 && $3 <= 65536 { ok = 1 } END { exit !ok }'
+}
+expect stats one_data_copy
 expect reload kill -HUP $gpid
 sleep 1
 expect after-reload nfs42 ls /sparse
