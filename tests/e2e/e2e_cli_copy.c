@@ -156,8 +156,8 @@ END_TEST
 
 /*
  * cp --clone on the harness's ext4 export: NFS4ERR_NOTSUPP, exit 1, and
- * no destination touched (issue #28 item 1): an existing one keeps its
- * bytes, a new one is not created, nothing is left beside them.
+ * no destination touched (issue #28 item 1): a new one is not created
+ * (it was left behind empty), nothing is left beside it.
  */
 START_TEST(cp_clone_notsupp)
 {
@@ -167,6 +167,7 @@ START_TEST(cp_clone_notsupp)
 
 	e2e_put_backing("cli-cl-src", "to be cloned\n", 13);
 	before = dir_entries(e2e_backing(""));
+	ck_assert_int_eq(access(e2e_backing("cli-cl-dst"), F_OK), -1);
 	r = CLI("cp", "--clone", e2e_path("cli-cl-src"),
 		e2e_path("cli-cl-dst"));
 	ck_assert_int_eq(r.status, 1);
@@ -177,12 +178,25 @@ START_TEST(cp_clone_notsupp)
 	run_free(&r);
 	ck_assert_int_eq(access(e2e_backing("cli-cl-dst"), F_OK), -1);
 	ck_assert_int_eq(dir_entries(e2e_backing("")), before);
-	e2e_put_backing("cli-cl-old", "precious\n", 9);
-	CLI_EXPECT(1, "NFS4ERR_NOTSUPP", "cp", "--clone",
-		   e2e_path("cli-cl-src"), e2e_path("cli-cl-old"));
-	expect_backing("cli-cl-old", "precious\n", 9);
-	ck_assert_int_eq(dir_entries(e2e_backing("")), before + 1);
 	expect_backing("cli-cl-src", "to be cloned\n", 13);
+}
+END_TEST
+
+/* ... and an existing destination keeps its bytes (it was truncated to
+ * 0), with nothing left beside it */
+START_TEST(cp_clone_notsupp_keeps_dst)
+{
+	int before;
+
+	e2e_put_backing("cli-cl-src2", "to be cloned\n", 13);
+	e2e_put_backing("cli-cl-old", "precious\n", 9);
+	expect_backing("cli-cl-old", "precious\n", 9);
+	before = dir_entries(e2e_backing(""));
+	CLI_EXPECT(1, "NFS4ERR_NOTSUPP", "cp", "--clone",
+		   e2e_path("cli-cl-src2"), e2e_path("cli-cl-old"));
+	expect_backing("cli-cl-old", "precious\n", 9);
+	ck_assert_int_eq(dir_entries(e2e_backing("")), before);
+	expect_backing("cli-cl-src2", "to be cloned\n", 13);
 }
 END_TEST
 
@@ -274,6 +288,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, cp_verb);
 	tcase_add_test(tc, cp_clone_notsupp);
+	tcase_add_test(tc, cp_clone_notsupp_keeps_dst);
 	tcase_add_test(tc, cp_async_progress);
 	tcase_add_test(tc, cp_cost_follows_data);
 	tcase_add_test(tc, cp_into_directory);

@@ -116,9 +116,11 @@ START_TEST(map_verb)
 END_TEST
 
 /*
- * cat -o FILE that fails (no such file, a directory) leaves FILE as it
- * was, and no temporary beside it; one that succeeds replaces FILE's
- * contents and keeps its mode (issue #28 item 1).
+ * cat -o FILE that fails leaves FILE as it was, and no temporary beside
+ * it (issue #28 item 1: keep.txt was emptied): the source does not exist
+ * (this test), or is a directory (cat_isdir_keeps_output).  One that
+ * succeeds replaces FILE's contents and keeps its mode; through a
+ * symbolic link the link stays and its target is replaced.
  */
 START_TEST(cat_failure_keeps_output)
 {
@@ -128,12 +130,8 @@ START_TEST(cat_failure_keeps_output)
 
 	snprintf(keep, sizeof(keep), "%s/keep.txt", dir);
 	put_local(keep, "precious\n", 9, 0640);
+	expect_local(keep, "precious\n", 9);
 	CLI_EXPECT(1, "NFS4ERR_NOENT", "cat", e2e_path("cli-nope"), "-o", keep);
-	expect_local(keep, "precious\n", 9);
-	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", e2e_path(""), "-o", keep);
-	expect_local(keep, "precious\n", 9);
-	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", "--read-plus", e2e_path(""), "-o",
-		   keep);
 	expect_local(keep, "precious\n", 9);
 	ck_assert_int_eq(dir_entries(dir), 1);
 	e2e_put_backing("cli-keep-src", "new\n", 4);
@@ -141,7 +139,6 @@ START_TEST(cat_failure_keeps_output)
 	expect_local(keep, "new\n", 4);
 	ck_assert_uint_eq(local_mode(keep), 0640);
 	ck_assert_int_eq(dir_entries(dir), 1);
-	/* through a symbolic link: the link stays, its target is replaced */
 	snprintf(link, sizeof(link), "%s/link", dir);
 	ck_assert_int_eq(symlink("keep.txt", link), 0);
 	e2e_put_backing("cli-keep-src", "newer\n", 6);
@@ -150,6 +147,26 @@ START_TEST(cat_failure_keeps_output)
 	ck_assert(S_ISLNK(st.st_mode));
 	expect_local(keep, "newer\n", 6);
 	ck_assert_int_eq(dir_entries(dir), 2);
+}
+END_TEST
+
+/* cat -o FILE of a directory, with READ and READ_PLUS: NFS4ERR_ISDIR and
+ * FILE as it was (issue #28 item 1) */
+START_TEST(cat_isdir_keeps_output)
+{
+	const char *dir = local_dir();
+	char keep[PATH_MAX];
+
+	snprintf(keep, sizeof(keep), "%s/keep.txt", dir);
+	put_local(keep, "precious\n", 9, 0640);
+	expect_local(keep, "precious\n", 9);
+	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", e2e_path(""), "-o", keep);
+	expect_local(keep, "precious\n", 9);
+	CLI_EXPECT(1, "NFS4ERR_ISDIR", "cat", "--read-plus", e2e_path(""), "-o",
+		   keep);
+	expect_local(keep, "precious\n", 9);
+	ck_assert_uint_eq(local_mode(keep), 0640);
+	ck_assert_int_eq(dir_entries(dir), 1);
 }
 END_TEST
 
@@ -299,6 +316,7 @@ int main(void)
 	tcase_add_test(tc, cat_read_plus_sparse);
 	tcase_add_test(tc, map_verb);
 	tcase_add_test(tc, cat_failure_keeps_output);
+	tcase_add_test(tc, cat_isdir_keeps_output);
 	tcase_add_test(tc, sparse_cost_follows_data);
 	tcase_add_test(tc, cat_to_stdout_file);
 	tcase_add_test(tc, cat_respects_readonly_output);
