@@ -4,7 +4,7 @@
 # CLI's suites go by the verb groups of tools/cli/ (e2e_cli_util.h).
 foreach(t e2e_client_basic e2e_client_readdir e2e_client_transport
           e2e_cli_core e2e_cli_info e2e_cli_read e2e_cli_put e2e_cli_names
-          e2e_cli_copy)
+          e2e_cli_copy e2e_cli_xattr)
   sparse_e2e_test(${t} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
 endforeach()
 # layout: a metadata server with two data servers
