@@ -133,17 +133,29 @@ check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE
 check serve-write-after-write 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/wdeleg
 ganesha_pid=$(cat "$run/pid")
 
-# The README's nfs42 examples, as written, against this server (its port
-# for 2049), in a directory of their own (cat -o writes there)
-readme_cmds=$(sed -n 's/^    \$nfs42 -p 2049 \(.*\)$/\1/p' "$repo/README.md" | sed 's/ *#.*$//')
-[ -n "$readme_cmds" ] || { fail=$((fail + 1)); echo "FAIL readme: no nfs42 examples found" >&2; }
+# The README's nfs42 examples, as written, line by line, against this
+# server (its port for 2049), in a directory of their own (get writes
+# there): the indented block that starts with "nfs42=build/..."
+readme_cmds=$(awk '/^    nfs42=build\/inner\/tools\/nfs42$/ { on = 1; next }
+	on && !/^    / { exit }
+	on { sub(/^    /, ""); sub(/ +#.*$/, ""); print }' "$repo/README.md" |
+	sed "s/-p 2049 /-p $port /")
+[ "$(grep -c . <<<"$readme_cmds")" -ge 10 ] ||
+	{ fail=$((fail + 1)); echo "FAIL readme: the nfs42 examples not found" >&2; }
 mkdir "$SPARSE_BUILD_DIR/readme"
-while read -r args; do
-	# shellcheck disable=SC2086
-	check "readme: nfs42 $args" 0 "" -- bash -c "cd '$SPARSE_BUILD_DIR/readme' && '$nfs42' -p $port $args"
+while read -r line; do
+	check "readme: $line" 0 "" -- \
+		bash -c "cd '$SPARSE_BUILD_DIR/readme' && nfs42='$nfs42' && $line"
 done <<<"$readme_cmds"
 check readme-copy 0 "" -- cmp /etc/os-release "$SPARSE_BUILD_DIR/readme/a.copy"
+check readme-stream 0 "^hello$" -- cat "$export_dir/h"
 check readme-xattr 0 "^color$" -- "$nfs42" -p "$port" xattr ls /sparse/a
+# truncate -s 1G f, put, get (issue #28 item 3: get filled the holes): 1 GiB
+# on the server and back, no block allocated on either side
+sparse_pair="'$export_dir/f' '$SPARSE_BUILD_DIR/readme/f.copy'"
+check readme-sparse-size 0 "^1073741824 1073741824$" -- \
+	bash -c "echo \$(stat -c %s $sparse_pair)"
+check readme-sparse-blocks 0 "^0 0$" -- bash -c "echo \$(stat -c %b $sparse_pair)"
 
 # A second serve.sh from the same build: on the same port it is refused,
 # on another it runs beside the first; neither touches the first one's

@@ -144,7 +144,13 @@ expect copy nfs42 cp --async /sparse/sparse /sparse/copy
 expect copied cmp /srv/nfs-sparse/copy /tmp/sparse
 expect xattr bash -c 'nfs42 xattr set /sparse/copy color blue && [ "$(nfs42 xattr get /sparse/copy color)" = blue ]'
 expect records test -s /var/lib/nfs/ganesha/sparse_recovery.db
-expect stats bash -c 'sparse-stats 1 | grep -qE "^copy_(sync|async) +1 +67108864"'
+# one COPY, of the file's data alone (nfs42 cp copies data extents: the
+# 4 KiB block os-release is in, not the 64 MiB of holes around it)
+one_data_copy() {
+	sparse-stats 1 | awk '$1 ~ /^copy_(sync|async)$/ && $2 == 1 &&
+		$3 > 0 && $3 <= 65536 { ok = 1 } END { exit !ok }'
+}
+expect stats one_data_copy
 expect reload kill -HUP $gpid
 sleep 1
 expect after-reload nfs42 ls /sparse
