@@ -235,8 +235,12 @@ if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ -z "${SPARSE_SERVE_MNTNS:-}" 
 		"$0" "${all_args[@]}"
 fi
 
-[ $do_build = 1 ] && "$repo/scripts/build.sh" "$build"
 stage=$build/stage
+if [ $do_build = 1 ]; then
+	[ -x "$stage/bin/ganesha.nfsd" ] ||
+		echo "serve: no server built in $build yet: building it first (scripts/build.sh)"
+	"$repo/scripts/build.sh" "$build"
+fi
 [ -x "$stage/bin/ganesha.nfsd" ] || { echo "serve: no server built in $build" >&2; exit 1; }
 stub=${SPARSE_RPCB_STUB:-$build/inner/tests/e2e/rpcb_stub}
 if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ ! -x "$stub" ]; then

@@ -11,3 +11,8 @@ set_tests_properties(unit/fetch_sources_mirror PROPERTIES LABELS unit TIMEOUT 60
 add_test(NAME unit/sparse_stats_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sparse_stats_check.sh)
 set_tests_properties(unit/sparse_stats_check PROPERTIES LABELS unit TIMEOUT 60)
+
+# scripts/build.sh reports a long build's progress (a stand-in cmake)
+add_test(NAME unit/build_progress_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/build_progress_check.sh)
+set_tests_properties(unit/build_progress_check PROPERTIES LABELS unit TIMEOUT 120)
