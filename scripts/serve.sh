@@ -17,7 +17,8 @@ usage() {
 usage: serve.sh [-p PORT] [-d EXPORT_DIR] [-P PSEUDO] [-l LOG_LEVEL]
                 [--protocols LIST] [--mount-port PORT]
                 [--rpcbind private|system] [--dbus private|system]
-                [--no-delegations] [--no-build] [--pnfs N [--stripe-unit BYTES]]
+                [--no-delegations] [--no-build]
+                [--pnfs N [--stripe-unit BYTES]]
 
 Builds (if needed) and runs ganesha.nfsd in the foreground with one
 FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
