@@ -70,3 +70,10 @@ add_test(NAME e2e/serve_heads_check
 set_tests_properties(e2e/serve_heads_check PROPERTIES LABELS e2e TIMEOUT 180
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
 sparse_loop_fixture(serve_heads_check serveheadsfs multifs-setup.sh)
+
+# The sample configuration's commented examples (pNFS, a second export)
+# work once uncommented as they say (issue #28)
+add_test(NAME e2e/sample_conf_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sample_conf_check.sh)
+set_tests_properties(e2e/sample_conf_check PROPERTIES LABELS e2e TIMEOUT 120
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
