@@ -311,20 +311,21 @@ head_bus() {
 		echo none
 	fi
 }
-# start_head DIR CONF LOG PORT BUS: ganesha.nfsd with its bus (a socket
+# start_head DIR CONF LOG BUS: ganesha.nfsd with its bus (a socket
 # that is not there for "none", so that it never takes the machine's
 # system bus by default); its PID in $head_pid
 start_head() {
-	local addr=$5
+	local addr=$4
 	[ "$addr" != none ] || addr=unix:path=$1/no-bus
 	head_pid=$(DBUS_SYSTEM_BUS_ADDRESS=$addr sparse_start_server "$stage" "$2" "$3" "$1/pid" $$)
 }
 # check_head_bus WHAT PID BUS LOG: 0 when process PID owns
-# org.ganesha.nfsd on BUS (or there is no bus for it); else says who
-# does and what the server logged about DBus, and returns 1
+# org.ganesha.nfsd on BUS (or there is no bus for it, or no dbus-send to
+# ask it); else says who does and what the server logged about DBus, and
+# returns 1
 check_head_bus() {
 	local what=$1 pid=$2 addr=$3 log=$4 owner
-	[ "$addr" != none ] || return 0
+	[ "$addr" != none ] && command -v dbus-send >/dev/null || return 0
 	owner=$(sparse_bus_owner "$addr") || owner=
 	[ "$owner" = "$pid" ] && return 0
 	echo "serve: $what (ganesha.nfsd $pid) could not own org.ganesha.nfsd on the bus $addr${owner:+: process $owner owns it}; its DBus messages:" >&2
@@ -354,7 +355,7 @@ if [ "$pnfs" -gt 0 ]; then
 		bus=$(head_bus "$d" ds) ||
 			{ echo "serve: data server $i: its dbus-daemon did not start" >&2; stop_ds; exit 1; }
 		ds_buses+=("$bus")
-		start_head "$d" "$d/ganesha.conf" "$d/ganesha.log" "${ds_ports[$i]}" "$bus"
+		start_head "$d" "$d/ganesha.conf" "$d/ganesha.log" "$bus"
 		p=$head_pid
 		ds_pids+=("$p")
 		if ! sparse_wait_ready "$p" "${ds_ports[$i]}" "$d/ganesha.log" 60; then
@@ -387,7 +388,7 @@ fi
 
 bus=$(head_bus "$run" mds) ||
 	{ echo "serve: its dbus-daemon did not start" >&2; stop_ds; exit 1; }
-start_head "$run" "$conf" "$log" "$PORT" "$bus"
+start_head "$run" "$conf" "$log" "$bus"
 pid=$head_pid
 trap 'echo; echo "serve: stopping ganesha.nfsd ($pid ${ds_pids[*]})"; sparse_stop_server "$pid"; stop_ds; exit 0' INT TERM
 if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
