@@ -16,7 +16,7 @@
 #     the bounding set has no CAP_SYS_RESOURCE, as in containers) and
 #     nothing about Test_Hooks, which none of them has;
 #   - the deprecated parameters (NFSv4 DomainName, Manage_Gids_Expiration)
-#     still draw their WARNs when a configuration sets them (patch 0150);
+#     still draw their WARNs when a configuration sets them (patch 0156);
 #   - --dbus system: the metadata server on a shared "system" bus (a
 #     private dbus-daemon here); a second serve.sh --dbus system cannot
 #     own the name there: it fails, says who owns it, and leaves no server.
