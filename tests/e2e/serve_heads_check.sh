@@ -6,11 +6,11 @@
 # buses, and what a healthy server logs (issue #28 item 4). On an ext4
 # filesystem with a UUID (the multifs fixture's a/ and b/, so that
 # FSAL_SPARSE has a stable fsid and nothing to warn about):
-#   - serve.sh --pnfs 1: each head (metadata server, data server) owns
-#     org.ganesha.nfsd on a bus of its own; serve.sh prints one sparse-stats
-#     command per head and each names its own server (PID, port); a COPY
-#     through the metadata server is counted by its command, not by the
-#     data server's;
+#   - serve.sh --pnfs 2: each head (metadata server, two data servers)
+#     owns org.ganesha.nfsd on a bus of its own; serve.sh prints one
+#     sparse-stats command per head and each names its own server (PID,
+#     port); a COPY through the metadata server is counted by its command,
+#     not by the data servers';
 #   - a healthy start, a workload and a reload (SIGHUP to each head) log
 #     nothing above EVENT (one exception: PR_SET_IO_FLUSHER refused where
 #     the bounding set has no CAP_SYS_RESOURCE, as in containers) and
@@ -50,37 +50,44 @@ above_event() {
 		fi || true
 }
 
-# --pnfs 1 over the fixture's first filesystem
+# --pnfs 2 over the fixture's first filesystem
 for _ in 1 2 3 4 5; do
 	port=$(sparse_free_port)
-	! sparse_port_in_use $((port + 1)) && break
+	! sparse_port_in_use $((port + 1)) && ! sparse_port_in_use $((port + 2)) && break
 done
-ds_port=$((port + 1))
-start_serve "$SPARSE_BUILD_DIR/pnfs.out" -p "$port" --pnfs 1 -d "$fixture/a"
+start_serve "$SPARSE_BUILD_DIR/pnfs.out" -p "$port" --pnfs 2 -d "$fixture/a"
 run=$SPARSE_BUILD_DIR/serve/$port
 mds=$(cat "$run/pid")
-ds=$(cat "$run/ds0/pid")
 out=$SPARSE_BUILD_DIR/pnfs.out
 check serves 0 "^serve: ganesha.nfsd $mds exports" -- cat "$out"
 check mds-own-bus 0 "^serve: statistics: $stats --bus $run/dbus.sock 1$" -- cat "$out"
-check ds-own-bus 0 "^serve: data server 0 \\(port $ds_port\\) statistics: $stats --bus $run/ds0/dbus.sock 1$" -- cat "$out"
 check mds-owns-its-name 0 "^$mds$" -- sparse_bus_owner "unix:path=$run/dbus.sock"
-check ds-owns-its-name 0 "^$ds$" -- sparse_bus_owner "unix:path=$run/ds0/dbus.sock"
 check mds-no-bus-failure 1 "" -- grep "failed becoming primary bus owner" "$run/ganesha.log"
 # the printed commands, as printed, name their own server
 mds_cmd=$(sed -n 's/^serve: statistics: //p' "$out")
-ds_cmd=$(sed -n 's/^serve: data server 0 (port [0-9]*) statistics: //p' "$out")
 check mds-command-names-mds 0 "^server: org.ganesha.nfsd $mds, ports $port, $run/ganesha.conf on the bus unix:path=$run/dbus.sock$" -- $mds_cmd
-check ds-command-names-ds 0 "^server: org.ganesha.nfsd $ds, ports $ds_port, $run/ds0/ganesha.conf on the bus unix:path=$run/ds0/dbus.sock$" -- $ds_cmd
-# a workload: data through the data server, a COPY on the metadata server
+ds_cmds=()
+for i in 0 1; do
+	ds=$(cat "$run/ds$i/pid")
+	ds_port=$((port + 1 + i))
+	check "ds$i-own-bus" 0 "^serve: data server $i \\(port $ds_port\\) statistics: $stats --bus $run/ds$i/dbus.sock 1$" -- cat "$out"
+	check "ds$i-owns-its-name" 0 "^$ds$" -- sparse_bus_owner "unix:path=$run/ds$i/dbus.sock"
+	check "ds$i-no-bus-failure" 1 "" -- grep "failed becoming primary bus owner" "$run/ds$i/ganesha.log"
+	ds_cmds+=("$(sed -n "s/^serve: data server $i (port [0-9]*) statistics: //p" "$out")")
+	check "ds$i-command-names-ds$i" 0 "^server: org.ganesha.nfsd $ds, ports $ds_port, $run/ds$i/ganesha.conf on the bus unix:path=$run/ds$i/dbus.sock$" -- ${ds_cmds[$i]}
+done
+# a workload: data through the data servers, a COPY on the metadata server
 head -c 300000 /dev/urandom >"$SPARSE_BUILD_DIR/src"
 check put 0 "" -- "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/src" /sparse/f
 check copy 0 "" -- "$nfs42" -p "$port" cp /sparse/f /sparse/g
 check copied 0 "" -- cmp "$SPARSE_BUILD_DIR/src" "$fixture/a/g"
 check mds-counts-copy 0 "^copy_sync +1 +300000$" -- $mds_cmd
-check ds-counts-none 0 "^copy_sync +0 +0$" -- $ds_cmd
+for i in 0 1; do
+	check "ds$i-counts-none" 0 "^copy_sync +0 +0$" -- ${ds_cmds[$i]}
+done
 # a reload of each head
-for head in "$mds:$run/ganesha.log" "$ds:$run/ds0/ganesha.log"; do
+for head in "$mds:$run/ganesha.log" "$(cat "$run/ds0/pid"):$run/ds0/ganesha.log" \
+	"$(cat "$run/ds1/pid"):$run/ds1/ganesha.log"; do
 	kill -HUP "${head%%:*}"
 	for _ in $(seq 100); do
 		grep -q "Reread exports complete" "${head#*:}" && break
@@ -89,7 +96,7 @@ for head in "$mds:$run/ganesha.log" "$ds:$run/ds0/ganesha.log"; do
 	check "reloaded-${head%%:*}" 0 "Reread exports complete" -- cat "${head#*:}"
 done
 check serves-after-reload 0 "" -- "$nfs42" -p "$port" cat /sparse/g -o "$SPARSE_BUILD_DIR/back"
-for log in "$run/ganesha.log" "$run/ds0/ganesha.log"; do
+for log in "$run/ganesha.log" "$run/ds0/ganesha.log" "$run/ds1/ganesha.log"; do
 	check "nothing-above-event ${log#"$run/"}" 0 "^$" -- above_event "$log"
 	check "no-test-hooks ${log#"$run/"}" 1 "" -- grep -i "test_hooks" "$log"
 done
