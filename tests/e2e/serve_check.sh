@@ -16,23 +16,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 stage=${SPARSE_STAGE:?}
 nfs42=${SPARSE_NFS42:?}
-export SPARSE_BUILD_DIR
-SPARSE_BUILD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-serve.XXXXXX")
-# serve.sh --no-build looks for BUILD/stage: borrow the real one.
-ln -s "$stage" "$SPARSE_BUILD_DIR/stage"
-serve_pids=()
-cleanup() {
-	local p
-	for p in "${serve_pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$SPARSE_BUILD_DIR"
-}
-trap cleanup EXIT
+. "$repo/tests/e2e/serve-lib.sh"
 . "$repo/tests/check-lib.sh"
 
-serve=$repo/scripts/serve.sh
 check bad-port 2 "bad port '99999'" -- "$serve" --no-build -p 99999
 check port-not-number 2 "bad port 'abc'" -- "$serve" --no-build -p abc
 check bad-log-level 2 "bad log level 'LOUD'" -- "$serve" --no-build -l LOUD
@@ -57,26 +43,6 @@ check client-dead-server 3 "cannot connect to 127.0.0.1" -- "$nfs42" -p 1 ls /
 check client-bad-path 1 "NFS4ERR_NOENT" -- "$nfs42" ls "$NFS42_EXPORT/no/such"
 
 . "$repo/scripts/server-lib.sh"
-
-# start_serve OUT ARGS...: serve.sh in the background (SIGINT restored:
-# background jobs of a script ignore it, perl gives serve.sh back the
-# default so it sees Ctrl-C as at a terminal); its PID in $started, once
-# it says it serves (or has exited)
-start_serve() {
-	local out=$1
-	shift
-	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-		"$serve" --no-build "$@" >"$out" 2>&1 &
-	started=$!
-	serve_pids+=("$started")
-	# its last line before it waits for the server (statistics or not):
-	# all it says about the server is out by then
-	for _ in $(seq 300); do
-		grep -q "^serve: statistics\|^serve: no DBus" "$out" && break
-		kill -0 "$started" 2>/dev/null || break
-		sleep 0.1
-	done
-}
 
 # stop_serve PID OUT NAME: Ctrl-C; serve.sh exits 0 and its server is gone
 stop_serve() {

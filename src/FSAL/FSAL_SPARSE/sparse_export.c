@@ -668,12 +668,10 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	sparse_map_old_min_hole(cfg.min_hole_size);
-	sparse_test_hooks_update(&orig->test, &cfg.test);
+	sparse_test_hooks_update(orig->root_path, &orig->test, &cfg.test);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
-	LogEvent(
-		COMPONENT_FSAL,
-		"FSAL_SPARSE export %s updated: Test_Hooks Metadata_Latency_Ms=%" PRIu32,
-		orig->root_path, cfg.test.md_latency_ms);
+	LogEvent(COMPONENT_FSAL, "FSAL_SPARSE export %s updated",
+		 orig->root_path);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
