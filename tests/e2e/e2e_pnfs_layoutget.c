@@ -14,8 +14,8 @@
  *    server's memory does not grow with the number of LAYOUTGETs (it
  *    grew by a segment and by the reply's layout each);
  *  - a first LAYOUTGET that fails frees the layout state it made (patch
- *    0156); a count too small for the answer is NFS4ERR_TOOSMALL, for
- *    LAYOUTGET and GETDEVICEINFO (patches 0157, 0158), never a CRIT line;
+ *    0158); a count too small for the answer is NFS4ERR_TOOSMALL, for
+ *    LAYOUTGET and GETDEVICEINFO (patches 0159, 0115), never a CRIT line;
  *  - our library asks under the layout stateid once it holds a layout
  *    of the file, as the RFC and the Linux client do.
  */
@@ -199,7 +199,7 @@ START_TEST(segments_merged)
 END_TEST
 
 /*
- * Patch 0156: a first LAYOUTGET of a file that fails after Ganesha made
+ * Patch 0158: a first LAYOUTGET of a file that fails after Ganesha made
  * its layout state (here the FSAL's NFS4ERR_TOOSMALL: a loga_maxcount of
  * 16 bytes holds no files layout) frees that state.  It stayed, with its
  * references on the file and the client's owner: 10000 of them grew the
@@ -273,7 +273,7 @@ static int getdeviceinfo(struct nfs42_client *cl, const uint8_t *devid,
 }
 
 /*
- * Patches 0157 and 0158 (RFC 8881 18.43.3, 18.40.3): a LAYOUTGET whose
+ * Patches 0159 and 0115 (RFC 8881 18.43.3, 18.40.3): a LAYOUTGET whose
  * loga_maxcount is 0 is NFS4ERR_TOOSMALL (it was SERVERFAULT); a
  * GETDEVICEINFO whose gdia_maxcount cannot hold the device address is
  * NFS4ERR_TOOSMALL with the count needed (12 was NOENT, below 12 the
