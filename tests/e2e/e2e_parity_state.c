@@ -525,7 +525,9 @@ static int setattr_raw(struct nfs42_client *cl, const struct nfs42_fh *fh,
  * were empty, with no access), mode_umask (write only, RFC 8275) in a
  * GETATTR is NFS4ERR_INVAL; in SETATTR a read-only one (space_freed) is
  * NFS4ERR_INVAL, a writable one NFS4ERR_ATTRNOTSUPP (it was INVAL); none
- * is in supported_attrs.
+ * is in supported_attrs.  An attribute past the table (95, a bitmap4 has
+ * three words) in SETATTR is NFS4ERR_ATTRNOTSUPP (it was read past the
+ * table's end: under UBSan the server stopped).
  */
 START_TEST(unimplemented_attributes)
 {
@@ -568,6 +570,8 @@ START_TEST(unimplemented_attributes)
 			 NFS4ERR_INVAL);
 	ck_assert_int_eq(setattr_raw(cl, &f.fh, FATTR4_OFFLINE, 4),
 			 NFS4ERR_INVAL);
+	/* past the attribute table (patch 0170: read past its end) */
+	ck_assert_int_eq(setattr_raw(cl, &f.fh, 95, 4), NFS4ERR_ATTRNOTSUPP);
 	nfs42_client_free(cl);
 }
 END_TEST
