@@ -467,9 +467,10 @@ START_TEST(delegation_want_flags)
 		OPEN4_SHARE_ACCESS_WANT_CANCEL |
 			OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL,
 	};
-	static const uint32_t bad[] = { 0x4, 0x40000, 0x400000, 0x80000000u,
-					OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS |
-						0x0600 };
+	static const uint32_t bad[] = {
+		0x4, 0x40000, 0x400000, 0x80000000u,
+		OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS | 0x0600
+	};
 	struct nfs42_client *cl = e2e_client();
 	uint32_t type, why;
 	size_t i;
