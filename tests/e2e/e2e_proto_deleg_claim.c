@@ -13,10 +13,16 @@
  * recalled.  A write open under a read delegation is NFS4ERR_OPENMODE
  * (knfsd's nfs4_check_delegmode).  CLAIM_DELEGATE_PREV and
  * CLAIM_DELEG_PREV_FH stay unsupported.  Export Delegations = RW, NFSv4.0
- * on (SPARSE_MINOR_VERSIONS) for the NFSv4.0 CLAIM_DELEGATE_CUR case.
+ * on (SPARSE_MINOR_VERSIONS) for the NFSv4.0 CLAIM_DELEGATE_CUR case and
+ * for an NFSv4.0 holder's own second open (patch 0124), which needs an
+ * NFSv4.0 back channel of its own (v40_cb) to be granted a delegation.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
 
 #include "e2e_deleg_util.h"
 #include "nfs42_xdr.h"
@@ -442,8 +448,8 @@ static struct nfs42_compound *v40_compound(struct v40 *v)
 	return c;
 }
 
-/* SETCLIENTID (RFC 7530 16.33) and SETCLIENTID_CONFIRM (16.34). */
-static void v40_client(struct v40 *v)
+/* SETCLIENTID (RFC 7530 16.33) with its callback at r_addr ("h1.h2.h3.h4.p1.p2"), and SETCLIENTID_CONFIRM (16.34). */
+static void v40_client_cb(struct v40 *v, const char *r_addr)
 {
 	static const uint8_t verf[NFS4_VERIFIER_SIZE] = "dclaim40";
 	struct nfs42_compound *c;
@@ -464,7 +470,7 @@ static void v40_client(struct v40 *v)
 	nfs42_xdr_put_opaque(&x, id, strlen(id));
 	nfs42_xdr_put_u32(&x, 0x40000000); /* cb_program */
 	nfs42_xdr_put_string(&x, "tcp");
-	nfs42_xdr_put_string(&x, "127.0.0.1.0.1"); /* nobody listens */
+	nfs42_xdr_put_string(&x, r_addr);
 	nfs42_xdr_put_u32(&x, 1); /* callback_ident */
 	c = v40_compound(v);
 	idx = nfs42_op_raw(c, OP_SETCLIENTID, x.buf, x.len);
@@ -485,6 +491,11 @@ static void v40_client(struct v40 *v)
 	ck_nfs_ok(v->cl, nfs42_compound_run(c));
 	nfs42_compound_free(c);
 	nfs42_xdr_free(&x);
+}
+
+static void v40_client(struct v40 *v)
+{
+	v40_client_cb(v, "127.0.0.1.0.1"); /* nobody listens */
 }
 
 /* NFSv4.0 OPEN CLAIM_DELEGATE_CUR of dir/name quoting sid, as clientid. */
@@ -511,6 +522,225 @@ static int v40_claim_open(struct v40 *v, uint64_t clientid,
 	nfs42_compound_free(c);
 	return rc;
 }
+
+/*
+ * An NFSv4.0 back channel: the server connects to our callback address
+ * (SETCLIENTID's), probes it with CB_NULL at SETCLIENTID_CONFIRM (no
+ * NFSv4.0 delegation without it) and sends CB_RECALL in CB_COMPOUNDs.
+ * CB_NULL is answered; CB_COMPOUNDs are counted, not answered.
+ */
+struct v40_cb {
+	int lfd;
+	char r_addr[32];
+	unsigned int nulls, compounds;
+	bool stop;
+	pthread_t thread;
+};
+
+static bool v40_cb_read(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = read(fd, (char *)buf + got, n - got);
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+/* One RPC call on fd: CB_NULL answered, a CB_COMPOUND counted. */
+static bool v40_cb_serve_one(struct v40_cb *cb, int fd)
+{
+	uint32_t mark, hdr[6], reply[7];
+	uint8_t body[8192];
+	size_t len;
+
+	if (!v40_cb_read(fd, &mark, 4))
+		return false;
+	len = ntohl(mark) & 0x7fffffffu;
+	if (len > sizeof(body) || len < sizeof(hdr) ||
+	    !v40_cb_read(fd, body, len))
+		return false;
+	memcpy(hdr, body, sizeof(hdr)); /* xid, CALL, 2, prog, vers, proc */
+	if (ntohl(hdr[5]) != 0) {
+		__atomic_add_fetch(&cb->compounds, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	reply[0] = htonl(0x80000000u | 24); /* last fragment, 24 bytes */
+	reply[1] = hdr[0]; /* xid */
+	reply[2] = htonl(1); /* REPLY */
+	reply[3] = htonl(0); /* MSG_ACCEPTED */
+	reply[4] = htonl(0); /* verifier AUTH_NONE */
+	reply[5] = htonl(0); /* of length 0 */
+	reply[6] = htonl(0); /* SUCCESS */
+	__atomic_add_fetch(&cb->nulls, 1, __ATOMIC_RELAXED);
+	return write(fd, reply, sizeof(reply)) == (ssize_t)sizeof(reply);
+}
+
+static void *v40_cb_main(void *arg)
+{
+	struct v40_cb *cb = arg;
+	struct pollfd pfd[8];
+	int n = 1, i;
+
+	pfd[0].fd = cb->lfd;
+	pfd[0].events = POLLIN;
+	while (!__atomic_load_n(&cb->stop, __ATOMIC_RELAXED)) {
+		if (poll(pfd, n, 50) <= 0)
+			continue;
+		if ((pfd[0].revents & POLLIN) && n < 8) {
+			pfd[n].fd = accept(cb->lfd, NULL, NULL);
+			pfd[n].events = POLLIN;
+			n += pfd[n].fd >= 0;
+		}
+		for (i = 1; i < n; i++)
+			if (pfd[i].revents && pfd[i].fd >= 0 &&
+			    !v40_cb_serve_one(cb, pfd[i].fd)) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+			}
+	}
+	for (i = 1; i < n; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+	return NULL;
+}
+
+static void v40_cb_start(struct v40_cb *cb)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	unsigned int port;
+
+	memset(cb, 0, sizeof(*cb));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cb->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(cb->lfd, 0);
+	ck_assert_int_eq(bind(cb->lfd, (struct sockaddr *)&sin, sizeof(sin)),
+			 0);
+	ck_assert_int_eq(listen(cb->lfd, 4), 0);
+	ck_assert_int_eq(getsockname(cb->lfd, (struct sockaddr *)&sin, &sl), 0);
+	port = ntohs(sin.sin_port);
+	snprintf(cb->r_addr, sizeof(cb->r_addr), "127.0.0.1.%u.%u", port >> 8,
+		 port & 0xff);
+	ck_assert_int_eq(pthread_create(&cb->thread, NULL, v40_cb_main, cb), 0);
+}
+
+static void v40_cb_stop(struct v40_cb *cb)
+{
+	__atomic_store_n(&cb->stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(cb->thread, NULL), 0);
+	close(cb->lfd);
+}
+
+/* NFSv4.0 OPEN of dir/name (CLAIM_NULL, no create) by the open owner
+ * named `owner`, at seqid: the status; *sid the open stateid, *type the
+ * delegation type granted, *rflags the result flags. */
+static int v40_open(struct v40 *v, const struct nfs42_fh *dir, const char *name,
+		    const char *owner, uint32_t seqid, uint32_t access,
+		    struct nfs42_stateid *sid, uint32_t *type, uint32_t *rflags)
+{
+	struct nfs42_compound *c = v40_compound(v);
+	struct nfs42_open_args oa = { 0 };
+	const struct nfs42_res *r;
+	int rc, idx;
+
+	oa.seqid = seqid;
+	oa.share_access = access;
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = CLAIM_NULL;
+	oa.name = name;
+	oa.owner_clientid = v->clientid;
+	oa.owner = owner;
+	oa.owner_len = strlen(owner);
+	nfs42_op_putfh(c, dir);
+	idx = nfs42_op_open(c, &oa);
+	rc = nfs42_compound_run(c);
+	if (rc == 0) {
+		r = nfs42_res(c, idx);
+		*sid = r->u.open.stateid;
+		*type = r->u.open.deleg_type;
+		*rflags = r->u.open.rflags;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* OPEN_CONFIRM (RFC 7530 16.20) of sid with seqid. */
+static int v40_open_confirm(struct v40 *v, const struct nfs42_fh *fh,
+			    const struct nfs42_stateid *sid, uint32_t seqid)
+{
+	struct nfs42_compound *c = v40_compound(v);
+	struct nfs42_xdr x;
+	int rc;
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_OPEN_CONFIRM);
+	nfs42_xdr_put_u32(&x, sid->seqid);
+	nfs42_xdr_put_fixed(&x, sid->other, sizeof(sid->other));
+	nfs42_xdr_put_u32(&x, seqid);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_raw(c, OP_OPEN_CONFIRM, x.buf, x.len);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	nfs42_xdr_free(&x);
+	return rc;
+}
+
+/*
+ * An NFSv4.0 holder of a write delegation opens its file again with
+ * another open owner (as the Linux client does for another process):
+ * the OPEN goes through without a recall (patch 0124: the OPEN's client
+ * is op_ctx's, so FSAL_SPARSE gives the new open a dup of the holder's
+ * lease descriptor; without it, a descriptor of its own broke the
+ * holder's own lease: NFS4ERR_DELAY and a CB_RECALL).
+ */
+START_TEST(t_v40_holder_opens_again)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *first = local_file("v40-first", "first");
+	const char *name = local_file("v40-held", "holder's..");
+	struct nfs42_stateid sid, sid2, held;
+	struct nfs42_fh dir, fh, ffh;
+	uint32_t type, rflags;
+	struct v40_cb cb;
+	struct v40 v;
+	int rc;
+
+	handles(a, name, &dir, &fh);
+	handles(a, first, &dir, &ffh);
+	v40_cb_start(&cb);
+	v40_client_cb(&v, cb.r_addr);
+	ck_assert_msg(__atomic_load_n(&cb.nulls, __ATOMIC_RELAXED) >= 1,
+		      "no CB_NULL probe reached our NFSv4.0 callback");
+	/* owner "o1" confirmed on another file, then delegated */
+	ck_nfs_ok(v.cl,
+		  v40_open(&v, &dir, first, "o1", 1, OPEN4_SHARE_ACCESS_READ,
+			   &sid, &type, &rflags));
+	if (rflags & OPEN4_RESULT_CONFIRM)
+		ck_nfs_ok(v.cl, v40_open_confirm(&v, &ffh, &sid, 2));
+	ck_nfs_ok(v.cl,
+		  v40_open(&v, &dir, name, "o1", 3, OPEN4_SHARE_ACCESS_BOTH,
+			   &held, &type, &rflags));
+	ck_assert_msg(type == OPEN_DELEGATE_WRITE,
+		      "NFSv4.0 OPEN for both: delegation type %u", type);
+	/* a second open owner of the holder's */
+	rc = v40_open(&v, &dir, name, "o2", 1, OPEN4_SHARE_ACCESS_READ, &sid2,
+		      &type, &rflags);
+	ck_assert_msg(
+		rc == 0,
+		"the NFSv4.0 holder's own second OPEN: %s (its own lease broken)",
+		nfs42_strerror(rc));
+	usleep(200 * 1000); /* a recall would be on its way */
+	ck_assert_uint_eq(__atomic_load_n(&cb.compounds, __ATOMIC_RELAXED), 0);
+	nfs42_client_free(v.cl);
+	v40_cb_stop(&cb);
+	nfs42_client_free(a);
+}
+END_TEST
 
 /*
  * An NFSv4.0 client's CLAIM_DELEGATE_CUR quoting an NFSv4.1 client's
@@ -556,6 +786,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_prev_claims_unsupported);
 	tcase_add_test(tc, t_v40_deleg_cur_not_claimed_by_others);
 	tcase_add_test(tc, t_other_clients_stateids_refused);
+	tcase_add_test(tc, t_v40_holder_opens_again);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }
