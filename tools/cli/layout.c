@@ -33,8 +33,7 @@ static void print_pnfs_stats(const char *path, const struct nfs42_layout *lo,
 		st->rewrites, st->recalled ? "yes" : "no");
 	if (st->seeks)
 		fprintf(stderr,
-			"pnfs: mds seeks %u, holes skipped %" PRIu64
-			" bytes\n",
+			"pnfs: mds seeks %u, holes skipped %" PRIu64 " bytes\n",
 			st->seeks, st->skipped_bytes);
 }
 
