@@ -32,22 +32,40 @@
  * 8 bytes), 'V' (SETCLIENTID verifier, 8 bytes), 'S' (session ID, 16
  * bytes), 'T' (the "other" of a stateid, 12 bytes), is replaced, with the
  * bytes that follow, by the (N modulo count)-th value of that kind seen in
- * a reply of this input.
+ * a reply of this input; 'F' (a file handle) is replaced, alone, by the
+ * XDR of the (N modulo count)-th handle a GETFH returned (an nfs_fh4, which
+ * is also an NFSv3 nfs_fh3: Ganesha's handles are the same for both).
+ *
+ * The process isolates itself first (root: a network namespace of its own
+ * with only the loopback interface): the addresses that inputs give for
+ * NFSv4.0 callbacks can reach nothing outside it.  Ganesha registers
+ * nothing with rpcbind (svc_reg and rpcb_unset below stand in for
+ * ntirpc's), so NFSv3 runs without one.
+ *
+ * FUZZ_INPROC_TRACE=1 in the environment prints every call and the status
+ * of its reply (each operation's for a COMPOUND) on stderr;
+ * FUZZ_INPROC_LOG=FILE keeps Ganesha's log in FILE (else in the temporary
+ * directory, removed at exit), FUZZ_INPROC_LOG_LEVEL=EVENT (or other) sets
+ * its level (default CRIT).
  */
 
 #include "config.h"
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,6 +87,8 @@
 #include "xprt_handler.h"
 #include "connection_manager.h"
 #include "hashtable.h"
+#include "export_mgr.h"
+#include "fsal_up.h"
 
 /* What ganesha.nfsd's nfs_main.c defines for the library. */
 config_file_t nfs_config_struct;
@@ -79,8 +99,18 @@ bool config_errors_fatal;
 #define FZ_MAX_VALUES 8
 #define FZ_MAX_REPLY (4 * 1024 * 1024)
 
-enum fz_kind { FZ_CLIENTID, FZ_VERIFIER, FZ_SESSION, FZ_STATEID, FZ_KINDS };
+enum fz_kind {
+	FZ_CLIENTID,
+	FZ_VERIFIER,
+	FZ_SESSION,
+	FZ_STATEID,
+	FZ_HANDLE,
+	FZ_KINDS
+};
 
+/* len: the bytes a placeholder of that kind stands for (0: only the four
+ * of the placeholder, replaced by a value of its own length)
+ */
 static const struct {
 	char tag;
 	size_t len;
@@ -88,28 +118,38 @@ static const struct {
 	[FZ_CLIENTID] = { 'C', sizeof(clientid4) },
 	[FZ_VERIFIER] = { 'V', NFS4_VERIFIER_SIZE },
 	[FZ_SESSION] = { 'S', NFS4_SESSIONID_SIZE },
-	[FZ_STATEID] = { 'T', NFS4_OTHER_SIZE },
+	[FZ_STATEID] = { 'T', OTHERSIZE },
+	[FZ_HANDLE] = { 'F', 0 },
 };
+
+/* The XDR of an nfs_fh4: its length word, the handle, the padding. */
+#define FZ_MAX_VAL (4 + NFS4_FHSIZE)
 
 /* The server-chosen values seen in this input's replies. */
 static struct {
 	unsigned int count;
-	char val[FZ_MAX_VALUES][NFS4_SESSIONID_SIZE];
+	char val[FZ_MAX_VALUES][FZ_MAX_VAL];
+	size_t len[FZ_MAX_VALUES];
 } fz_seen[FZ_KINDS];
+
+static bool fz_trace;
 
 struct fz_conn {
 	const char *src; /* the client's address */
 	int cfd; /* our client end */
 	SVCXPRT *xprt; /* Ganesha's end: ntirpc's transport */
+	size_t have; /* bytes in rbuf: the start of a record not yet whole */
+	char *rbuf; /* what the server wrote, FZ_MAX_REPLY bytes */
 };
 
-static struct fz_conn fz_conns[2] = { { "127.0.0.1", -1, NULL },
-				      { "127.0.0.2", -1, NULL } };
+static struct fz_conn fz_conns[2] = {
+	{ .src = "127.0.0.1", .cfd = -1 },
+	{ .src = "127.0.0.2", .cfd = -1 },
+};
 static int fz_listen_fd = -1;
-static char fz_dir[] = "/tmp/fuzz_inproc.XXXXXX";
+static char fz_dir[PATH_MAX]; /* $TMPDIR/fuzz_inproc.XXXXXX */
 static char fz_export[PATH_MAX];
 static uint32_t fz_xid;
-static char *fz_reply;
 static nfs_start_info_t fz_start_info = { .dump_default_config = false,
 					  .lw_mark_trigger = false,
 					  .drop_caps = false };
@@ -120,24 +160,53 @@ static void fz_die(const char *what)
 	abort();
 }
 
-/* A free TCP port on 127.0.0.1 for the server's own listener. */
-static int fz_free_port(void)
+/* A network namespace of our own, its loopback interface up: what the
+ * server does with the addresses an input names (NFSv4.0 callbacks) stays
+ * inside this process's namespace.
+ */
+static void fz_isolate(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	int port;
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd;
 
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
-		fz_die("free port");
-	port = ntohs(sin.sin_port);
+	if (unshare(CLONE_NEWNET) < 0) {
+		fprintf(stderr,
+			"fuzz_inproc: needs root (a network namespace of its own): %s\n",
+			strerror(errno));
+		exit(77);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		fz_die("lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		fz_die("lo up");
 	close(fd);
-	return port;
 }
 
-static void fz_write_conf(const char *path, int port)
+/* ntirpc's svc_reg and rpcb_unset, as Ganesha's start-up calls them: no
+ * rpcbind is asked (none runs in our namespace, and NFSv3's registration
+ * failing stops Ganesha).  Ganesha dispatches by its own process_cb, not
+ * by svc_reg's table, so nothing else is lost.
+ */
+bool svc_reg(SVCXPRT *xprt, const rpcprog_t prog, const rpcvers_t vers,
+	     void (*dispatch)(struct svc_req *), const struct netconfig *nconf)
+{
+	return true;
+}
+
+bool rpcb_unset(const rpcprog_t prog, const rpcvers_t vers,
+		const struct netconfig *nconf)
+{
+	return true;
+}
+
+/* The server's own listeners (2049 and the rest: Ganesha starts them) are
+ * in our network namespace: nothing else reaches them, and Bind_addr is
+ * left out (its name lookup wants a non-loopback address, which the
+ * namespace has not).
+ */
+static void fz_write_conf(const char *path)
 {
 	const char *level = getenv("FUZZ_INPROC_LOG_LEVEL");
 	FILE *f = fopen(path, "w");
@@ -146,11 +215,10 @@ static void fz_write_conf(const char *path, int port)
 		fz_die(path);
 	fprintf(f,
 		"NFS_CORE_PARAM {\n"
-		"\tProtocols = 4;\n"
+		"\tProtocols = 3, 4;\n"
 		"\tEnable_NLM = false;\n"
 		"\tEnable_RQUOTA = false;\n"
-		"\tNFS_Port = %d;\n"
-		"\tBind_addr = 127.0.0.1;\n"
+		"\tEnable_UDP = false;\n"
 		"\tPlugins_Dir = \"%s\";\n"
 		"\tallow_set_io_flusher_fail = true;\n"
 		"}\n"
@@ -164,7 +232,7 @@ static void fz_write_conf(const char *path, int port)
 		"\tAccess_Type = RW;\n"
 		"\tSquash = No_Root_Squash;\n"
 		"\tSecType = sys, none;\n"
-		"\tProtocols = 4;\n"
+		"\tProtocols = 3, 4;\n"
 		"\tTransports = TCP;\n"
 		"}\n"
 		"EXPORT {\n"
@@ -183,9 +251,15 @@ static void fz_write_conf(const char *path, int port)
 		"LOG {\n"
 		"\tDefault_Log_Level = %s;\n"
 		"}\n",
-		port, FUZZ_PLUGINS_DIR, fz_dir, fz_export,
+		FUZZ_PLUGINS_DIR, fz_dir, fz_export,
 		level != NULL ? level : "CRIT");
 	fclose(f);
+}
+
+static void fz_config_error(char *msg, void *dest,
+			    struct config_error_type *err_type)
+{
+	fprintf(stderr, "fuzz_inproc: config: %s\n", msg);
 }
 
 static void *fz_server_thread(void *arg)
@@ -204,14 +278,20 @@ static void fz_start_ganesha(void)
 	pthread_t thread;
 	sigset_t sigs;
 
+	snprintf(fz_dir, sizeof(fz_dir), "%s/fuzz_inproc.XXXXXX",
+		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
 	if (mkdtemp(fz_dir) == NULL)
 		fz_die("mkdtemp");
 	snprintf(fz_export, sizeof(fz_export), "%s/export", fz_dir);
 	snprintf(conf, sizeof(conf), "%s/ganesha.conf", fz_dir);
-	snprintf(log_path, sizeof(log_path), "%s/ganesha.log", fz_dir);
+	if (getenv("FUZZ_INPROC_LOG") != NULL)
+		snprintf(log_path, sizeof(log_path), "%s",
+			 getenv("FUZZ_INPROC_LOG"));
+	else
+		snprintf(log_path, sizeof(log_path), "%s/ganesha.log", fz_dir);
 	if (mkdir(fz_export, 0755) < 0)
 		fz_die(fz_export);
-	fz_write_conf(conf, fz_free_port());
+	fz_write_conf(conf);
 
 	/* SIGPIPE: a reply written to a connection we dropped. */
 	sigemptyset(&sigs);
@@ -242,6 +322,7 @@ static void fz_start_ganesha(void)
 	    init_server_pkgs() != 0 ||
 	    ReadDataServers(nfs_config_struct, &err_type) < 0 ||
 	    nfs4_recovery_init() != 0) {
+		(void)report_config_errors(&err_type, NULL, fz_config_error);
 		fprintf(stderr, "fuzz_inproc: Ganesha's start-up failed (%s)\n",
 			log_path);
 		abort();
@@ -325,8 +406,7 @@ static void fz_conn_open(struct fz_conn *c)
 	init_custom_data_for_xprt(c->xprt);
 	(void)SVC_CONTROL(c->xprt, SVCSET_XP_UNREF_USER_DATA,
 			  dissociate_custom_data_from_xprt);
-	(void)SVC_CONTROL(c->xprt, SVCSET_XP_FREE_USER_DATA,
-			  fz_free_user_data);
+	(void)SVC_CONTROL(c->xprt, SVCSET_XP_FREE_USER_DATA, fz_free_user_data);
 	connection_manager__connection_init(c->xprt);
 	c->xprt->xp_dispatch.process_cb = nfs_rpc_valid_NFS;
 	(void)connection_manager__connection_started(c->xprt);
@@ -342,6 +422,7 @@ static void fz_conn_close(struct fz_conn *c)
 		close(c->cfd);
 		c->cfd = -1;
 	}
+	c->have = 0;
 }
 
 /* The transport is gone (a request destroyed it): a new connection. */
@@ -356,33 +437,64 @@ static void fz_conn_check(struct fz_conn *c)
 
 /* ----- values seen in replies ----- */
 
-static void fz_remember(enum fz_kind kind, const void *val)
+static void fz_remember_len(enum fz_kind kind, const void *val, size_t len)
 {
 	unsigned int n = fz_seen[kind].count;
 
-	if (n >= FZ_MAX_VALUES)
+	if (n >= FZ_MAX_VALUES || len > FZ_MAX_VAL)
 		return;
-	memcpy(fz_seen[kind].val[n], val, fz_kinds[kind].len);
+	memcpy(fz_seen[kind].val[n], val, len);
+	fz_seen[kind].len[n] = len;
 	fz_seen[kind].count = n + 1;
+}
+
+static void fz_remember(enum fz_kind kind, const void *val)
+{
+	fz_remember_len(kind, val, fz_kinds[kind].len);
+}
+
+/* A client ID as its XDR (a hyper: big-endian). */
+static void fz_remember_clientid(clientid4 id)
+{
+	uint64_t xdr = htobe64(id);
+
+	fz_remember(FZ_CLIENTID, &xdr);
+}
+
+/* A handle as its XDR (nfs_fh4 and nfs_fh3 alike). */
+static void fz_remember_handle(const nfs_fh4 *fh)
+{
+	char xdr[FZ_MAX_VAL] = { 0 };
+	uint32_t len = htonl(fh->nfs_fh4_len);
+
+	if (fh->nfs_fh4_len > NFS4_FHSIZE)
+		return;
+	memcpy(xdr, &len, 4);
+	memcpy(xdr + 4, fh->nfs_fh4_val, fh->nfs_fh4_len);
+	fz_remember_len(FZ_HANDLE, xdr, 4 + ((fh->nfs_fh4_len + 3) & ~3u));
 }
 
 static void fz_harvest_op(const nfs_resop4 *r)
 {
 	switch (r->resop) {
+	case NFS4_OP_GETFH:
+		if (r->nfs_resop4_u.opgetfh.status == NFS4_OK)
+			fz_remember_handle(&r->nfs_resop4_u.opgetfh.GETFH4res_u
+						    .resok4.object);
+		break;
 	case NFS4_OP_EXCHANGE_ID:
 		if (r->nfs_resop4_u.opexchange_id.eir_status == NFS4_OK)
-			fz_remember(FZ_CLIENTID,
-				    &r->nfs_resop4_u.opexchange_id
-					     .EXCHANGE_ID4res_u.eir_resok4
-					     .eir_clientid);
+			fz_remember_clientid(
+				r->nfs_resop4_u.opexchange_id.EXCHANGE_ID4res_u
+					.eir_resok4.eir_clientid);
 		break;
 	case NFS4_OP_SETCLIENTID:
 		if (r->nfs_resop4_u.opsetclientid.status == NFS4_OK) {
 			const SETCLIENTID4resok *ok =
-				&r->nfs_resop4_u.opsetclientid
-					 .SETCLIENTID4res_u.resok4;
+				&r->nfs_resop4_u.opsetclientid.SETCLIENTID4res_u
+					 .resok4;
 
-			fz_remember(FZ_CLIENTID, &ok->clientid);
+			fz_remember_clientid(ok->clientid);
 			fz_remember(FZ_VERIFIER, ok->setclientid_confirm);
 		}
 		break;
@@ -417,6 +529,16 @@ static void fz_harvest_op(const nfs_resop4 *r)
 				    r->nfs_resop4_u.oplock.LOCK4res_u.resok4
 					    .lock_stateid.other);
 		break;
+	case NFS4_OP_COPY:
+		/* an asynchronous copy's stateid (OFFLOAD_STATUS, _CANCEL) */
+		if (r->nfs_resop4_u.opcopy42.cr_status == NFS4_OK &&
+		    r->nfs_resop4_u.opcopy42.cr_u.cr_resok4.cr_response
+				    .wr_callback_id.wr_callback_id_len == 1)
+			fz_remember(FZ_STATEID,
+				    r->nfs_resop4_u.opcopy42.cr_u.cr_resok4
+					    .cr_response.wr_callback_id
+					    .wr_callback_id_val->other);
+		break;
 	case NFS4_OP_LAYOUTGET:
 		if (r->nfs_resop4_u.oplayoutget.logr_status == NFS4_OK)
 			fz_remember(FZ_STATEID,
@@ -438,6 +560,14 @@ static void fz_harvest(const char *rec, size_t len, uint32_t vers)
 	XDR x;
 	unsigned int i;
 
+	if (fz_trace && vers != NFS_V4) {
+		uint32_t w[7] = { 0 };
+
+		memcpy(w, rec, len < sizeof(w) ? len : sizeof(w));
+		/* xid, REPLY, accepted, verifier (2), accept stat, status */
+		fprintf(stderr, "  -> v%u reply accept %u status %u\n", vers,
+			ntohl(w[5]), ntohl(w[6]));
+	}
 	if (vers != NFS_V4)
 		return;
 	memset(&msg, 0, sizeof(msg));
@@ -449,36 +579,55 @@ static void fz_harvest(const char *rec, size_t len, uint32_t vers)
 	if (xdr_dplx_decode(&x, &msg) && msg.rm_direction == REPLY &&
 	    msg.rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg.RPCM_ack.ar_stat == SUCCESS && xdr_COMPOUND4res(&x, &res)) {
-		for (i = 0; i < res.resarray.resarray_len; i++)
+		if (fz_trace)
+			fprintf(stderr, "  -> %d:", res.status);
+		for (i = 0; i < res.resarray.resarray_len; i++) {
 			fz_harvest_op(&res.resarray.resarray_val[i]);
+			if (fz_trace)
+				fprintf(stderr, " %d=%d",
+					res.resarray.resarray_val[i].resop,
+					*(int32_t *)&res.resarray
+						 .resarray_val[i]
+						 .nfs_resop4_u);
+		}
+		if (fz_trace)
+			fprintf(stderr, "\n");
 	}
 	XDR_DESTROY(&x);
 	xdr_free((xdrproc_t)xdr_COMPOUND4res, &res);
 }
 
-/* Reads what the server wrote to c's client end (its replies are written
- * before the dispatch returns) and hands each reply record on.
+/* Reads what the server wrote to c's client end (a reply is written
+ * before the dispatch returns; callbacks come from other threads at any
+ * time) and hands each whole record on; the start of one not yet whole is
+ * kept for the next read.  ntirpc sends every record as one fragment.
  */
 static void fz_read_replies(struct fz_conn *c, uint32_t vers)
 {
-	size_t have = 0, off = 0;
+	size_t off = 0;
 	ssize_t n;
 
-	while (have < FZ_MAX_REPLY &&
-	       (n = read(c->cfd, fz_reply + have, FZ_MAX_REPLY - have)) > 0)
-		have += n;
-	/* record marks: one fragment per record (ntirpc's replies) */
-	while (have - off >= 4) {
+	while (c->have < FZ_MAX_REPLY && (n = read(c->cfd, c->rbuf + c->have,
+						   FZ_MAX_REPLY - c->have)) > 0)
+		c->have += n;
+	while (c->have - off >= 4) {
 		uint32_t mark;
 		size_t flen;
 
-		memcpy(&mark, fz_reply + off, 4);
+		memcpy(&mark, c->rbuf + off, 4);
 		flen = ntohl(mark) & 0x7fffffff;
-		if (flen > have - off - 4)
+		if (flen > FZ_MAX_REPLY - 4) {
+			/* not a record mark: start again from nothing */
+			off = c->have;
 			break;
-		fz_harvest(fz_reply + off + 4, flen, vers);
+		}
+		if (flen > c->have - off - 4)
+			break;
+		fz_harvest(c->rbuf + off + 4, flen, vers);
 		off += 4 + flen;
 	}
+	memmove(c->rbuf, c->rbuf + off, c->have - off);
+	c->have -= off;
 }
 
 /* ----- one call ----- */
@@ -524,27 +673,49 @@ static size_t fz_call_header(char *p, uint32_t vers, uint32_t proc,
 	return n;
 }
 
-/* Placeholders in the arguments become values seen in replies. */
-static void fz_substitute(char *p, size_t len)
+/* The placeholder of a value seen in a reply at src (0xFA 0xCE tag N), or
+ * -1.
+ */
+static int fz_placeholder(const uint8_t *src, size_t left)
 {
-	size_t i;
 	int k;
 
-	for (i = 0; i + 4 <= len; i++) {
-		if ((uint8_t)p[i] != 0xFA || (uint8_t)p[i + 1] != 0xCE)
-			continue;
-		for (k = 0; k < FZ_KINDS; k++) {
-			unsigned int n = fz_seen[k].count;
+	if (left < 4 || src[0] != 0xFA || src[1] != 0xCE)
+		return -1;
+	for (k = 0; k < FZ_KINDS; k++)
+		if (src[2] == fz_kinds[k].tag && fz_seen[k].count != 0 &&
+		    left >= fz_kinds[k].len)
+			return k;
+	return -1;
+}
 
-			if (p[i + 2] != fz_kinds[k].tag || n == 0 ||
-			    i + fz_kinds[k].len > len)
-				continue;
-			memcpy(p + i, fz_seen[k].val[(uint8_t)p[i + 3] % n],
-			       fz_kinds[k].len);
-			i += fz_kinds[k].len - 1;
-			break;
+/* The arguments copied from src to dst (at most max bytes), placeholders
+ * replaced by values seen in replies; returns the length written.
+ */
+static size_t fz_build_args(char *dst, size_t max, const uint8_t *src,
+			    size_t len)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len && o < max) {
+		int k = fz_placeholder(src + i, len - i);
+		unsigned int pick;
+		size_t vlen, skip;
+
+		if (k < 0) {
+			dst[o++] = src[i++];
+			continue;
 		}
+		pick = src[i + 3] % fz_seen[k].count;
+		vlen = fz_seen[k].len[pick];
+		skip = fz_kinds[k].len ? fz_kinds[k].len : 4;
+		if (vlen > max - o)
+			break;
+		memcpy(dst + o, fz_seen[k].val[pick], vlen);
+		o += vlen;
+		i += skip;
 	}
+	return o;
 }
 
 /* Hands one RPC call (header and arguments in msg) to Ganesha as ntirpc's
@@ -568,9 +739,15 @@ static void fz_dispatch(struct fz_conn *c, char *msg, size_t len)
 	TAILQ_INIT_ENTRY(reqdata, dupes);
 	rpc_msg_init(&reqdata->svc.rq_msg);
 
+	/* nfs_rpc_valid_NFS, the transport's process_cb, called directly: when
+	 * Ganesha makes a back channel on a transport that no event channel
+	 * has (ours), ntirpc registers it with one and makes the client side
+	 * its process_cb (clnt_vc_ncreate2); a real server's transports are
+	 * registered from the start and keep Ganesha's.
+	 */
 	if (xdr_dplx_decode(xdrs, &reqdata->svc.rq_msg) &&
 	    reqdata->svc.rq_msg.rm_direction == CALL)
-		stat = xprt->xp_dispatch.process_cb(&reqdata->svc);
+		stat = nfs_rpc_valid_NFS(&reqdata->svc);
 	if (stat == XPRT_SUSPEND) {
 		/* FSAL_SPARSE completes I/O before returning; a suspended
 		 * request would be finished by another thread, which this
@@ -589,8 +766,8 @@ static void fz_dispatch(struct fz_conn *c, char *msg, size_t len)
 
 /* ----- between inputs ----- */
 
-static size_t fz_collect_clientids(hash_table_t *ht, clientid4 *ids,
-				   size_t n, size_t max)
+static size_t fz_collect_clientids(hash_table_t *ht, clientid4 *ids, size_t n,
+				   size_t max)
 {
 	uint32_t i;
 
@@ -662,21 +839,93 @@ static void fz_empty_dir(int dfd)
 	closedir(d);
 }
 
+/* The export's root directory emptied behind Ganesha's back: MDCACHE is
+ * told, through the export's upcall vector as an FSAL with upcalls tells
+ * it of a change on another node, to distrust everything it keeps of the
+ * directory (its attributes and its dirents: the names of the files the
+ * input made are looked up in FSAL_SPARSE again, not found, and made
+ * anew, as in the first run of the input).
+ */
+static void fz_invalidate_root(void)
+{
+	struct gsh_export *exp = get_gsh_export(1);
+	struct req_op_context ctx;
+	struct fsal_obj_handle *root;
+	struct gsh_buffdesc key;
+	fsal_status_t st;
+
+	if (exp == NULL) {
+		fprintf(stderr, "fuzz_inproc: export 1 is gone\n");
+		abort();
+	}
+	init_op_context_simple(&ctx, exp, exp->fsal_export);
+	if (!FSAL_IS_ERROR(nfs_export_get_root_entry(exp, &root))) {
+		root->obj_ops->handle_to_key(root, &key);
+		st = exp->fsal_export->up_ops->invalidate(
+			exp->fsal_export->up_ops, &key,
+			FSAL_UP_INVALIDATE_CACHE);
+		if (FSAL_IS_ERROR(st))
+			fprintf(stderr, "fuzz_inproc: invalidate: %s\n",
+				msg_fsal_err(st.major));
+		root->obj_ops->put_ref(root);
+	}
+	release_op_context(); /* drops the export's reference */
+}
+
 static void fz_reset(void)
 {
 	fz_expire_clients();
 	fz_empty_dir(open(fz_export, O_RDONLY | O_DIRECTORY));
+	fz_invalidate_root();
 	memset(fz_seen, 0, sizeof(fz_seen));
+}
+
+/* At exit (libFuzzer's, after its last input): the temporary directory
+ * removed, then out at once: Ganesha was never shut down, and its
+ * libraries' destructors (an FSAL still in use cannot unload) would abort.
+ */
+static void fz_exit(int status, void *arg)
+{
+	int dfd = open(fz_dir, O_RDONLY | O_DIRECTORY);
+
+	if (dfd >= 0) {
+		fz_empty_dir(dfd);
+		(void)rmdir(fz_dir);
+	}
+	_exit(status);
 }
 
 /* ----- libFuzzer ----- */
 
+/* ASan's defaults here (ASAN_OPTIONS adds to them): the shared ASan
+ * runtime that libganesha_nfsd.so and libntirpc.so need comes after the
+ * libstdc++ of libFuzzer in this program's libraries, which is harmless
+ * (libstdc++ defines no allocator); Ganesha keeps its caches until exit on
+ * purpose, so leaks are not reported.
+ */
+const char *__asan_default_options(void)
+{
+	return "verify_asan_link_order=0:detect_leaks=0";
+}
+
+/* UBSan's (UBSAN_OPTIONS adds to them): every report is a finding, but
+ * those of the project's suppression list (liburcu's headers).
+ */
+const char *__ubsan_default_options(void)
+{
+	return "print_stacktrace=1:halt_on_error=1:suppressions=" FUZZ_UBSAN_SUPP;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	fz_reply = malloc(FZ_MAX_REPLY);
-	if (fz_reply == NULL)
+	fz_trace = getenv("FUZZ_INPROC_TRACE") != NULL;
+	fz_isolate();
+	fz_conns[0].rbuf = malloc(FZ_MAX_REPLY);
+	fz_conns[1].rbuf = malloc(FZ_MAX_REPLY);
+	if (fz_conns[0].rbuf == NULL || fz_conns[1].rbuf == NULL)
 		fz_die("malloc");
 	fz_start_ganesha();
+	on_exit(fz_exit, NULL);
 	fz_listen();
 	fz_conn_open(&fz_conns[0]);
 	fz_conn_open(&fz_conns[1]);
@@ -685,7 +934,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char msg[128 + 65536];
+	static char msg[128 + 2 * 65536];
 	size_t off = 0;
 	int records = 0;
 
@@ -703,12 +952,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (alen > size - off)
 			alen = size - off;
 		hlen = fz_call_header(msg, vers, proc & 0x7f, cred);
-		memcpy(msg + hlen, data + off, alen);
+		hlen += fz_build_args(msg + hlen, sizeof(msg) - hlen,
+				      data + off, alen);
 		off += alen;
-		fz_substitute(msg + hlen, alen);
+		if (fz_trace)
+			fprintf(stderr,
+				"call conn %u cred %u v%u proc %u len %zu\n",
+				ci, cred & 3, vers, proc & 0x7f, hlen);
 
 		fz_conn_check(c);
-		fz_dispatch(c, msg, hlen + alen);
+		fz_dispatch(c, msg, hlen);
 		fz_read_replies(c, vers);
 		/* callbacks the call caused on the other connection */
 		if (fz_conns[!ci].cfd >= 0)

@@ -51,7 +51,15 @@ def stateid(i=0, seqid=0):
     return u32(seqid) + bytes([0xFA, 0xCE, ord("T"), i]) + b"\0" * 8
 
 
+def handle(i=0):
+    """the XDR of the i-th handle a GETFH returned (nfs_fh4 or nfs_fh3)"""
+    return bytes([0xFA, 0xCE, ord("F"), i])
+
+
 ANON = b"\0" * 16
+# the current stateid (RFC 8881 16.2.3.1.2): the one the compound's OPEN
+# or LOCK just returned (a placeholder names only those of earlier calls)
+CURRENT = u32(1) + b"\0" * 12
 
 # attributes: type, change, size, fsid, fileid, mode, numlinks, owner,
 # owner_group, space_used, time_access/modify/metadata
@@ -92,6 +100,10 @@ def sequence(sid=0, seq=1, slot=0):
     return op(53, sessionid(sid) + u32(seq) + u32(slot) + u32(0) + u32(0))
 
 
+def putfh(i):
+    return op(22, handle(i))
+
+
 def putrootfh():
     return op(24)
 
@@ -108,15 +120,16 @@ def getfh():
     return op(10)
 
 
-def open_create(name, owner=b"owner-A", access=3, seqid=0, cid=0, want=0):
+def open_create(name, owner=b"owner-A", access=3, seqid=0, cid=0, want=0,
+                mode=0o644):
     return op(18, u32(seqid) + u32(access | want) + u32(0) +
-              u64(0) + opaque(owner) +
-              u32(1) + u32(0) + bitmap(0, 0x2) + opaque(u32(0o644)) +
+              clientid(cid) + opaque(owner) +
+              u32(1) + u32(0) + bitmap(0, 0x2) + opaque(u32(mode)) +
               u32(0) + opaque(name))
 
 
-def open_nocreate(name, owner=b"owner-B", access=1, seqid=0):
-    return op(18, u32(seqid) + u32(access) + u32(0) + u64(0) +
+def open_nocreate(name, owner=b"owner-B", access=1, seqid=0, cid=0):
+    return op(18, u32(seqid) + u32(access) + u32(0) + clientid(cid) +
               opaque(owner) + u32(0) + u32(0) + opaque(name))
 
 
@@ -302,13 +315,39 @@ def renew(cid=0):
     return op(30, clientid(cid))
 
 
+# ----- NFSv3 (RFC 1813), on handles a GETFH returned -----
+
+
+def sattr3(mode=None, size=None):
+    return ((u32(1) + u32(mode)) if mode is not None else u32(0)) + \
+        u32(0) + u32(0) + \
+        ((u32(1) + u64(size)) if size is not None else u32(0)) + \
+        u32(0) + u32(0)
+
+
+def v3(proc, args, conn=0, cred=0):
+    return record(args, conn=conn, cred=cred, proc=proc, v3=True)
+
+
+def root_handle_v40():
+    """handle 0: the export's root, by an NFSv4.0 COMPOUND (no client ID
+    needed)"""
+    return record(compound(0, putrootfh(), lookup("sparse"), getfh()))
+
+
 def session_setup(owner=b"fuzz-client-A", conn=0, cid=0, back=False):
+    """EXCHANGE_ID, CREATE_SESSION and the RECLAIM_COMPLETE without which
+    an NFSv4.1 client's OPEN (CLAIM_NULL) gets NFS4ERR_GRACE (slot 0's
+    sequence 1; in_session's start at 2)"""
     return (record(compound(1, exchange_id(owner)), conn=conn) +
-            record(compound(1, create_session(cid, back)), conn=conn))
+            record(compound(1, create_session(cid, back)), conn=conn) +
+            record(compound(1, sequence(cid, 1), reclaim_complete()),
+                   conn=conn))
 
 
 def in_session(seq, *ops, sid=0, minor=2, conn=0, cred=0, slot=0):
-    return record(compound(minor, sequence(sid, seq, slot), *ops),
+    """a COMPOUND in session sid: SEQUENCE (slot's sequence seq + 1), ops"""
+    return record(compound(minor, sequence(sid, seq + 1, slot), *ops),
                   conn=conn, cred=cred)
 
 
@@ -335,37 +374,41 @@ def seeds():
         locku(stateid(1), 0, 100), test_stateid(stateid(0), stateid(1)),
         free_stateid(stateid(1)), close(stateid(0)))
     s["nfsv42-sparse"] = session_setup() + in_session(
-        1, putrootfh(), lookup("sparse"), open_create("s"),
-        write(stateid(0), 0, b"d" * 4096),
-        write(stateid(0), 1 << 20, b"e" * 4096),
-        seek(stateid(0), 0, 1), seek(stateid(0), 8192, 0),
+        1, putrootfh(), lookup("sparse"), open_create("s"), getfh(),
+        write(CURRENT, 0, b"d" * 4096),
+        write(CURRENT, 1 << 20, b"e" * 4096)) + in_session(
+        2, putfh(0), seek(stateid(0), 0, 1), seek(stateid(0), 8192, 0),
         read_plus(stateid(0), 0, 2 << 20),
         allocate(stateid(0), 65536, 65536),
         deallocate(stateid(0), 0, 4096),
-        read_plus(stateid(0), 0, 1 << 16))
+        read_plus(stateid(0), 0, 1 << 16), getattr_())
     s["copy-clone"] = session_setup() + in_session(
-        1, putrootfh(), lookup("sparse"), open_create("src"),
-        write(stateid(0), 0, b"c" * 8192), savefh(),
-        putrootfh(), lookup("sparse"), open_create("dst", owner=b"o2"),
+        1, putrootfh(), lookup("sparse"), open_create("src"), getfh(),
+        write(CURRENT, 0, b"c" * 8192)) + in_session(
+        2, putrootfh(), lookup("sparse"), open_create("dst", owner=b"o2"),
+        getfh()) + in_session(
+        3, putfh(0), savefh(), putfh(1),
         copy(stateid(0), stateid(1), 0, 0, 8192),
         clone(stateid(0), stateid(1), 0, 0, 4096),
         copy(stateid(0), stateid(1), 0, 4096, 0, sync=False)) + in_session(
-        2, putrootfh(), offload_status(stateid(2)))
+        4, putfh(1), offload_status(stateid(2)), read(stateid(1), 0, 100))
     s["xattrs"] = session_setup() + in_session(
         1, putrootfh(), lookup("sparse"), open_create("x"),
         setxattr("user.a", b"value"), getxattr("user.a"), listxattrs(),
         removexattr("user.a"), getxattr("user.a"))
     s["directories"] = session_setup() + in_session(
         1, putrootfh(), lookup("sparse"), create_dir("d"), getfh(),
-        create_symlink("ln", "../d"), readlink(), lookupp(),
-        readdir(), open_create("g"), close(stateid(0)), savefh(),
-        lookupp(), lookup("d"), link("g2"), restorefh()) + in_session(
-        2, putrootfh(), lookup("sparse"), rename("d", "e"),
+        create_symlink("ln", "../d"), readlink()) + in_session(
+        2, putrootfh(), lookup("sparse"), readdir(), open_create("g"),
+        close(CURRENT), savefh(), lookupp(), lookup("d"),
+        link("g2"), restorefh()) + in_session(
+        3, putrootfh(), lookup("sparse"), savefh(), rename("d", "e"),
         secinfo("e"), lookup("e"), secinfo_no_name(), lookupp(),
         remove("g"), readdir(), setattr_mode(0o700), getattr_())
-    s["delegation-two-clients"] = session_setup() + session_setup(
+    s["delegation-two-clients"] = session_setup(back=True) + session_setup(
         owner=b"fuzz-client-B", conn=1, cid=1) + in_session(
-        1, putrootfh(), lookup("sparse"), open_create("dl", access=1)) + \
+        1, putrootfh(), lookup("sparse"),
+        open_create("dl", access=1, mode=0o666)) + \
         in_session(1, putrootfh(), lookup("sparse"),
                    open_nocreate("dl", access=2), sid=1, conn=1,
                    cred=1) + in_session(
@@ -376,7 +419,7 @@ def seeds():
         record(compound(2, bind_conn(0)), conn=1) + in_session(
         2, putrootfh(), lookup("sparse"), lookup("b"),
         layoutget(stateid(0))) + record(
-        compound(2, sequence(0, 3), destroy_session(0))) + record(
+        compound(2, sequence(0, 4), destroy_session(0))) + record(
         compound(2, destroy_clientid(0)))
     s["nfsv40"] = record(compound(0, setclientid("fuzz-v40"))) + record(
         compound(0, setclientid_confirm(0, 0))) + record(compound(
@@ -389,9 +432,35 @@ def seeds():
                     write(stateid(0), 0, b"v40"), renew(0),
                     close(stateid(0), seqid=2)))
     s["null-and-auth"] = record(b"", proc=0) + record(
-        compound(2, putrootfh(), getattr_()), cred=3) + record(
-        compound(1, putrootfh(), lookup("sparse"), getattr_()), cred=2,
-        conn=1)
+        compound(0, putrootfh(), getattr_()), cred=3) + record(
+        compound(0, putrootfh(), lookup("sparse"), getattr_(),
+                 open_nocreate("nothing")), cred=2, conn=1) + record(
+        compound(2, putrootfh(), getattr_()), cred=1)
+    s["nfsv3"] = root_handle_v40() + v3(0, b"") + v3(
+        1, handle(0)) + v3(19, handle(0)) + v3(20, handle(0)) + v3(
+        18, handle(0)) + v3(4, handle(0) + u32(0x3F)) + v3(
+        8, handle(0) + opaque("f3") + u32(0) + sattr3(0o644)) + v3(
+        3, handle(0) + opaque("f3")) + v3(
+        9, handle(0) + opaque("d3") + sattr3(0o755)) + v3(
+        10, handle(0) + opaque("l3") + sattr3(0o777) + opaque("f3")) + \
+        v3(17, handle(0) + u64(0) + b"\0" * 8 + u32(4096) + u32(8192)) + \
+        v3(16, handle(0) + u64(0) + b"\0" * 8 + u32(4096)) + v3(
+        14, handle(0) + opaque("d3") + handle(0) + opaque("e3")) + v3(
+        13, handle(0) + opaque("e3")) + v3(
+        12, handle(0) + opaque("l3"), cred=1)
+    # the file by its handle (handle 1): I/O, attributes, link, remove
+    s["nfsv3-io"] = root_handle_v40() + v3(
+        8, handle(0) + opaque("g3") + u32(0) + sattr3(0o666)) + record(
+        compound(0, putrootfh(), lookup("sparse"), lookup("g3"),
+                 getfh())) + v3(
+        7, handle(1) + u64(0) + u32(11) + u32(0) + opaque(b"hello, nfs3")) + \
+        v3(7, handle(1) + u64(1 << 30) + u32(4) + u32(2) + opaque(b"tail")) + \
+        v3(6, handle(1) + u64(0) + u32(65536)) + v3(
+        21, handle(1) + u64(0) + u32(0)) + v3(
+        2, handle(1) + sattr3(size=4096) + u32(0)) + v3(
+        15, handle(1) + handle(0) + opaque("g3-link")) + v3(
+        5, handle(1)) + v3(6, handle(1) + u64(0) + u32(100), cred=2) + \
+        v3(12, handle(0) + opaque("g3"))
     return s
 
 
