@@ -193,6 +193,12 @@ sparse_e2e_run(e2e_proto_session_bcrace e2e_proto_session ARGS bcrace
   TIMEOUT 120)
 sparse_e2e_run(e2e_proto_session_lease e2e_proto_session ARGS lease 3
   TIMEOUT 120 HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 3$<SEMICOLON>")
+# An empty client owner in EXCHANGE_ID or SETCLIENTID is NFS4ERR_BADXDR
+# (patch 0191, the in-process fuzzer's first finding); NFSv4.0 on.
+sparse_e2e_run(e2e_proto_session_owner e2e_proto_session ARGS owner
+  TIMEOUT 120)
+set_property(TEST e2e/e2e_proto_session_owner APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
 # The same program under a tshark capture (wire_check_session.sh): every
 # frame decodes, GSS offers included; the errors have RFC 8881's shape.
 add_test(NAME e2e/wire_check_session
