@@ -277,3 +277,12 @@ sparse_e2e_test(e2e_proto_readdir
 sparse_e2e_run(e2e_proto_readdir_capped e2e_proto_readdir ARGS capped
   TIMEOUT 120
   HARNESS_ARGS --core-opts "Readdir_Res_Size = 32768$<SEMICOLON>")
+# NFSv3 COMMIT of a directory or a symbolic link is refused before the
+# FSAL (patch 0192; the in-process fuzzer's finding that stopped the
+# server), on FSAL_SPARSE and FSAL_VFS.
+sparse_e2e_test(e2e_proto_nfs3_commit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_nfs3_commit.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/nfs3_test.c
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4")
+sparse_e2e_run(e2e_proto_nfs3_commit_vfs e2e_proto_nfs3_commit
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4" --fsal VFS)
