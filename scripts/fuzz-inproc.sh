@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# fuzz-inproc.sh [--ci] [--time SECONDS] [--seed N] [--corpus DIR]
-#                [--out DIR] [-- libFuzzer options...]
+# fuzz-inproc.sh [--ci] [--time SECONDS] [--seed N] [--keep-going]
+#                [--corpus DIR] [--out DIR] [-- libFuzzer options...]
 #
 # The in-process coverage-guided fuzzer (docs/testing.md, "In-process
 # coverage-guided fuzzing"): builds the clang libFuzzer variant of ntirpc,
@@ -14,6 +14,8 @@
 # dictionary nfs4.dict.  The corpus grows in DIR (default
 # build-fuzz/fuzz-inproc/corpus: kept between runs); findings (crash-*,
 # leak-*, timeout-*, oom-*) land in --out (default build-fuzz/fuzz-inproc/).
+# --keep-going: libFuzzer's fork mode (one child at a time), which goes on
+# after a crash, a timeout or an out-of-memory and keeps every finding.
 # A finding is replayed with
 #   build-fuzz/inner/tests/fuzz/inproc/fuzz_inproc FILE
 # (FUZZ_INPROC_TRACE=1: every call and its reply's statuses on stderr) and
@@ -31,6 +33,7 @@ src=$repo/tests/fuzz/inproc
 time=3600
 seed=""
 ci=0
+keep=0
 corpus=""
 out=""
 while [ $# -gt 0 ]; do
@@ -38,9 +41,10 @@ while [ $# -gt 0 ]; do
 	--ci) ci=1; shift ;;
 	--time) time=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--keep-going) keep=1; shift ;;
 	--corpus) corpus=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	--help | -h) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--help | -h) sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	*) echo "fuzz-inproc.sh: unknown option $1 (--help)" >&2; exit 2 ;;
 	esac
@@ -83,10 +87,10 @@ seeds=$work/seeds
 rm -rf "$seeds"
 python3 "$src/make_seeds.py" "$seeds"
 
-# Ganesha keeps caches until exit on purpose (as scripts/test.sh --asan
-# runs the servers): no leak report; every UBSan report stops the run.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$repo/tests/sanitizers/ubsan.supp}
+# ASan's and UBSan's options are the program's own (no leak report:
+# Ganesha keeps its caches until exit; every UBSan report but those of
+# tests/fuzz/inproc/ubsan.supp stops it); ASAN_OPTIONS or UBSAN_OPTIONS in
+# the environment replace them.
 
 common=(-max_len=8192 -timeout=30 -rss_limit_mb=6144 -dict="$src/nfs4.dict")
 regress=("$src"/regress/*)
@@ -101,6 +105,7 @@ fi
 args=("${common[@]}" -max_total_time="$time" -print_final_stats=1
 	-artifact_prefix="$out/")
 [ -z "$seed" ] || args+=(-seed="$seed")
+[ $keep = 0 ] || args+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 echo "fuzz-inproc: fuzzing for $time s (corpus $corpus, findings in $out)"
 # the first directory takes the new inputs; the others only seed it
 exec "$bin" "${args[@]}" "$@" "$corpus" "$seeds" "${regress_dir[@]}"
