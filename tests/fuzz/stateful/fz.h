@@ -113,7 +113,10 @@ struct fz_rec {
 	int idx; /* result index */
 	uint32_t op;
 	int file; /* the file it works on, -1 not known */
-	uint32_t a, b; /* OPEN: access, deny; LOCK: type; LAYOUTGET: iomode */
+	uint32_t a, b; /* OPEN: access, claim; LOCK: type; LAYOUTGET: iomode;
+			* OPEN_DOWNGRADE: access, deny */
+	uint32_t deny; /* OPEN: share deny */
+	int claim_sid; /* OPEN: the delegation stateid claimed (pool), or -1 */
 	int sid; /* pool index of the stateid used, -1 special/forged */
 	int owner; /* OPEN: open-owner index (4.0 seqids) */
 	bool created; /* OPEN may create */
@@ -147,12 +150,15 @@ struct fz_cfg {
 	bool check_ds_writes; /* #26 item 4: data-server writes */
 	bool no_v3, no_v40;
 	int timeout_ms;
+	const char *known[16]; /* --known: findings passed over */
+	unsigned int nknown;
 };
 
 struct fz_stats {
 	uint64_t sequences, actions, compounds, ops, callbacks;
-	uint64_t findings, reconnects, drops;
-	uint64_t op_count[80];
+	uint64_t findings, reconnects, drops, known;
+	uint64_t op_count[80]; /* generated */
+	uint64_t op_ok[80]; /* answered NFS4_OK */
 	/* protocol coverage: (op, status) and (op, stateid kind, status) */
 	uint8_t pairs[8192];
 	unsigned int npairs, ntriples;
@@ -182,7 +188,7 @@ struct fz_seq {
 	char finding[1024];
 	char finding_kind[32];
 	bool new_coverage;
-	bool trace_actions;
+	bool destroy_failed; /* some client could not be destroyed */
 };
 
 /* fz_run.c: actions */

@@ -324,17 +324,29 @@ void fz_actor_close(struct fz_seq *s, struct fz_actor *a, bool destroy)
 		if (a->ds && !a->ds->dead_err)
 			destroy_client(a->ds);
 		if (a->kind == FZ_V40) {
-			if (fz_actor_connect(s, a, true) == 0)
-				a->v40_up = false;
+			/* a reboot: SETCLIENTID_CONFIRM of a new verifier
+			 * ends the old incarnation's state */
+			fz_actor_drop(s, a);
+			rc = fz_actor_connect(s, a, true);
+			if (rc != 0) {
+				fz_log(s, "actor %d: new incarnation: %s",
+				       a->id, nfs42_strerror(rc));
+				s->destroy_failed = true;
+			}
 		} else {
 			rc = -1;
 			if (a->cl && !a->cl->dead_err && a->cl->have_session)
 				rc = destroy_client(a->cl);
-			if (rc != 0 && fz_actor_connect(s, a, true) == 0)
-				rc = destroy_client(a->cl);
-			if (rc != 0)
+			if (rc != 0) {
+				fz_actor_drop(s, a);
+				if (fz_actor_connect(s, a, true) == 0)
+					rc = destroy_client(a->cl);
+			}
+			if (rc != 0) {
 				fz_log(s, "actor %d: destroy: %s", a->id,
 				       nfs42_strerror(rc));
+				s->destroy_failed = true;
+			}
 		}
 	}
 	drop_client(&a->ds);

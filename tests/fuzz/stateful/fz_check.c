@@ -42,12 +42,24 @@ void fz_find(struct fz_seq *s, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
 
+	char msg[sizeof(s->finding)];
+	unsigned int i;
+
 	if (s->finding[0])
 		return;
-	snprintf(s->finding_kind, sizeof(s->finding_kind), "%s", kind);
 	va_start(ap, fmt);
-	vsnprintf(s->finding, sizeof(s->finding), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* --known: a finding already reported, counted and passed over */
+	for (i = 0; i < s->cfg->nknown; i++) {
+		if (strstr(msg, s->cfg->known[i])) {
+			s->st->known++;
+			fz_log(s, "known finding passed over: %s", msg);
+			return;
+		}
+	}
+	snprintf(s->finding_kind, sizeof(s->finding_kind), "%s", kind);
+	snprintf(s->finding, sizeof(s->finding), "%s", msg);
 }
 
 /* coverage: (op, status) pairs and (op, stateid kind, status) triples */
@@ -56,6 +68,9 @@ void fz_note(struct fz_seq *s, uint32_t op, int kind, uint32_t status)
 	struct fz_stats *st = s->st;
 	uint32_t h = (op % 128) * 131 + status % 10200;
 	uint32_t bit = h % (sizeof(st->pairs) * 8);
+
+	if (status == NFS4_OK && kind == SK_NKINDS)
+		st->op_ok[op < 80 ? op : 79]++;
 
 	if (!(st->pairs[bit / 8] & (1u << (bit % 8)))) {
 		st->pairs[bit / 8] |= (uint8_t)(1u << (bit % 8));
@@ -121,12 +136,67 @@ bool fz_servers_alive(struct fz_seq *s)
 
 static long log_offsets[8];
 
-static void scan_log(struct fz_seq *s, const char *path, long *off,
-		     const char *const *pats, const char *kind)
+static void sleep_ms(int ms);
+
+/* Wait (at most 20 s) for a server that reported to exit: the report is
+ * whole then. */
+static void wait_servers_exit(struct fz_seq *s)
 {
-	char line[4096];
+	unsigned int i, n;
+
+	for (n = 0; n < 80; n++) {
+		for (i = 0; i < s->cfg->npids; i++) {
+			pid_t pid = read_pid(s->cfg->pid_files[i]);
+
+			if (pid > 0 && !pid_alive(pid))
+				return;
+		}
+		sleep_ms(250);
+	}
+}
+
+/* The report from offset on: its first line, its SUMMARY and the first
+ * frames of its stack (function and file:line), on one line. */
+static void report_text(FILE *f, long at, char *out, size_t size)
+{
+	char line[4096], *p;
+	size_t len = 0;
+	int frames = 0;
+	bool first = true;
+
+	fseek(f, at, SEEK_SET);
+	out[0] = 0;
+	while (fgets(line, sizeof(line), f) && len + 64 < size) {
+		line[strcspn(line, "\n")] = 0;
+		if (first) {
+			p = strstr(line, "ERROR: ");
+			p = p ? p : line;
+			/* the kind, not where it was this time */
+			if (strstr(p, " on address "))
+				*strstr(p, " on address ") = 0;
+			len += (size_t)snprintf(out + len, size - len, "%.300s",
+						p);
+			first = false;
+		} else if ((p = strstr(line, "SUMMARY: "))) {
+			len += (size_t)snprintf(out + len, size - len, " | %s",
+						p);
+			break;
+		} else if (frames < 4 && (p = strstr(line, " in ")) &&
+			   strstr(line, "#")) {
+			len += (size_t)snprintf(out + len, size - len, " | %s",
+						p + 4);
+			frames++;
+		}
+	}
+}
+
+static void scan_log(struct fz_seq *s, const char *path, long *off,
+		     const char *const *pats, const char *kind,
+		     const char *label)
+{
+	char line[4096], text[1000];
 	FILE *f = fopen(path, "r");
-	long end;
+	long end, at;
 
 	if (!f)
 		return;
@@ -135,12 +205,20 @@ static void scan_log(struct fz_seq *s, const char *path, long *off,
 	if (end < *off)
 		*off = 0;
 	fseek(f, *off, SEEK_SET);
-	while (fgets(line, sizeof(line), f)) {
+	for (at = ftell(f); fgets(line, sizeof(line), f); at = ftell(f)) {
 		for (const char *const *p = pats; *p; p++) {
-			if (strstr(line, *p)) {
+			if (!strstr(line, *p) || s->finding[0])
+				continue;
+			if (!strcmp(kind, "sanitizer")) {
+				wait_servers_exit(s);
+				report_text(f, at, text, sizeof(text));
+			} else {
 				line[strcspn(line, "\n")] = 0;
-				fz_find(s, kind, "%s: %s", path, line);
+				snprintf(text, sizeof(text), "%.990s", line);
 			}
+			fz_find(s, kind, "%s: %s", label, text);
+			fseek(f, 0, SEEK_END);
+			break;
 		}
 	}
 	*off = ftell(f);
@@ -159,10 +237,11 @@ void fz_check_logs(struct fz_seq *s)
 
 	for (i = 0; i < s->cfg->nlogs; i++)
 		scan_log(s, s->cfg->logs[i], &log_offsets[i], san_pats,
-			 "sanitizer");
+			 "sanitizer",
+			 i ? "data server" : "metadata server");
 	for (i = 0; i < s->cfg->nglogs; i++)
 		scan_log(s, s->cfg->glogs[i], &log_offsets[4 + i], fatal_pats,
-			 "fatal");
+			 "fatal", i ? "data server" : "metadata server");
 }
 
 /* From now on only new log lines count. */
@@ -304,14 +383,37 @@ static bool own_write_state(struct fz_seq *s, struct fz_actor *a, int file,
 	       e->kind == SK_LOCK || e->kind == SK_LAYOUT;
 }
 
+/* "OP with actor X's open stateid of f2" */
+static void describe_use(struct fz_seq *s, const char *what, int sid,
+			 char *buf, size_t size)
+{
+	static const char *const kinds[] = { "open", "lock", "delegation",
+					     "layout", "copy", "special" };
+	const struct fz_sid *e;
+
+	if (sid < 0) {
+		snprintf(buf, size, "%s", what);
+		return;
+	}
+	e = &s->sids[sid];
+	snprintf(buf, size, "%s with actor %d's %s stateid of %s%s", what,
+		 e->actor, kinds[e->kind],
+		 e->file >= 0 && e->file < (int)s->nfiles ?
+			 s->files[e->file].name :
+			 "an unknown file",
+		 e->gone ? " (closed/returned)" : "");
+}
+
 void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
 			  int sid, const char *what, bool created)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], use[256];
 	struct stat st;
 
 	if (file < 0 || file >= (int)s->nfiles || s->files[file].dir)
 		return;
+	describe_use(s, what, sid, use, sizeof(use));
+	what = use;
 	check_conflicts(s, a, file, what, conflicts_with_write);
 	if (created || own_write_state(s, a, file, sid))
 		return;
@@ -369,8 +471,10 @@ static int fresh_client(struct fz_seq *s, uint16_t port, uint32_t flags,
 	o.host = s->cfg->host;
 	o.port = port;
 	o.uid = o.gid = 0;
-	o.timeout_ms = 20000;
-	o.connect_timeout_ms = 20000;
+	/* longer than the kernel's lease-break-time (45 s): an open that
+	 * waits for a lease break (issue #26 item 5) is slow, not a hang */
+	o.timeout_ms = 60000;
+	o.connect_timeout_ms = 60000;
 	o.exchgid_flags = flags;
 	o.no_back_channel = true;
 	rc = nfs42_client_create(&o, out);
@@ -429,7 +533,11 @@ static void check_can_take(struct fz_seq *s, struct nfs42_client *cl, int i)
 	const struct nfs42_res *r;
 	int rc = NFS4ERR_DELAY, tries, oidx, lidx;
 
-	for (tries = 0; tries < 40 && rc == NFS4ERR_DELAY; tries++) {
+	/* DELAY while a destroyed client's recall or cleanup finishes;
+	 * SHARE_DENIED for a moment too (cleanup may be asynchronous) */
+	for (tries = 0; tries < 40 && (rc == NFS4ERR_DELAY ||
+				       (rc == NFS4ERR_SHARE_DENIED && tries < 8));
+	     tries++) {
 		if (tries)
 			sleep_ms(250);
 		c = nfs42_compound_new(cl);
@@ -446,7 +554,7 @@ static void check_can_take(struct fz_seq *s, struct nfs42_client *cl, int i)
 		oidx = nfs42_op_open(c, &oa);
 		rc = nfs42_compound_run(c);
 		if (rc == 0) {
-			struct nfs42_stateid osid;
+			struct nfs42_stateid osid, lsid;
 
 			r = nfs42_res(c, oidx);
 			osid = r->u.open.stateid;
@@ -458,16 +566,21 @@ static void check_can_take(struct fz_seq *s, struct nfs42_client *cl, int i)
 						 UINT64_MAX, 0, &osid, 0, &lo);
 			rc = nfs42_compound_run(c);
 			r = nfs42_res(c, lidx);
+			if (rc == 0 && r)
+				lsid = r->u.lock.stateid;
 			if (rc == NFS4ERR_DENIED)
 				fz_find(s, "leftover",
 					"%s: a new client's LOCK of the whole file is NFS4ERR_DENIED after every client was destroyed",
 					s->files[i].name);
 			nfs42_compound_free(c);
+			/* the checker leaves nothing either */
 			c = nfs42_compound_new(cl);
 			nfs42_op_putfh(c, &s->files[i].fh);
+			if (rc == 0)
+				nfs42_op_locku(c, WRITE_LT, 0, &lsid, 0,
+					       UINT64_MAX);
 			nfs42_op_close(c, 0, &osid);
 			nfs42_compound_run(c);
-			(void)r;
 		}
 		nfs42_compound_free(c);
 	}
@@ -526,6 +639,12 @@ void fz_check_end(struct fz_seq *s)
 
 	if (!cl)
 		return;
+	if (s->destroy_failed) {
+		/* a client still there may hold what it holds */
+		fz_log(s, "a client could not be destroyed: no leftover check");
+		nfs42_client_free(cl);
+		return;
+	}
 	/* the destroyed clients' leases and locks (freed asynchronously
 	 * by some paths: give them a moment) */
 	for (tries = 0; tries < 20; tries++) {

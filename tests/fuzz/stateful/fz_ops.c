@@ -269,6 +269,7 @@ struct fz_rec *fz_record(struct fz_gen *g, int idx, uint32_t op, int file)
 	rec->op = op;
 	rec->file = file;
 	rec->sid = -1;
+	rec->claim_sid = -1;
 	rec->getfh = -1;
 	return rec;
 }
@@ -416,9 +417,10 @@ static void gen_open(struct fz_gen *g)
 		rec->getfh = nfs42_op_getfh(g->c);
 	if (rec) {
 		rec->a = oa.share_access;
-		rec->b = oa.share_deny;
+		rec->b = oa.claim;
+		rec->deny = oa.share_deny;
 		rec->owner = (int)oi;
-		rec->sid = sidx;
+		rec->claim_sid = sidx;
 		rec->created = oa.createmode != NFS42_NOCREATE &&
 			       !fz_file_exists(g->s, file);
 		rec->modifies = oa.createmode == UNCHECKED4 && size &&

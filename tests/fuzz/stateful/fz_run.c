@@ -205,7 +205,9 @@ int fz_seq_setup(struct fz_seq *s)
 	enum fz_kind kinds[FZ_NKINDS];
 	int rc;
 
-	snprintf(s->dir, sizeof(s->dir), "s%lx", (unsigned long)(s->seed & 0xffffffff));
+	/* a directory of its own even when a trace runs again */
+	snprintf(s->dir, sizeof(s->dir), "s%lx-%lx", (unsigned long)s->index,
+		 (unsigned long)(s->seed & 0xffffffff));
 	snprintf(s->backing_dir, sizeof(s->backing_dir), "%s/%s",
 		 s->cfg->backing, s->dir);
 	rc = make_files(s, &r);
@@ -299,16 +301,27 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 			       -1;
 	}
 	sidx = fz_add_sid(s, &r->u.open.stateid, SK_OPEN, a->id, file,
-			  rec->a & 3, rec->b & 3);
+			  rec->a & 3, rec->deny & 3);
 	if (r->u.open.deleg_type == OPEN_DELEGATE_READ ||
 	    r->u.open.deleg_type == OPEN_DELEGATE_WRITE) {
 		fz_add_sid(s, &r->u.open.deleg_stateid, SK_DELEG, a->id, file,
 			   r->u.open.deleg_type, 0);
 		fz_check_after_grant(s, a, file, r->u.open.deleg_type);
 	}
-	if (rec->a & OPEN4_SHARE_ACCESS_WRITE)
-		fz_check_after_write(s, a, file, -1, "OPEN for writing",
+	if (rec->a & OPEN4_SHARE_ACCESS_WRITE) {
+		static const char *const claims[] = {
+			"CLAIM_NULL",	    "CLAIM_PREVIOUS",
+			"CLAIM_DELEGATE_CUR", "CLAIM_DELEGATE_PREV",
+			"CLAIM_FH",	    "CLAIM_DELEG_CUR_FH",
+			"CLAIM_DELEG_PREV_FH"
+		};
+		char what[128];
+
+		snprintf(what, sizeof(what), "OPEN (%s) for writing",
+			 rec->b < 7 ? claims[rec->b] : "?");
+		fz_check_after_write(s, a, file, rec->claim_sid, what,
 				     rec->created);
+	}
 	else
 		fz_check_after_read_open(s, a, file);
 	(void)sidx;
