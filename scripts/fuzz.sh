@@ -55,6 +55,6 @@ export SPARSE_RPCB_STUB=$build/inner/tests/e2e/rpcb_stub
 export SPARSE_MINOR_VERSIONS="0, 1, 2"
 exec "$repo/tests/e2e/harness.sh" --needs-root --protocols "3, 4" \
 	--pnfs 1 --pnfs-opts "Stripe_Unit = 65536;" \
-	--nfsv4-opts "Delegations = true; Lease_Lifetime = 20;" \
+	--nfsv4-opts "Delegations = true; Lease_Lifetime = 10;" \
 	--export-opts "Delegations = RW;" \
 	-- "$build/inner/tests/fuzz/fuzz_stateful" "${args[@]}" "$@"

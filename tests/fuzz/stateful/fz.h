@@ -100,6 +100,8 @@ struct fz_actor {
 	/* callbacks: 0 answered, 1 dropped, 2 failed, 3 garbage, 4 late
 	 * (not read until this actor acts again) */
 	int cb_mode;
+	bool polite_end; /* returns its delegations before it goes */
+	double down_until; /* a restart timed out: rest until then */
 	/* NFSv4.0 */
 	bool v40_up;
 	uint64_t clientid40;
@@ -176,7 +178,7 @@ struct fz_seq {
 	struct fz_actor actors[FZ_MAX_ACTORS];
 	unsigned int nactors;
 	struct fz_file files[FZ_MAX_FILES];
-	unsigned int nfiles;
+	unsigned int nfiles, nregular; /* regular files first */
 	struct fz_sid sids[FZ_MAX_SIDS];
 	unsigned int nsids;
 	struct nfs42_fh dsfh[FZ_MAX_DSFH];
@@ -189,6 +191,7 @@ struct fz_seq {
 	char finding_kind[32];
 	bool new_coverage;
 	bool destroy_failed; /* some client could not be destroyed */
+	bool tearing_down;
 };
 
 /* fz_run.c: actions */
@@ -213,6 +216,7 @@ void fz_check_responsive(struct fz_seq *s);
 void fz_note(struct fz_seq *s, uint32_t op, int sid_kind, uint32_t status);
 /* helpers shared by the two */
 bool fz_actor_v4(const struct fz_actor *a);
+double fz_now_s(void);
 int fz_actor_connect(struct fz_seq *s, struct fz_actor *a, bool new_client);
 void fz_actor_close(struct fz_seq *s, struct fz_actor *a, bool destroy);
 int fz_actor_ds(struct fz_seq *s, struct fz_actor *a,

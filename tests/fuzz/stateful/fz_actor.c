@@ -13,10 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fz.h"
 #include "internal.h"
+
+double fz_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 bool fz_actor_v4(const struct fz_actor *a)
 {
@@ -57,6 +66,10 @@ static void actor_opts(struct fz_seq *s, struct fz_actor *a,
 	o->keep_recalls = true;
 	o->slots = 4;
 	o->timeout_ms = s->cfg->timeout_ms;
+	/* at the end: a restart waits for the old incarnation's recalled
+	 * delegations to be revoked, a lease period (Ganesha 6.5) */
+	if (s->tearing_down)
+		o->timeout_ms = 30000;
 	o->connect_timeout_ms = s->cfg->timeout_ms;
 	if (ds) {
 		o->exchgid_flags = EXCHGID4_FLAG_USE_PNFS_DS;
@@ -72,6 +85,7 @@ static void drop_client(struct nfs42_client **clp)
 	if (!cl)
 		return;
 	cl->have_session = false;
+	cl->have_clientid = false;
 	cl->nheld = 0;
 	cl->nlayouts = 0;
 	nfs42_client_free(cl);
@@ -215,6 +229,11 @@ int fz_actor_connect(struct fz_seq *s, struct fz_actor *a, bool new_client)
 			return 0;
 		return v3_connect(s, a);
 	}
+	/* a restart that timed out: the server answers it once the old
+	 * incarnation's recalled delegations are revoked (a lease period,
+	 * Ganesha 6.5); meanwhile this actor rests */
+	if (!s->tearing_down && a->down_until && fz_now_s() < a->down_until)
+		return -EAGAIN;
 	if (a->cl && !a->cl->dead_err &&
 	    (a->kind == FZ_V40 ? a->v40_up : a->cl->have_session))
 		return 0;
@@ -257,7 +276,11 @@ int fz_actor_connect(struct fz_seq *s, struct fz_actor *a, bool new_client)
 		rc = nfs42_client_create(&o, &a->cl);
 	}
 	if (rc) {
-		fz_log(s, "actor %d: connect: %s", a->id, nfs42_strerror(rc));
+		if (rc == -ETIMEDOUT)
+			a->down_until = fz_now_s() + 12;
+		fz_log(s, "actor %d: connect: %s (%s)", a->id,
+		       nfs42_strerror(rc),
+		       a->cl ? nfs42_client_error(a->cl) : "");
 		drop_client(&a->cl);
 		return rc;
 	}

@@ -16,12 +16,17 @@ struct fz_gen {
 	struct fz_rng *r;
 	struct nfs42_compound *c;
 	int cur, saved; /* file index, FZ_DIR, or -1 not known */
+	/* a well-formed compound mostly (valid handles, the actor's own
+	 * stateids, ordinary claims and modes), so that the operations
+	 * after the first are reached and state is made; otherwise wild */
+	bool sane;
 	struct fz_rec rec[FZ_MAX_RECORDED];
 	unsigned int nrec;
 };
 
 uint32_t fz_pick_op(struct fz_gen *g, uint32_t minor);
 void fz_gen_op(struct fz_gen *g, uint32_t op);
+void fz_gen_open(struct fz_gen *g);
 void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file);
 int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 		struct nfs42_stateid *out);

@@ -29,6 +29,10 @@ const char *fz_pick_name(struct fz_gen *g, int *file)
 	uint32_t r = fz_below(g->r, 100);
 
 	*file = -1;
+	if (g->sane && s->nregular && fz_chance(g->r, 90)) {
+		*file = (int)fz_below(g->r, s->nregular);
+		return s->files[*file].name;
+	}
 	if (r < 65 && s->nfiles) {
 		*file = (int)fz_below(g->r, s->nfiles);
 		return s->files[*file].name;
@@ -73,6 +77,16 @@ void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file)
 	uint32_t r = fz_below(g->r, 100), i;
 
 	*file = -1;
+	if (g->sane && s->nregular && fz_chance(g->r, 85)) {
+		i = fz_below(g->r, s->nregular);
+		if (s->files[i].have_fh) {
+			*fh = s->files[i].fh;
+			*file = (int)i;
+			return;
+		}
+	}
+	if (g->sane)
+		r = 58 + fz_below(g->r, 14);
 	if (r < 58 && s->nfiles) {
 		i = fz_below(g->r, s->nfiles);
 		if (s->files[i].have_fh) {
@@ -137,6 +151,8 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 	uint32_t r = fz_below(g->r, 100);
 	const struct fz_sid *e;
 
+	if (g->sane)
+		r = r < 85 ? 0 : r;
 	if (r < 50) {
 		for (i = 0; i < s->nsids; i++) {
 			e = &s->sids[i];
@@ -149,6 +165,12 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 			i = (unsigned int)cand[fz_below(g->r, n)];
 			*out = s->sids[i].sid;
 			return (int)i;
+		}
+		/* none yet: the current stateid (an OPEN before it in the
+		 * compound made one, RFC 8881 16.2.3.1.2) */
+		if (g->sane && fz_chance(g->r, 70)) {
+			*out = special_sids[2];
+			return -1;
 		}
 		r = 50 + fz_below(g->r, 50);
 	}
@@ -303,7 +325,7 @@ static void put_sid(struct nfs42_xdr *x, const struct nfs42_stateid *sid)
 /* The directory current for name ops (inserted PUTFH when needed). */
 static void want_dir(struct fz_gen *g)
 {
-	if (g->cur != FZ_DIR && fz_chance(g->r, 80)) {
+	if (g->cur != FZ_DIR && (g->sane || fz_chance(g->r, 80))) {
 		nfs42_op_putfh(g->c, &g->s->dir_fh);
 		set_cur(g, FZ_DIR);
 	}
@@ -315,7 +337,8 @@ static void want_file(struct fz_gen *g)
 	struct nfs42_fh fh;
 	int file;
 
-	if ((g->cur < 0 || g->cur == FZ_DIR) && fz_chance(g->r, 85)) {
+	if ((g->cur < 0 || g->cur == FZ_DIR || g->cur >= (int)g->s->nregular) &&
+	    (g->sane || fz_chance(g->r, 85))) {
 		fz_pick_fh(g, &fh, &file);
 		nfs42_op_putfh(g->c, &fh);
 		set_cur(g, file);
@@ -339,7 +362,7 @@ static void gen_putfh(struct fz_gen *g)
 	set_cur(g, file);
 }
 
-static void gen_open(struct fz_gen *g)
+void fz_gen_open(struct fz_gen *g)
 {
 	static const unsigned int claim_w[] = { 30, 8, 9, 6, 24, 15, 8 };
 	struct fz_actor *a = g->a;
@@ -353,7 +376,8 @@ static void gen_open(struct fz_gen *g)
 	uint32_t oi = owner_index(g);
 
 	memset(&oa, 0, sizeof(oa));
-	oa.claim = fz_weighted(g->r, claim_w, 7);
+	oa.claim = g->sane ? (fz_chance(g->r, 50) ? CLAIM_NULL : CLAIM_FH) :
+			     fz_weighted(g->r, claim_w, 7);
 	if (oa.claim == CLAIM_NULL || oa.claim == CLAIM_DELEGATE_CUR ||
 	    oa.claim == CLAIM_DELEGATE_PREV) {
 		want_dir(g);
@@ -369,15 +393,17 @@ static void gen_open(struct fz_gen *g)
 	oa.deleg_stateid = &dsid;
 	oa.delegate_type = fz_below(g->r, 4);
 	oa.share_access = 1 + fz_below(g->r, 3);
-	if (fz_chance(g->r, 25))
-		oa.share_access |= fz_below(g->r, 6) << 8;
-	if (fz_chance(g->r, 5))
-		oa.share_access |= (1 + fz_below(g->r, 3)) << 16;
-	if (fz_chance(g->r, 2))
-		oa.share_access = fz_u32(g->r);
-	oa.share_deny = fz_chance(g->r, 70) ? 0 : fz_below(g->r, 4);
-	if (fz_chance(g->r, 2))
-		oa.share_deny = fz_u32(g->r);
+	oa.share_deny = fz_chance(g->r, g->sane ? 85 : 70) ? 0 : fz_below(g->r, 4);
+	if (!g->sane) {
+		if (fz_chance(g->r, 25))
+			oa.share_access |= fz_below(g->r, 6) << 8;
+		if (fz_chance(g->r, 5))
+			oa.share_access |= (1 + fz_below(g->r, 3)) << 16;
+		if (fz_chance(g->r, 2))
+			oa.share_access = fz_u32(g->r);
+		if (fz_chance(g->r, 2))
+			oa.share_deny = fz_u32(g->r);
+	}
 	snprintf(owner, sizeof(owner), "o%d.%u",
 		 fz_chance(g->r, 95) ? a->id : (int)fz_below(g->r, 6), oi);
 	oa.owner = owner;
@@ -390,7 +416,8 @@ static void gen_open(struct fz_gen *g)
 			oa.seqid += (uint32_t)fz_below(g->r, 5) - 2;
 		oa.owner_clientid = a->clientid40;
 	}
-	switch (fz_below(g->r, 12)) {
+	switch (oa.claim == CLAIM_FH && g->sane ? 0 :
+						  fz_below(g->r, g->sane ? 9 : 12)) {
 	case 0 ... 5:
 		oa.createmode = NFS42_NOCREATE;
 		break;
@@ -407,6 +434,13 @@ static void gen_open(struct fz_gen *g)
 		oa.createmode = EXCLUSIVE4;
 	}
 	pick_sattr(g, &sa, &size, &attrs);
+	if (g->sane) { /* a mode, and a truncation now and then */
+		nfs42_sattr_init(&sa);
+		nfs42_sattr_mode(&sa, 0600 | (fz_below(g->r, 8) << 3) |
+					      fz_below(g->r, 8));
+		if ((size = fz_chance(g->r, 20)))
+			nfs42_sattr_size(&sa, 0);
+	}
 	oa.attrs = &sa;
 	for (int i = 0; i < NFS4_VERIFIER_SIZE; i++)
 		oa.verifier[i] = (uint8_t)fz_next(g->r);
@@ -1200,10 +1234,36 @@ static const struct fz_opdef opdefs[] = {
 
 #define NOPDEFS (sizeof(opdefs) / sizeof(opdefs[0]))
 
+/* What a well-formed compound is mostly made of: the operations that
+ * make, use and end state. */
+static const struct fz_opdef sane_opdefs[] = {
+	{ OP_OPEN, 30, 0 },	     { OP_WRITE, 10, 0 },
+	{ OP_READ, 6, 0 },	     { OP_LOCK, 8, 0 },
+	{ OP_LOCKU, 3, 0 },	     { OP_CLOSE, 5, 0 },
+	{ OP_DELEGRETURN, 5, 0 },    { OP_SETATTR, 4, 0 },
+	{ OP_OPEN_DOWNGRADE, 3, 0 }, { OP_LAYOUTGET, 12, 1 },
+	{ OP_GETDEVICEINFO, 4, 1 },  { OP_LAYOUTRETURN, 3, 1 },
+	{ OP_LAYOUTCOMMIT, 2, 1 },   { OP_TEST_STATEID, 2, 1 },
+	{ OP_FREE_STATEID, 2, 1 },   { OP_COPY, 2, 2 },
+	{ OP_CLONE, 1, 2 },	     { OP_ALLOCATE, 1, 2 },
+	{ OP_DEALLOCATE, 1, 2 },     { OP_READ_PLUS, 2, 2 },
+	{ OP_SEEK, 1, 2 },
+};
+
+#define NSANEDEFS (sizeof(sane_opdefs) / sizeof(sane_opdefs[0]))
+
 /* An operation of the actor's minor version (now and then of another). */
 uint32_t fz_pick_op(struct fz_gen *g, uint32_t minor)
 {
 	unsigned int w[NOPDEFS], i;
+
+	if (g->sane) {
+		for (i = 0; i < NSANEDEFS; i++)
+			w[i] = sane_opdefs[i].minor <= minor ?
+				       sane_opdefs[i].weight :
+				       0;
+		return sane_opdefs[fz_weighted(g->r, w, NSANEDEFS)].op;
+	}
 
 	for (i = 0; i < NOPDEFS; i++)
 		w[i] = opdefs[i].minor <= minor || fz_chance(g->r, 3) ?
@@ -1265,7 +1325,7 @@ void fz_gen_op(struct fz_gen *g, uint32_t op)
 		gen_verify(g, op);
 		break;
 	case OP_OPEN:
-		gen_open(g);
+		fz_gen_open(g);
 		break;
 	case OP_OPEN_CONFIRM:
 		gen_open_confirm(g);

@@ -12,10 +12,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fz_gen.h"
@@ -27,8 +29,12 @@ void fz_log(struct fz_seq *s, const char *fmt, ...)
 
 	if (!s->cfg->verbose)
 		return;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	va_start(ap, fmt);
-	fprintf(stderr, "fuzz: seq %ld: ", s->index);
+	fprintf(stderr, "fuzz: %ld.%03ld seq %ld: ", (long)ts.tv_sec % 3600,
+		ts.tv_nsec / 1000000, s->index);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -146,6 +152,7 @@ static int make_files(struct fz_seq *s, struct fz_rng *r)
 		    chmod(path, file_modes[fz_below(r, 8)]))
 			return -errno;
 	}
+	s->nregular = s->nfiles;
 	strcpy(s->files[s->nfiles].name, "d0");
 	s->files[s->nfiles].dir = true;
 	fz_backing_path(s, (int)s->nfiles++, path, sizeof(path));
@@ -235,6 +242,7 @@ int fz_seq_setup(struct fz_seq *s)
 		snprintf(a->owner, sizeof(a->owner), "fz/%016llx/%u",
 			 (unsigned long long)s->seed, i);
 		a->cb_mode = fz_chance(&r, 75) ? 0 : (int)fz_below(&r, 5);
+		a->polite_end = fz_chance(&r, 60);
 	}
 	for (i = 0; i < s->nactors; i++)
 		fz_actor_connect(s, &s->actors[i], true);
@@ -471,9 +479,10 @@ static struct nfs42_compound *new_compound(struct fz_gen *g)
 	struct nfs42_compound *c = nfs42_compound_new(g->a->cl);
 
 	nfs42_compound_no_retry(c);
+	g->sane = fz_chance(g->r, 50);
 	if (g->a->kind == FZ_V40)
 		nfs42_compound_set_minorversion(c, 0);
-	if (fz_chance(g->r, 2))
+	if (!g->sane && fz_chance(g->r, 2))
 		nfs42_compound_set_minorversion(c, fz_below(g->r, 5));
 	if (fz_chance(g->r, 5))
 		nfs42_compound_cachethis(c, true);
@@ -493,11 +502,17 @@ static void gen_ops(struct fz_gen *g)
 	int file;
 
 	g->cur = g->saved = -1;
-	if (fz_chance(g->r, 92)) {
+	if (g->sane)
+		n = 1 + fz_below(g->r, 3);
+	if (g->sane || fz_chance(g->r, 92)) {
 		fz_pick_fh(g, &fh, &file);
 		nfs42_op_putfh(g->c, &fh);
 		g->cur = file;
 	}
+	/* a well-formed one opens first now and then: the operations
+	 * after it have the current stateid to use */
+	if (g->sane && fz_chance(g->r, 50))
+		fz_gen_open(g);
 	for (i = 0; i < n; i++)
 		fz_gen_op(g, fz_pick_op(g, actor_minor(g->a)));
 	/* which file the changes went to, when that was lost on the way */
@@ -958,10 +973,71 @@ void fz_seq_action(struct fz_seq *s, uint64_t action_seed)
 	}
 }
 
+/*
+ * A client that ends politely first answers its callbacks and gives its
+ * delegations back (FREE_STATEID for revoked ones), as a client does
+ * before unmounting; the others just go (a restart: the server must
+ * end their state itself, after revoking what it recalled).
+ */
+static void return_everything(struct fz_seq *s, struct fz_actor *a)
+{
+	struct fz_rng r = { s->seed ^ (uint64_t)a->id };
+	unsigned int i;
+	int rc;
+
+	if (!fz_actor_v4(a) || !a->cl || a->cl->dead_err ||
+	    !a->cl->have_session)
+		return;
+	a->cb_mode = 0;
+	nfs42_poll(a->cl, 0);
+	take_recalls(s, a, &r);
+	for (i = 0; i < s->nsids; i++) {
+		struct fz_sid *e = &s->sids[i];
+
+		if (e->actor != a->id || e->kind != SK_DELEG || e->gone ||
+		    e->incarnation != a->incarnation || e->file < 0)
+			continue;
+		rc = nfs42_delegreturn(a->cl, &s->files[e->file].fh, &e->sid);
+		if (rc == NFS4ERR_DELEG_REVOKED)
+			nfs42_free_stateid(a->cl, &e->sid);
+		e->gone = true;
+	}
+}
+
+struct teardown_arg {
+	struct fz_seq *s;
+	struct fz_actor *a;
+};
+
+static void *teardown_one(void *p)
+{
+	struct teardown_arg *t = p;
+
+	if (t->a->polite_end)
+		return_everything(t->s, t->a);
+	fz_actor_close(t->s, t->a, true);
+	return NULL;
+}
+
 void fz_seq_teardown(struct fz_seq *s)
 {
 	unsigned int i;
 
+	pthread_t th[FZ_MAX_ACTORS];
+	struct teardown_arg args[FZ_MAX_ACTORS];
+	bool started[FZ_MAX_ACTORS];
+
+	/* in parallel: a restart may wait a lease period for the server */
+	s->tearing_down = true;
+	for (i = 0; i < s->nactors; i++) {
+		args[i].s = s;
+		args[i].a = &s->actors[i];
+		started[i] = !pthread_create(&th[i], NULL, teardown_one,
+					     &args[i]);
+		if (!started[i])
+			teardown_one(&args[i]);
+	}
 	for (i = 0; i < s->nactors; i++)
-		fz_actor_close(s, &s->actors[i], true);
+		if (started[i])
+			pthread_join(th[i], NULL);
 }
