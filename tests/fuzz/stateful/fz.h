@@ -119,6 +119,8 @@ struct fz_rec {
 			* OPEN_DOWNGRADE: access, deny */
 	uint32_t deny; /* OPEN: share deny */
 	int claim_sid; /* OPEN: the delegation stateid claimed (pool), or -1 */
+	char sid_desc[128]; /* sid -1: what it was */
+	int sid_owner; /* whose stateid it is (or was, changed), -1 none */
 	int sid; /* pool index of the stateid used, -1 special/forged */
 	int owner; /* OPEN: open-owner index (4.0 seqids) */
 	bool created; /* OPEN may create */
@@ -205,7 +207,8 @@ bool fz_servers_alive(struct fz_seq *s);
 void fz_check_logs(struct fz_seq *s);
 void fz_logs_mark(struct fz_cfg *cfg);
 void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
-			  int sid, const char *what, bool created);
+			  int sid, const char *sid_desc, const char *what,
+			  bool created);
 void fz_check_after_read_open(struct fz_seq *s, struct fz_actor *a, int file);
 void fz_check_after_grant(struct fz_seq *s, struct fz_actor *a, int file,
 			  uint32_t type);

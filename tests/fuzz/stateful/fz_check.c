@@ -385,14 +385,17 @@ static bool own_write_state(struct fz_seq *s, struct fz_actor *a, int file,
 
 /* "OP with actor X's open stateid of f2" */
 static void describe_use(struct fz_seq *s, const char *what, int sid,
-			 char *buf, size_t size)
+			 const char *sid_desc, char *buf, size_t size)
 {
 	static const char *const kinds[] = { "open", "lock", "delegation",
 					     "layout", "copy", "special" };
 	const struct fz_sid *e;
 
 	if (sid < 0) {
-		snprintf(buf, size, "%s", what);
+		if (sid_desc && *sid_desc)
+			snprintf(buf, size, "%s with %s", what, sid_desc);
+		else
+			snprintf(buf, size, "%s", what);
 		return;
 	}
 	e = &s->sids[sid];
@@ -405,14 +408,15 @@ static void describe_use(struct fz_seq *s, const char *what, int sid,
 }
 
 void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
-			  int sid, const char *what, bool created)
+			  int sid, const char *sid_desc, const char *what,
+			  bool created)
 {
 	char path[PATH_MAX + 64], use[256];
 	struct stat st;
 
 	if (file < 0 || file >= (int)s->nfiles || s->files[file].dir)
 		return;
-	describe_use(s, what, sid, use, sizeof(use));
+	describe_use(s, what, sid, sid_desc, use, sizeof(use));
 	what = use;
 	check_conflicts(s, a, file, what, conflicts_with_write);
 	if (created || own_write_state(s, a, file, sid))

@@ -20,6 +20,9 @@ struct fz_gen {
 	 * stateids, ordinary claims and modes), so that the operations
 	 * after the first are reached and state is made; otherwise wild */
 	bool sane;
+	bool opened_cur; /* an OPEN of the current file is in the compound */
+	char pick_desc[128]; /* the last stateid picked, when not a pool one */
+	int pick_owner; /* the actor whose stateid it is (or was, changed) */
 	struct fz_rec rec[FZ_MAX_RECORDED];
 	unsigned int nrec;
 };

@@ -122,6 +122,23 @@ void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file)
 	mutate_fh(g, fh);
 }
 
+static void gen_open_cur(struct fz_gen *g);
+
+/* "actor 1's delegation stateid of f2" into g->pick_desc */
+static void describe_sid(struct fz_gen *g, int i, const char *how)
+{
+	static const char *const kinds[] = { "open", "lock", "delegation",
+					     "layout", "copy", "special" };
+	const struct fz_sid *e = &g->s->sids[i];
+
+	snprintf(g->pick_desc, sizeof(g->pick_desc),
+		 "actor %d's %s stateid of %s%s%s", e->actor, kinds[e->kind],
+		 e->file >= 0 && e->file < (int)g->s->nfiles ?
+			 g->s->files[e->file].name :
+			 "an unknown file",
+		 e->gone ? " (closed/returned)" : "", how);
+}
+
 static const struct nfs42_stateid special_sids[] = {
 	{ 0, { 0 } }, /* anonymous */
 	{ 0xffffffffu, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -151,6 +168,8 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 	uint32_t r = fz_below(g->r, 100);
 	const struct fz_sid *e;
 
+	g->pick_desc[0] = 0;
+	g->pick_owner = -1;
 	if (g->sane)
 		r = r < 85 ? 0 : r;
 	if (r < 50) {
@@ -164,12 +183,19 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 		if (n) {
 			i = (unsigned int)cand[fz_below(g->r, n)];
 			*out = s->sids[i].sid;
+			g->pick_owner = s->sids[i].actor;
 			return (int)i;
 		}
-		/* none yet: the current stateid (an OPEN before it in the
-		 * compound made one, RFC 8881 16.2.3.1.2) */
-		if (g->sane && fz_chance(g->r, 70)) {
+		/* none yet: open it first in this compound and use the
+		 * current stateid (RFC 8881 16.2.3.1.2) */
+		if (g->sane && file >= 0 && file == g->cur &&
+		    file < (int)s->nregular && !g->opened_cur &&
+		    fz_chance(g->r, 80))
+			gen_open_cur(g);
+		if (g->sane && g->opened_cur && fz_chance(g->r, 90)) {
 			*out = special_sids[2];
+			snprintf(g->pick_desc, sizeof(g->pick_desc),
+				 "the current stateid");
 			return -1;
 		}
 		r = 50 + fz_below(g->r, 50);
@@ -177,14 +203,24 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 	if (r < 75 && s->nsids) {
 		i = fz_below(g->r, s->nsids);
 		*out = s->sids[i].sid;
+		g->pick_owner = s->sids[i].actor;
 		return (int)i;
 	}
 	if (r < 86 || !s->nsids) {
-		*out = special_sids[fz_below(g->r, 4)];
+		static const char *const names[] = { "anonymous", "read-bypass",
+						     "current", "invalid" };
+
+		i = fz_below(g->r, 4);
+		*out = special_sids[i];
+		snprintf(g->pick_desc, sizeof(g->pick_desc),
+			 "the %s special stateid", names[i]);
 		return -1;
 	}
 	if (r < 96) {
-		*out = s->sids[fz_below(g->r, s->nsids)].sid;
+		i = fz_below(g->r, s->nsids);
+		*out = s->sids[i].sid;
+		g->pick_owner = s->sids[i].actor;
+		describe_sid(g, (int)i, " changed");
 		switch (fz_below(g->r, 4)) {
 		case 0:
 			out->seqid++;
@@ -204,6 +240,7 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 	out->seqid = (uint32_t)fz_next(g->r);
 	for (i = 0; i < NFS4_OTHER_SIZE; i++)
 		out->other[i] = (uint8_t)fz_next(g->r);
+	snprintf(g->pick_desc, sizeof(g->pick_desc), "a random stateid");
 	return -1;
 }
 
@@ -293,12 +330,16 @@ struct fz_rec *fz_record(struct fz_gen *g, int idx, uint32_t op, int file)
 	rec->sid = -1;
 	rec->claim_sid = -1;
 	rec->getfh = -1;
+	snprintf(rec->sid_desc, sizeof(rec->sid_desc), "%s", g->pick_desc);
+	rec->sid_owner = g->pick_owner;
 	return rec;
 }
 
 /* The current filehandle moved to a file of ours (or FZ_DIR, or -1). */
 static void set_cur(struct fz_gen *g, int file)
 {
+	if (file != g->cur)
+		g->opened_cur = false;
 	g->cur = file;
 }
 
@@ -376,6 +417,8 @@ void fz_gen_open(struct fz_gen *g)
 	uint32_t oi = owner_index(g);
 
 	memset(&oa, 0, sizeof(oa));
+	g->pick_desc[0] = 0;
+	g->pick_owner = -1;
 	oa.claim = g->sane ? (fz_chance(g->r, 50) ? CLAIM_NULL : CLAIM_FH) :
 			     fz_weighted(g->r, claim_w, 7);
 	if (oa.claim == CLAIM_NULL || oa.claim == CLAIM_DELEGATE_CUR ||
@@ -461,6 +504,42 @@ void fz_gen_open(struct fz_gen *g)
 				sa.size == 0;
 	}
 	set_cur(g, oa.name ? -1 : file);
+}
+
+/* A plain OPEN of the current file (CLAIM_FH), for what follows it. */
+static void gen_open_cur(struct fz_gen *g)
+{
+	struct nfs42_open_args oa;
+	struct fz_rec *rec;
+	char owner[32];
+	uint32_t oi = owner_index(g);
+	int idx;
+
+	memset(&oa, 0, sizeof(oa));
+	g->pick_desc[0] = 0;
+	g->pick_owner = -1;
+	oa.claim = CLAIM_FH;
+	oa.createmode = NFS42_NOCREATE;
+	oa.share_access = fz_chance(g->r, 60) ? OPEN4_SHARE_ACCESS_BOTH :
+						1 + fz_below(g->r, 2);
+	oa.share_deny = fz_chance(g->r, 90) ? 0 : fz_below(g->r, 4);
+	snprintf(owner, sizeof(owner), "o%d.%u", g->a->id, oi);
+	oa.owner = owner;
+	oa.owner_len = (uint32_t)strlen(owner);
+	if (g->a->kind == FZ_V40) {
+		oa.seqid = g->a->owner_seqid[oi];
+		oa.owner_clientid = g->a->clientid40;
+	}
+	idx = nfs42_op_open(g->c, &oa);
+	rec = fz_record(g, idx, OP_OPEN, g->cur);
+	if (rec) {
+		rec->a = oa.share_access;
+		rec->b = CLAIM_FH;
+		rec->deny = oa.share_deny;
+		rec->owner = (int)oi;
+	}
+	g->opened_cur = true;
+	g->st->op_count[OP_OPEN]++;
 }
 
 static void gen_open_confirm(struct fz_gen *g)

@@ -148,8 +148,11 @@ static int make_files(struct fz_seq *s, struct fz_rng *r)
 			return -errno;
 		}
 		close(fd);
+		/* most of them open to all, so that state is made; the
+		 * rest keep some actors out (the permission invariant) */
 		if (chown(path, ids[fz_below(r, 3)], ids[fz_below(r, 3)]) ||
-		    chmod(path, file_modes[fz_below(r, 8)]))
+		    chmod(path, fz_chance(r, 55) ? 0666 :
+						   file_modes[fz_below(r, 8)]))
 			return -errno;
 	}
 	s->nregular = s->nfiles;
@@ -327,12 +330,51 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 
 		snprintf(what, sizeof(what), "OPEN (%s) for writing",
 			 rec->b < 7 ? claims[rec->b] : "?");
-		fz_check_after_write(s, a, file, rec->claim_sid, what,
-				     rec->created);
+		fz_check_after_write(s, a, file, rec->claim_sid,
+				     rec->sid_desc, what, rec->created);
 	}
 	else
 		fz_check_after_read_open(s, a, file);
 	(void)sidx;
+}
+
+/*
+ * Stateids belong to a client: over a session (NFSv4.1+) the server
+ * answers NFS4ERR_BAD_STATEID for another client's (RFC 8881 8.2.1, as
+ * knfsd looks them up among the session's client's only).  NFSv4.0 names
+ * the client in the stateid itself and is not checked here.
+ */
+static void check_scope(struct fz_gen *g, const struct fz_rec *rec)
+{
+	struct fz_seq *s = g->s;
+	const char *file;
+
+	if (!fz_actor_v4(g->a) || rec->sid_owner < 0 ||
+	    rec->sid_owner == g->a->id ||
+	    s->actors[rec->sid_owner].kind == FZ_V40)
+		return;
+	if (rec->op == OP_OPEN && rec->b != CLAIM_DELEGATE_CUR &&
+	    rec->b != CLAIM_DELEG_CUR_FH)
+		return;
+	file = rec->file >= 0 && rec->file < (int)s->nfiles ?
+		       s->files[rec->file].name :
+		       "a file";
+	if (rec->sid >= 0 || rec->claim_sid >= 0) {
+		const struct fz_sid *e =
+			&s->sids[rec->sid >= 0 ? rec->sid : rec->claim_sid];
+		static const char *const kinds[] = { "open",   "lock",
+						     "delegation", "layout",
+						     "copy",   "special" };
+
+		fz_find(s, "stateid-scope",
+			"%s on %s by actor %d succeeded with another client's (actor %d's) %s stateid",
+			nfs42_opname(rec->op), file, g->a->id, e->actor,
+			kinds[e->kind]);
+	} else {
+		fz_find(s, "stateid-scope",
+			"%s on %s by actor %d succeeded with another client's stateid (%s)",
+			nfs42_opname(rec->op), file, g->a->id, rec->sid_desc);
+	}
 }
 
 static void learn(struct fz_gen *g, const struct fz_rec *rec,
@@ -343,6 +385,8 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 	int kind = rec->sid >= 0 ? s->sids[rec->sid].kind : SK_SPECIAL;
 
 	fz_note(s, rec->op, kind, r->status);
+	if (r->status == NFS4_OK)
+		check_scope(g, rec);
 	switch (rec->op) {
 	case OP_OPEN:
 		learn_open(g, rec, r);
@@ -403,7 +447,7 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 		break;
 	}
 	if (rec->modifies)
-		fz_check_after_write(s, a, rec->file, rec->sid,
+		fz_check_after_write(s, a, rec->file, rec->sid, rec->sid_desc,
 				     nfs42_opname(rec->op), false);
 	if (rec->attr_change && s->cfg->check_attr_recall)
 		fz_check_after_attr(s, a, rec->file, nfs42_opname(rec->op));
@@ -807,8 +851,8 @@ static void run_ds(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 	log_compound(s, g.c, rc);
 	s->st->compounds++;
 	if (rc == 0 && widx >= 0 && s->cfg->check_ds_writes)
-		fz_check_after_write(s, a, file, wsid, "data-server WRITE",
-				     false);
+		fz_check_after_write(s, a, file, wsid, g.pick_desc,
+				     "data-server WRITE", false);
 	if (rc == NFS4ERR_BADSESSION || rc == NFS4ERR_STALE_CLIENTID)
 		ds->dead_err = -ESTALE;
 	nfs42_compound_free(g.c);
@@ -843,8 +887,8 @@ static void run_v3(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 						   fz_u64(r),
 				buf, len, &got);
 		if (rc == 0)
-			fz_check_after_write(s, a, file, -1, "NFSv3 WRITE",
-					     false);
+			fz_check_after_write(s, a, file, -1, NULL,
+					     "NFSv3 WRITE", false);
 		break;
 	case 3:
 		rc = nfs3_setattr(&a->v3, &f->fh3,
@@ -853,8 +897,8 @@ static void run_v3(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 				  fz_chance(r, 50) ? -1 :
 						     (int32_t)(fz_u32(r) & 07777));
 		if (rc == 0)
-			fz_check_after_write(s, a, file, -1, "NFSv3 SETATTR",
-					     false);
+			fz_check_after_write(s, a, file, -1, NULL,
+					     "NFSv3 SETATTR", false);
 		break;
 	case 4:
 		if (nfs3_lookup(&a->v3, &f->fh3, nfs3_str(".."), &dir) == 0)
