@@ -28,6 +28,14 @@
 #include "nfs42.h"
 #include "nfs3_test.h"
 
+/*
+ * What a trace means depends on the generator: an action's seed is
+ * turned into operations by this code.  Bump it with every change that
+ * makes a seed generate something else; a trace of another generator
+ * still runs, with a warning (tests/fuzz/stateful/regress/README).
+ */
+#define FZ_GENERATOR 1
+
 #define FZ_MAX_ACTORS 6
 #define FZ_MAX_FILES 12
 #define FZ_MAX_SIDS 512

@@ -192,10 +192,21 @@ static int trace_read(const char *path, struct fz_trace *t)
 
 	if (!f)
 		return -errno;
+	{
+	int gen = 0;
+
 	buf[0] = 0;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "# generator %d", &gen) == 1)
+			continue;
 		if (line[0] != '#' && line[0] != '\n')
 			snprintf(buf, sizeof(buf), "%s", line);
+	}
+	if (gen != FZ_GENERATOR)
+		fprintf(stderr,
+			"fuzz: %s: made by generator %d, this is generator %d: its actions now do other things (re-minimize it from its finding)\n",
+			path, gen, FZ_GENERATOR);
+	}
 	fclose(f);
 	return trace_parse(buf, t);
 }
@@ -216,6 +227,7 @@ static void trace_write(struct fz_cfg *cfg, const struct fz_trace *t,
 		return;
 	}
 	fprintf(f, "# fuzz_stateful trace (%u actions): run it with\n", t->n);
+	fprintf(f, "# generator %d\n", FZ_GENERATOR);
 	fprintf(f, "#   fuzz_stateful --replay %s\n", path);
 	fprintf(f, "# finding: %s: %s\n", res->kind, res->msg);
 	trace_print(f, t);
