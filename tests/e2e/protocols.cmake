@@ -253,3 +253,11 @@ sparse_e2e_test(e2e_proto_readdir
 sparse_e2e_run(e2e_proto_readdir_capped e2e_proto_readdir ARGS capped
   TIMEOUT 120
   HARNESS_ARGS --core-opts "Readdir_Res_Size = 32768$<SEMICOLON>")
+# Whose stateid it is (issue #27 item 6, fuzz_stateful's findings):
+# another client's stateid over a session, DELEGRETURN of an open stateid
+# (patches 0085, 0099).
+sparse_e2e_test(e2e_proto_stateid_scope
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_scope.c
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
