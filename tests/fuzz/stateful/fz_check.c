@@ -161,7 +161,7 @@ static void report_text(FILE *f, long at, char *out, size_t size)
 {
 	char line[4096], *p;
 	size_t len = 0;
-	int frames = 0;
+	int frames = 0, freed = -1;
 	bool first = true;
 
 	fseek(f, at, SEEK_SET);
@@ -181,8 +181,19 @@ static void report_text(FILE *f, long at, char *out, size_t size)
 			len += (size_t)snprintf(out + len, size - len, " | %s",
 						p);
 			break;
-		} else if (frames < 4 && (p = strstr(line, " in ")) &&
-			   strstr(line, "#")) {
+		} else if (strstr(line, "freed by thread")) {
+			/* who freed it: the functions, not where they are */
+			len += (size_t)snprintf(out + len, size - len,
+						" | freed by:");
+			freed = 0;
+		} else if (freed >= 0 && freed < 5 &&
+			   (p = strstr(line, " in ")) && strstr(line, "#")) {
+			p += 4;
+			len += (size_t)snprintf(out + len, size - len, " %.*s",
+						(int)strcspn(p, " "), p);
+			freed++;
+		} else if (frames < 4 && freed < 0 &&
+			   (p = strstr(line, " in ")) && strstr(line, "#")) {
 			len += (size_t)snprintf(out + len, size - len, " | %s",
 						p + 4);
 			frames++;
@@ -407,6 +418,19 @@ static void describe_use(struct fz_seq *s, const char *what, int sid,
 		 e->gone ? " (closed/returned)" : "");
 }
 
+/* An OPEN again of a file the actor has open for writing (opened when
+ * its mode allowed it) gives it nothing it did not have. */
+static bool holds_write_open(struct fz_seq *s, struct fz_actor *a, int file)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nsids; i++)
+		if (own_write_state(s, a, file, (int)i) && !s->sids[i].gone &&
+		    s->sids[i].kind == SK_OPEN)
+			return true;
+	return false;
+}
+
 void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
 			  int sid, const char *sid_desc, const char *what,
 			  bool created)
@@ -419,7 +443,9 @@ void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
 	describe_use(s, what, sid, sid_desc, use, sizeof(use));
 	what = use;
 	check_conflicts(s, a, file, what, conflicts_with_write);
-	if (created || own_write_state(s, a, file, sid))
+	if (created || own_write_state(s, a, file, sid) ||
+	    (sid < 0 && !strncmp(what, "OPEN", 4) &&
+	     holds_write_open(s, a, file)))
 		return;
 	fz_backing_path(s, file, path, sizeof(path));
 	if (lstat(path, &st) || st.st_ino != s->files[file].ino)

@@ -250,8 +250,24 @@ static bool same_class(const char *a, const char *b)
 	return ca && cb ? true : !strcmp(a, b);
 }
 
+static void signature(const struct fz_result *res, char *sig, size_t size);
+
+/* The same finding: a sanitizer report with the same signature (not
+ * another bug the cut trace runs into), else the same kind. */
+static bool same_finding(const struct fz_result *a, const struct fz_result *b)
+{
+	char sa[512], sb[512];
+
+	if (strcmp(a->kind, "sanitizer") && strcmp(b->kind, "sanitizer"))
+		return same_class(a->kind, b->kind);
+	signature(a, sa, sizeof(sa));
+	signature(b, sb, sizeof(sb));
+	return !strcmp(sa, sb);
+}
+
 static bool reproduces(struct fz_cfg *cfg, struct fz_stats *st,
-		       const struct fz_trace *t, const char *kind, long *index)
+		       const struct fz_trace *t, const struct fz_result *want,
+		       long *index)
 {
 	struct fz_result res;
 	int tries;
@@ -259,7 +275,7 @@ static bool reproduces(struct fz_cfg *cfg, struct fz_stats *st,
 	for (tries = 0; tries < 2; tries++) {
 		restart_dead_servers(cfg);
 		run_sequence(cfg, st, t, (*index)++, &res);
-		if (res.kind[0] && same_class(res.kind, kind))
+		if (res.kind[0] && same_finding(&res, want))
 			return true;
 	}
 	return false;
@@ -267,7 +283,8 @@ static bool reproduces(struct fz_cfg *cfg, struct fz_stats *st,
 
 /* Delta debugging (ddmin) over the action list, within a time budget. */
 static void minimize(struct fz_cfg *cfg, struct fz_stats *st,
-		     struct fz_trace *t, const char *kind, long *index)
+		     struct fz_trace *t, const struct fz_result *want,
+		     long *index)
 {
 	struct fz_trace c = *t;
 	unsigned int n = 2, chunk, i, j, k;
@@ -283,7 +300,7 @@ static void minimize(struct fz_cfg *cfg, struct fz_stats *st,
 				if (j < i || j >= i + chunk)
 					c.actions[k++] = t->actions[j];
 			c.n = k;
-			if (reproduces(cfg, st, &c, kind, index)) {
+			if (reproduces(cfg, st, &c, want, index)) {
 				memcpy(t->actions, c.actions,
 				       k * sizeof(uint64_t));
 				t->n = k;
@@ -482,7 +499,7 @@ static void report(struct fz_cfg *cfg, struct fz_stats *st,
 	trace_write(cfg, t, res, "", path, sizeof(path));
 	fprintf(stderr, "  written to %s\n", path);
 	if (cfg->minimize) {
-		minimize(cfg, st, t, res->kind, next_index);
+		minimize(cfg, st, t, res, next_index);
 		trace_write(cfg, t, res, "-min", path, sizeof(path));
 		fprintf(stderr, "  minimized to %u actions: %s\n  trace: ", t->n,
 			path);
@@ -719,8 +736,12 @@ int main(int argc, char **argv)
 	if (cfg.replay) {
 		struct stat sb;
 
-		if (stat(cfg.replay, &sb) == 0 && S_ISDIR(sb.st_mode))
-			return run_replay_dir(&cfg, st, cfg.replay);
+		if (stat(cfg.replay, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			status = run_replay_dir(&cfg, st, cfg.replay);
+			free(st);
+			free(co);
+			return status;
+		}
 		if (trace_read(cfg.replay, &t)) {
 			fprintf(stderr, "fuzz: %s: not a trace\n", cfg.replay);
 			return 2;
@@ -737,6 +758,9 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "fuzz: trace ran clean\n");
 		print_stats(&cfg, st, now_s() - t0, 0);
+		free(t.actions);
+		free(st);
+		free(co);
 		return res.kind[0] ? 1 : 0;
 	}
 	fprintf(stderr,
@@ -774,5 +798,10 @@ int main(int argc, char **argv)
 	}
 	print_stats(&cfg, st, now_s() - t0, co->n);
 	print_ops(st);
+	while (co->n)
+		free(co->e[--co->n].actions);
+	free(co);
+	free(t.actions);
+	free(st);
 	return status;
 }

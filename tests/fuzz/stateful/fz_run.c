@@ -294,12 +294,18 @@ static bool v40_seqid_moves(uint32_t status)
 }
 
 static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
-		       const struct nfs42_res *r)
+		       const struct nfs42_res *r, bool foreign)
 {
+	static const char *const claims[] = {
+		"CLAIM_NULL", "CLAIM_PREVIOUS",	    "CLAIM_DELEGATE_CUR",
+		"CLAIM_DELEGATE_PREV", "CLAIM_FH", "CLAIM_DELEG_CUR_FH",
+		"CLAIM_DELEG_PREV_FH"
+	};
 	struct fz_seq *s = g->s;
 	struct fz_actor *a = g->a;
 	const struct nfs42_res *fh;
-	int sidx, file = rec->file;
+	int file = rec->file;
+	char what[128];
 
 	if (a->kind == FZ_V40 && v40_seqid_moves(r->status))
 		a->owner_seqid[rec->owner]++;
@@ -311,31 +317,24 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 			       fz_file_by_fh(s, &fh->u.fh) :
 			       -1;
 	}
-	sidx = fz_add_sid(s, &r->u.open.stateid, SK_OPEN, a->id, file,
-			  rec->a & 3, rec->deny & 3);
-	if (r->u.open.deleg_type == OPEN_DELEGATE_READ ||
-	    r->u.open.deleg_type == OPEN_DELEGATE_WRITE) {
-		fz_add_sid(s, &r->u.open.deleg_stateid, SK_DELEG, a->id, file,
-			   r->u.open.deleg_type, 0);
-		fz_check_after_grant(s, a, file, r->u.open.deleg_type);
-	}
-	if (rec->a & OPEN4_SHARE_ACCESS_WRITE) {
-		static const char *const claims[] = {
-			"CLAIM_NULL",	    "CLAIM_PREVIOUS",
-			"CLAIM_DELEGATE_CUR", "CLAIM_DELEGATE_PREV",
-			"CLAIM_FH",	    "CLAIM_DELEG_CUR_FH",
-			"CLAIM_DELEG_PREV_FH"
-		};
-		char what[128];
-
+	/* checked against what the actor held before this OPEN */
+	if (!foreign && (rec->a & OPEN4_SHARE_ACCESS_WRITE)) {
 		snprintf(what, sizeof(what), "OPEN (%s) for writing",
 			 rec->b < 7 ? claims[rec->b] : "?");
 		fz_check_after_write(s, a, file, rec->claim_sid,
 				     rec->sid_desc, what, rec->created);
-	}
-	else
+	} else if (!foreign) {
 		fz_check_after_read_open(s, a, file);
-	(void)sidx;
+	}
+	fz_add_sid(s, &r->u.open.stateid, SK_OPEN, a->id, file, rec->a & 3,
+		   rec->deny & 3);
+	if (r->u.open.deleg_type == OPEN_DELEGATE_READ ||
+	    r->u.open.deleg_type == OPEN_DELEGATE_WRITE) {
+		fz_add_sid(s, &r->u.open.deleg_stateid, SK_DELEG, a->id, file,
+			   r->u.open.deleg_type, 0);
+		if (!foreign)
+			fz_check_after_grant(s, a, file, r->u.open.deleg_type);
+	}
 }
 
 /*
@@ -344,18 +343,21 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
  * knfsd looks them up among the session's client's only).  NFSv4.0 names
  * the client in the stateid itself and is not checked here.
  */
-static void check_scope(struct fz_gen *g, const struct fz_rec *rec)
+static bool check_scope(struct fz_gen *g, const struct fz_rec *rec)
 {
 	struct fz_seq *s = g->s;
 	const char *file;
 
-	if (!fz_actor_v4(g->a) || rec->sid_owner < 0 ||
-	    rec->sid_owner == g->a->id ||
-	    s->actors[rec->sid_owner].kind == FZ_V40)
-		return;
+	if (rec->sid_owner < 0 || rec->sid_owner == g->a->id)
+		return false;
 	if (rec->op == OP_OPEN && rec->b != CLAIM_DELEGATE_CUR &&
 	    rec->b != CLAIM_DELEG_CUR_FH)
-		return;
+		return false;
+	/* NFSv4.0: the stateid names its client, whoever sends it: the
+	 * operation is that client's (no finding, and none of the checks
+	 * that follow from it) */
+	if (!fz_actor_v4(g->a) || s->actors[rec->sid_owner].kind == FZ_V40)
+		return true;
 	file = rec->file >= 0 && rec->file < (int)s->nfiles ?
 		       s->files[rec->file].name :
 		       "a file";
@@ -375,6 +377,7 @@ static void check_scope(struct fz_gen *g, const struct fz_rec *rec)
 			"%s on %s by actor %d succeeded with another client's stateid (%s)",
 			nfs42_opname(rec->op), file, g->a->id, rec->sid_desc);
 	}
+	return true;
 }
 
 static void learn(struct fz_gen *g, const struct fz_rec *rec,
@@ -384,12 +387,14 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 	struct fz_actor *a = g->a;
 	int kind = rec->sid >= 0 ? s->sids[rec->sid].kind : SK_SPECIAL;
 
+	bool foreign;
+
 	fz_note(s, rec->op, kind, r->status);
-	if (r->status == NFS4_OK)
-		check_scope(g, rec);
+	/* what follows from another client's stateid is that finding */
+	foreign = r->status == NFS4_OK && check_scope(g, rec);
 	switch (rec->op) {
 	case OP_OPEN:
-		learn_open(g, rec, r);
+		learn_open(g, rec, r, foreign);
 		return;
 	case OP_OPEN_CONFIRM:
 	case OP_CLOSE:
@@ -446,6 +451,8 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 				   rec->file, 0, 0);
 		break;
 	}
+	if (foreign)
+		return;
 	if (rec->modifies)
 		fz_check_after_write(s, a, rec->file, rec->sid, rec->sid_desc,
 				     nfs42_opname(rec->op), false);
