@@ -96,8 +96,9 @@ START_TEST(t_another_clients_stateids)
 	struct nfs42_client *a = e2e_client_keeping_recalls();
 	struct nfs42_client *b = e2e_client();
 	const char *name = uniq("a");
-	static const uint32_t ops[] = { OP_READ,  OP_WRITE,	OP_SETATTR,
-					OP_LOCK,  OP_CLOSE,	OP_DELEGRETURN,
+	static const uint32_t ops[] = { OP_READ,	OP_WRITE,
+					OP_SETATTR,	OP_LOCK,
+					OP_CLOSE,	OP_DELEGRETURN,
 					OP_FREE_STATEID };
 	struct nfs42_stateid sids[2];
 	struct nfs42_file f;
@@ -112,16 +113,16 @@ START_TEST(t_another_clients_stateids)
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		int rc = op_with(b, &f.fh, ops[i], &f.stateid);
 
-		ck_assert_msg(rc == NFS4ERR_BAD_STATEID,
-			      "B's %s with A's open stateid: %s, not NFS4ERR_BAD_STATEID",
-			      nfs42_opname(ops[i]), nfs42_strerror(rc));
+		ck_assert_msg(
+			rc == NFS4ERR_BAD_STATEID,
+			"B's %s with A's open stateid: %s, not NFS4ERR_BAD_STATEID",
+			nfs42_opname(ops[i]), nfs42_strerror(rc));
 		rc = op_with(b, &f.fh, ops[i], &f.deleg_stateid);
 		ck_assert_msg(rc == NFS4ERR_BAD_STATEID,
 			      "B's %s with A's delegation stateid: %s",
 			      nfs42_opname(ops[i]), nfs42_strerror(rc));
 		ck_nfs_ok(a, nfs42_test_stateid(a, &f.deleg_stateid, &st));
-		ck_assert_msg(st == NFS4_OK,
-			      "A's delegation after B's %s: %s",
+		ck_assert_msg(st == NFS4_OK, "A's delegation after B's %s: %s",
 			      nfs42_opname(ops[i]), nfs42_strerror((int)st));
 	}
 	sids[0] = f.stateid;
@@ -190,9 +191,10 @@ START_TEST(t_delegreturn_open_stateid)
 		ck_assert_msg(nfs42_res(c, idx)->u.open.deleg_type !=
 				      OPEN_DELEGATE_READ,
 			      "B got a read delegation beside A's write one");
-	ck_assert_msg(rc == NFS4ERR_DELAY,
-		      "B's OPEN while A holds a write delegation: %s, not NFS4ERR_DELAY",
-		      nfs42_strerror(rc));
+	ck_assert_msg(
+		rc == NFS4ERR_DELAY,
+		"B's OPEN while A holds a write delegation: %s, not NFS4ERR_DELAY",
+		nfs42_strerror(rc));
 	nfs42_compound_free(c);
 	ck_assert_int_ge(nfs42_poll(a, 5000), 1);
 	ck_assert_uint_eq(nfs42_recalls_received(a), 1);

@@ -234,8 +234,7 @@ int fz_actor_ds(struct fz_seq *s, struct fz_actor *a,
 		struct nfs42_client **out);
 void fz_actor_drop(struct fz_seq *s, struct fz_actor *a);
 int fz_file_by_fh(const struct fz_seq *s, const struct nfs42_fh *fh);
-void fz_backing_path(const struct fz_seq *s, int file, char *buf,
-		     size_t size);
+void fz_backing_path(const struct fz_seq *s, int file, char *buf, size_t size);
 int fz_add_sid(struct fz_seq *s, const struct nfs42_stateid *sid, int kind,
 	       int actor, int file, uint32_t access, uint32_t deny);
 void fz_log(struct fz_seq *s, const char *fmt, ...)

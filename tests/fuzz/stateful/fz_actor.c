@@ -38,7 +38,8 @@ static enum nfs42_cb_verdict cb_filter(struct nfs42_client *cl, void *arg,
 	struct fz_actor *a = arg;
 	static const uint32_t wrong[] = { NFS4ERR_BADHANDLE,
 					  NFS4ERR_SERVERFAULT, NFS4ERR_DELAY,
-					  NFS4ERR_BAD_STATEID, NFS4ERR_RESOURCE };
+					  NFS4ERR_BAD_STATEID,
+					  NFS4ERR_RESOURCE };
 
 	switch (a->cb_mode) {
 	case 1:
@@ -289,8 +290,7 @@ int fz_actor_connect(struct fz_seq *s, struct fz_actor *a, bool new_client)
 }
 
 /* Its data-server session (made when first needed). */
-int fz_actor_ds(struct fz_seq *s, struct fz_actor *a,
-		struct nfs42_client **out)
+int fz_actor_ds(struct fz_seq *s, struct fz_actor *a, struct nfs42_client **out)
 {
 	struct nfs42_opts o;
 	int rc;

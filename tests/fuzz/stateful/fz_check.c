@@ -167,6 +167,10 @@ static void report_text(FILE *f, long at, char *out, size_t size)
 	fseek(f, at, SEEK_SET);
 	out[0] = 0;
 	while (fgets(line, sizeof(line), f) && len + 64 < size) {
+		const char *sum = strstr(line, "SUMMARY: ");
+		const char *in = strstr(line, " in ");
+		bool frame = in && strstr(line, "#");
+
 		line[strcspn(line, "\n")] = 0;
 		if (first) {
 			p = strstr(line, "ERROR: ");
@@ -177,25 +181,23 @@ static void report_text(FILE *f, long at, char *out, size_t size)
 			len += (size_t)snprintf(out + len, size - len, "%.300s",
 						p);
 			first = false;
-		} else if ((p = strstr(line, "SUMMARY: "))) {
+		} else if (sum) {
 			len += (size_t)snprintf(out + len, size - len, " | %s",
-						p);
+						sum);
 			break;
 		} else if (strstr(line, "freed by thread")) {
 			/* who freed it: the functions, not where they are */
 			len += (size_t)snprintf(out + len, size - len,
 						" | freed by:");
 			freed = 0;
-		} else if (freed >= 0 && freed < 5 &&
-			   (p = strstr(line, " in ")) && strstr(line, "#")) {
-			p += 4;
+		} else if (freed >= 0 && freed < 5 && frame) {
+			in += 4;
 			len += (size_t)snprintf(out + len, size - len, " %.*s",
-						(int)strcspn(p, " "), p);
+						(int)strcspn(in, " "), in);
 			freed++;
-		} else if (frames < 4 && freed < 0 &&
-			   (p = strstr(line, " in ")) && strstr(line, "#")) {
+		} else if (frames < 4 && freed < 0 && frame) {
 			len += (size_t)snprintf(out + len, size - len, " | %s",
-						p + 4);
+						in + 4);
 			frames++;
 		}
 	}
@@ -248,8 +250,7 @@ void fz_check_logs(struct fz_seq *s)
 
 	for (i = 0; i < s->cfg->nlogs; i++)
 		scan_log(s, s->cfg->logs[i], &log_offsets[i], san_pats,
-			 "sanitizer",
-			 i ? "data server" : "metadata server");
+			 "sanitizer", i ? "data server" : "metadata server");
 	for (i = 0; i < s->cfg->nglogs; i++)
 		scan_log(s, s->cfg->glogs[i], &log_offsets[4 + i], fatal_pats,
 			 "fatal", i ? "data server" : "metadata server");
@@ -264,7 +265,8 @@ void fz_logs_mark(struct fz_cfg *cfg)
 	for (i = 0; i < cfg->nlogs + cfg->nglogs && i < 8; i++) {
 		const char *p = i < cfg->nlogs ? cfg->logs[i] :
 						 cfg->glogs[i - cfg->nlogs];
-		long *off = &log_offsets[i < cfg->nlogs ? i : 4 + i - cfg->nlogs];
+		long *off =
+			&log_offsets[i < cfg->nlogs ? i : 4 + i - cfg->nlogs];
 
 		f = fopen(p, "r");
 		if (!f)
@@ -398,7 +400,7 @@ static bool own_write_state(struct fz_seq *s, struct fz_actor *a, int file,
 static void describe_use(struct fz_seq *s, const char *what, int sid,
 			 const char *sid_desc, char *buf, size_t size)
 {
-	static const char *const kinds[] = { "open", "lock", "delegation",
+	static const char *const kinds[] = { "open",   "lock", "delegation",
 					     "layout", "copy", "special" };
 	const struct fz_sid *e;
 
@@ -472,8 +474,9 @@ void fz_check_after_grant(struct fz_seq *s, struct fz_actor *a, int file,
 	check_conflicts(s, a, file,
 			type == OPEN_DELEGATE_WRITE ? "write delegation grant" :
 						      "read delegation grant",
-			type == OPEN_DELEGATE_WRITE ? conflicts_with_write_deleg :
-						      conflicts_with_read_deleg);
+			type == OPEN_DELEGATE_WRITE ?
+				conflicts_with_write_deleg :
+				conflicts_with_read_deleg);
 }
 
 static bool deleg_only(const struct fz_sid *e)
@@ -565,8 +568,9 @@ static void check_can_take(struct fz_seq *s, struct nfs42_client *cl, int i)
 
 	/* DELAY while a destroyed client's recall or cleanup finishes;
 	 * SHARE_DENIED for a moment too (cleanup may be asynchronous) */
-	for (tries = 0; tries < 40 && (rc == NFS4ERR_DELAY ||
-				       (rc == NFS4ERR_SHARE_DENIED && tries < 8));
+	for (tries = 0;
+	     tries < 40 &&
+	     (rc == NFS4ERR_DELAY || (rc == NFS4ERR_SHARE_DENIED && tries < 8));
 	     tries++) {
 		if (tries)
 			sleep_ms(250);

@@ -76,13 +76,15 @@ static void restart_dead_servers(struct fz_cfg *cfg)
 		/* the log holds the fuzzing's FSAL CRIT lines, which the
 		 * harness would take for configuration errors */
 		if (i == 0)
-			snprintf(cmd, sizeof(cmd),
-				 "'%s' kill9 >/dev/null 2>&1; SPARSE_ALLOW_CONFIG_ERRORS=1 '%s' start",
-				 cfg->ctl, cfg->ctl);
+			snprintf(
+				cmd, sizeof(cmd),
+				"'%s' kill9 >/dev/null 2>&1; SPARSE_ALLOW_CONFIG_ERRORS=1 '%s' start",
+				cfg->ctl, cfg->ctl);
 		else
-			snprintf(cmd, sizeof(cmd),
-				 "'%s' ds-kill9 %u >/dev/null 2>&1; SPARSE_ALLOW_CONFIG_ERRORS=1 '%s' ds-start %u",
-				 cfg->ctl, i - 1, cfg->ctl, i - 1);
+			snprintf(
+				cmd, sizeof(cmd),
+				"'%s' ds-kill9 %u >/dev/null 2>&1; SPARSE_ALLOW_CONFIG_ERRORS=1 '%s' ds-start %u",
+				cfg->ctl, i - 1, cfg->ctl, i - 1);
 		fprintf(stderr, "fuzz: restarting %s\n",
 			i == 0 ? "the metadata server" : "the data server");
 		if (system(cmd) != 0)
@@ -193,19 +195,19 @@ static int trace_read(const char *path, struct fz_trace *t)
 	if (!f)
 		return -errno;
 	{
-	int gen = 0;
+		int gen = 0;
 
-	buf[0] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "# generator %d", &gen) == 1)
-			continue;
-		if (line[0] != '#' && line[0] != '\n')
-			snprintf(buf, sizeof(buf), "%s", line);
-	}
-	if (gen != FZ_GENERATOR)
-		fprintf(stderr,
-			"fuzz: %s: made by generator %d, this is generator %d: its actions now do other things (re-minimize it from its finding)\n",
-			path, gen, FZ_GENERATOR);
+		buf[0] = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "# generator %d", &gen) == 1)
+				continue;
+			if (line[0] != '#' && line[0] != '\n')
+				snprintf(buf, sizeof(buf), "%s", line);
+		}
+		if (gen != FZ_GENERATOR)
+			fprintf(stderr,
+				"fuzz: %s: made by generator %d, this is generator %d: its actions now do other things (re-minimize it from its finding)\n",
+				path, gen, FZ_GENERATOR);
 	}
 	fclose(f);
 	return trace_parse(buf, t);
@@ -306,7 +308,8 @@ static void minimize(struct fz_cfg *cfg, struct fz_stats *st,
 				t->n = k;
 				n = n > 2 ? n - 1 : 2;
 				reduced = true;
-				fprintf(stderr, "fuzz: minimized to %u actions\n",
+				fprintf(stderr,
+					"fuzz: minimized to %u actions\n",
 					t->n);
 				break;
 			}
@@ -336,7 +339,8 @@ static void corpus_add(struct fz_corpus *co, const struct fz_trace *t)
 
 	if (co->n == CORPUS_MAX) {
 		free(co->e[0].actions);
-		memmove(&co->e[0], &co->e[1], (CORPUS_MAX - 1) * sizeof(co->e[0]));
+		memmove(&co->e[0], &co->e[1],
+			(CORPUS_MAX - 1) * sizeof(co->e[0]));
 		co->n--;
 	}
 	e = &co->e[co->n++];
@@ -346,8 +350,8 @@ static void corpus_add(struct fz_corpus *co, const struct fz_trace *t)
 }
 
 /* A new sequence from one that reached new coverage. */
-static void mutate(struct fz_corpus *co, struct fz_rng *r,
-		   struct fz_trace *t, unsigned int max)
+static void mutate(struct fz_corpus *co, struct fz_rng *r, struct fz_trace *t,
+		   unsigned int max)
 {
 	const struct fz_trace *p = &co->e[fz_below(r, co->n)];
 	const struct fz_trace *q = &co->e[fz_below(r, co->n)];
@@ -473,16 +477,17 @@ static bool seen_before(const struct fz_result *res)
 	return false;
 }
 
-static void report(struct fz_cfg *cfg, struct fz_stats *st,
-		   struct fz_trace *t, const struct fz_result *res, long index,
-		   long *next_index, double t0)
+static void report(struct fz_cfg *cfg, struct fz_stats *st, struct fz_trace *t,
+		   const struct fz_result *res, long index, long *next_index,
+		   double t0)
 {
 	char path[PATH_MAX];
 	bool again = seen_before(res);
 
 	st->findings++;
 	if (again && cfg->keep_going) {
-		fprintf(stderr, "fuzz: finding %s again after %.0f s (sequence %ld): %s\n",
+		fprintf(stderr,
+			"fuzz: finding %s again after %.0f s (sequence %ld): %s\n",
 			res->kind, now_s() - t0, index, res->msg);
 		return;
 	}
@@ -501,8 +506,8 @@ static void report(struct fz_cfg *cfg, struct fz_stats *st,
 	if (cfg->minimize) {
 		minimize(cfg, st, t, res, next_index);
 		trace_write(cfg, t, res, "-min", path, sizeof(path));
-		fprintf(stderr, "  minimized to %u actions: %s\n  trace: ", t->n,
-			path);
+		fprintf(stderr,
+			"  minimized to %u actions: %s\n  trace: ", t->n, path);
 		trace_print(stderr, t);
 		fputc('\n', stderr);
 	}
@@ -556,7 +561,8 @@ static int config_from_env(struct fz_cfg *cfg)
 	cfg->export = env_or("NFS42_EXPORT", "/sparse");
 	cfg->ctl = getenv("NFS42_SERVER_CTL");
 	if (!cfg->backing) {
-		fprintf(stderr, "fuzz: NFS42_BACKING is not set (run under tests/e2e/harness.sh)\n");
+		fprintf(stderr,
+			"fuzz: NFS42_BACKING is not set (run under tests/e2e/harness.sh)\n");
 		return -1;
 	}
 	v = getenv("NFS42_LOG");
@@ -614,7 +620,8 @@ static int run_replay_dir(struct fz_cfg *cfg, struct fz_stats *st,
 			snprintf(path, sizeof(path), "%s/%s", dir,
 				 names[i]->d_name);
 			if (trace_read(path, &t)) {
-				fprintf(stderr, "fuzz: %s: not a trace\n", path);
+				fprintf(stderr, "fuzz: %s: not a trace\n",
+					path);
 				failed = 2;
 			} else {
 				run_sequence(cfg, st, &t, index++, &res);
@@ -639,19 +646,21 @@ static int run_replay_dir(struct fz_cfg *cfg, struct fz_stats *st,
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "seed", 1, NULL, 's' },     { "sequence", 1, NULL, 'i' },
-		{ "time", 1, NULL, 't' },     { "sequences", 1, NULL, 'n' },
-		{ "actions", 1, NULL, 'a' },  { "trace", 1, NULL, 'T' },
-		{ "replay", 1, NULL, 'r' },   { "minimize", 0, NULL, 'm' },
+		{ "seed", 1, NULL, 's' },	{ "sequence", 1, NULL, 'i' },
+		{ "time", 1, NULL, 't' },	{ "sequences", 1, NULL, 'n' },
+		{ "actions", 1, NULL, 'a' },	{ "trace", 1, NULL, 'T' },
+		{ "replay", 1, NULL, 'r' },	{ "minimize", 0, NULL, 'm' },
 		{ "keep-going", 0, NULL, 'k' }, { "out", 1, NULL, 'o' },
-		{ "check", 1, NULL, 'c' },    { "no-v3", 0, NULL, '3' },
-		{ "no-v40", 0, NULL, '0' },   { "timeout-ms", 1, NULL, 'w' },
-		{ "verbose", 0, NULL, 'v' },  { "help", 0, NULL, 'h' },
-		{ "known", 1, NULL, 'K' },
-		{ NULL, 0, NULL, 0 }
+		{ "check", 1, NULL, 'c' },	{ "no-v3", 0, NULL, '3' },
+		{ "no-v40", 0, NULL, '0' },	{ "timeout-ms", 1, NULL, 'w' },
+		{ "verbose", 0, NULL, 'v' },	{ "help", 0, NULL, 'h' },
+		{ "known", 1, NULL, 'K' },	{ NULL, 0, NULL, 0 }
 	};
-	struct fz_cfg cfg = { .sequence = -1, .seconds = 60, .actions = 40,
-			      .out_dir = "fuzz-findings", .timeout_ms = 4000,
+	struct fz_cfg cfg = { .sequence = -1,
+			      .seconds = 60,
+			      .actions = 40,
+			      .out_dir = "fuzz-findings",
+			      .timeout_ms = 4000,
 			      .max_sequences = -1 };
 	struct fz_stats *st = calloc(1, sizeof(*st));
 	struct fz_corpus *co = calloc(1, sizeof(*co));
@@ -765,8 +774,9 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"fuzz: seed 0x%llx, %u actions per sequence, %.0f s; metadata server %s:%u, data server %u, NFSv3 %s\n",
-		(unsigned long long)cfg.seed, cfg.actions, cfg.seconds, cfg.host,
-		cfg.port, cfg.ds_port, cfg.mnt_port && !cfg.no_v3 ? "on" : "off");
+		(unsigned long long)cfg.seed, cfg.actions, cfg.seconds,
+		cfg.host, cfg.port, cfg.ds_port,
+		cfg.mnt_port && !cfg.no_v3 ? "on" : "off");
 	t.actions = calloc(FZ_MAX_ACTIONS, sizeof(uint64_t));
 	mr.s = cfg.seed ^ 0x5eedULL;
 	next_index = 1L << 40; /* the minimizer's sequences */

@@ -18,7 +18,12 @@
 /* ------------------------------------------------------------ choices */
 
 static const char *const weird_names[] = {
-	"", ".", "..", "a/b", "\xff\xfe", "user.x",
+	"",
+	".",
+	"..",
+	"a/b",
+	"\xff\xfe",
+	"user.x",
 	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 };
 
@@ -42,7 +47,7 @@ const char *fz_pick_name(struct fz_gen *g, int *file)
 		return buf;
 	}
 	return weird_names[fz_below(g->r, sizeof(weird_names) /
-						sizeof(weird_names[0]))];
+						  sizeof(weird_names[0]))];
 }
 
 static void mutate_fh(struct fz_gen *g, struct nfs42_fh *fh)
@@ -127,7 +132,7 @@ static void gen_open_cur(struct fz_gen *g);
 /* "actor 1's delegation stateid of f2" into g->pick_desc */
 static void describe_sid(struct fz_gen *g, int i, const char *how)
 {
-	static const char *const kinds[] = { "open", "lock", "delegation",
+	static const char *const kinds[] = { "open",   "lock", "delegation",
 					     "layout", "copy", "special" };
 	const struct fz_sid *e = &g->s->sids[i];
 
@@ -141,8 +146,9 @@ static void describe_sid(struct fz_gen *g, int i, const char *how)
 
 static const struct nfs42_stateid special_sids[] = {
 	{ 0, { 0 } }, /* anonymous */
-	{ 0xffffffffu, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			 0xff, 0xff, 0xff, 0xff } }, /* read bypass */
+	{ 0xffffffffu,
+	  { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	    0xff } }, /* read bypass */
 	{ 1, { 0 } }, /* current */
 	{ 0xffffffffu, { 0 } }, /* invalid */
 };
@@ -177,7 +183,8 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 			e = &s->sids[i];
 			if (e->actor == g->a->id && !e->gone &&
 			    e->incarnation == g->a->incarnation &&
-			    (file < 0 || e->file == file) && sid_wanted(e, kinds))
+			    (file < 0 || e->file == file) &&
+			    sid_wanted(e, kinds))
 				cand[n++] = (int)i;
 		}
 		if (n) {
@@ -273,10 +280,11 @@ static void pick_bitmap(struct fz_gen *g, struct nfs42_bitmap *bm)
 static void pick_sattr(struct fz_gen *g, struct nfs42_sattr *sa, bool *size,
 		       bool *attrs)
 {
-	static const char *const owners[] = { "0", "1000", "1001", "nobody",
-					      "root@localdomain", "",
-					      "4294967295" };
-	static const uint32_t modes[] = { 0644, 0600, 0666, 0444, 0640,
+	static const char *const owners[] = {
+		"0", "1000",	  "1001", "nobody", "root@localdomain",
+		"",  "4294967295"
+	};
+	static const uint32_t modes[] = { 0644, 0600, 0666,  0444, 0640,
 					  0755, 0777, 04755, 0 };
 	struct nfs42_time t;
 
@@ -436,7 +444,8 @@ void fz_gen_open(struct fz_gen *g)
 	oa.deleg_stateid = &dsid;
 	oa.delegate_type = fz_below(g->r, 4);
 	oa.share_access = 1 + fz_below(g->r, 3);
-	oa.share_deny = fz_chance(g->r, g->sane ? 85 : 70) ? 0 : fz_below(g->r, 4);
+	oa.share_deny = fz_chance(g->r, g->sane ? 85 : 70) ? 0 :
+							     fz_below(g->r, 4);
 	if (!g->sane) {
 		if (fz_chance(g->r, 25))
 			oa.share_access |= fz_below(g->r, 6) << 8;
@@ -459,8 +468,9 @@ void fz_gen_open(struct fz_gen *g)
 			oa.seqid += (uint32_t)fz_below(g->r, 5) - 2;
 		oa.owner_clientid = a->clientid40;
 	}
-	switch (oa.claim == CLAIM_FH && g->sane ? 0 :
-						  fz_below(g->r, g->sane ? 9 : 12)) {
+	switch (oa.claim == CLAIM_FH && g->sane ?
+			0 :
+			fz_below(g->r, g->sane ? 9 : 12)) {
 	case 0 ... 5:
 		oa.createmode = NFS42_NOCREATE;
 		break;
@@ -481,7 +491,8 @@ void fz_gen_open(struct fz_gen *g)
 		nfs42_sattr_init(&sa);
 		nfs42_sattr_mode(&sa, 0600 | (fz_below(g->r, 8) << 3) |
 					      fz_below(g->r, 8));
-		if ((size = fz_chance(g->r, 20)))
+		size = fz_chance(g->r, 20);
+		if (size)
 			nfs42_sattr_size(&sa, 0);
 	}
 	oa.attrs = &sa;
@@ -620,16 +631,16 @@ static void gen_write(struct fz_gen *g)
 
 	want_file(g);
 	sidx = fz_pick_sid(g, g->cur,
-			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG, &sid);
+			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG,
+			   &sid);
 	len = fz_chance(g->r, 80) ? 1 + fz_below(g->r, 8192) :
 				    fz_below(g->r, sizeof(buf) + 1);
 	gen_write_data(g, buf, len);
-	idx = nfs42_op_write(g->c, &sid,
-			     fz_chance(g->r, 75) ? fz_below(g->r, 256 * 1024) :
-						   fz_u64(g->r),
-			     fz_chance(g->r, 95) ? fz_below(g->r, 3) :
-						   fz_u32(g->r),
-			     buf, len);
+	idx = nfs42_op_write(
+		g->c, &sid,
+		fz_chance(g->r, 75) ? fz_below(g->r, 256 * 1024) : fz_u64(g->r),
+		fz_chance(g->r, 95) ? fz_below(g->r, 3) : fz_u32(g->r), buf,
+		len);
 	rec = fz_record(g, idx, OP_WRITE, g->cur);
 	if (rec) {
 		rec->sid = sidx;
@@ -645,7 +656,8 @@ static void gen_read(struct fz_gen *g, uint32_t op)
 
 	want_file(g);
 	sidx = fz_pick_sid(g, g->cur,
-			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG, &sid);
+			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG,
+			   &sid);
 	off = fz_chance(g->r, 70) ? fz_below(g->r, 128 * 1024) : fz_u64(g->r);
 	if (op == OP_READ)
 		nfs42_op_read(g->c, &sid, off, fz_u32(g->r));
@@ -669,7 +681,8 @@ static void gen_setattr(struct fz_gen *g)
 
 	want_file(g);
 	sidx = fz_pick_sid(g, g->cur,
-			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG, &sid);
+			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG,
+			   &sid);
 	pick_sattr(g, &sa, &size, &attrs);
 	idx = nfs42_op_setattr(g->c, &sid, &sa);
 	rec = fz_record(g, idx, OP_SETATTR, g->cur);
@@ -746,8 +759,8 @@ static void gen_lockt(struct fz_gen *g)
 			      fz_next(g->r);
 	lo.owner = owner;
 	lo.owner_len = (uint32_t)strlen(owner);
-	nfs42_op_lockt(g->c, 1 + fz_below(g->r, 4), fz_u64(g->r),
-		       fz_u64(g->r), &lo);
+	nfs42_op_lockt(g->c, 1 + fz_below(g->r, 4), fz_u64(g->r), fz_u64(g->r),
+		       &lo);
 }
 
 static void gen_delegreturn(struct fz_gen *g)
@@ -799,7 +812,8 @@ static void gen_layoutget(struct fz_gen *g)
 				   1u << SK_LAYOUT,
 			   &sid);
 	idx = nfs42_op_layoutget(
-		g->c, fz_chance(g->r, 95) ? LAYOUT4_NFSV4_1_FILES : fz_u32(g->r),
+		g->c,
+		fz_chance(g->r, 95) ? LAYOUT4_NFSV4_1_FILES : fz_u32(g->r),
 		iomode, off, len, fz_chance(g->r, 70) ? 0 : fz_u64(g->r), &sid,
 		fz_chance(g->r, 70) ? 4096 : fz_u32(g->r));
 	rec = fz_record(g, idx, OP_LAYOUTGET, g->cur);
@@ -840,12 +854,11 @@ static void gen_layoutcommit(struct fz_gen *g)
 
 	want_file(g);
 	sidx = fz_pick_sid(g, g->cur, 1u << SK_LAYOUT, &sid);
-	idx = nfs42_op_layoutcommit(g->c, fz_u64(g->r), fz_u64(g->r),
-				    fz_chance(g->r, 5), &sid,
-				    fz_chance(g->r, 80) ? &last : NULL,
-				    fz_chance(g->r, 40) ? &t : NULL,
-				    fz_chance(g->r, 95) ? LAYOUT4_NFSV4_1_FILES :
-							  fz_u32(g->r));
+	idx = nfs42_op_layoutcommit(
+		g->c, fz_u64(g->r), fz_u64(g->r), fz_chance(g->r, 5), &sid,
+		fz_chance(g->r, 80) ? &last : NULL,
+		fz_chance(g->r, 40) ? &t : NULL,
+		fz_chance(g->r, 95) ? LAYOUT4_NFSV4_1_FILES : fz_u32(g->r));
 	rec = fz_record(g, idx, OP_LAYOUTCOMMIT, g->cur);
 	if (rec) {
 		rec->sid = sidx;
@@ -888,7 +901,8 @@ static void gen_copy(struct fz_gen *g, uint32_t op)
 	fz_pick_sid(g, g->saved, 1u << SK_OPEN | 1u << SK_DELEG | 1u << SK_LOCK,
 		    &src);
 	dsidx = fz_pick_sid(g, g->cur,
-			    1u << SK_OPEN | 1u << SK_DELEG | 1u << SK_LOCK, &dst);
+			    1u << SK_OPEN | 1u << SK_DELEG | 1u << SK_LOCK,
+			    &dst);
 	if (op == OP_COPY)
 		idx = nfs42_op_copy(g->c, &src, &dst, fz_u64(g->r),
 				    fz_u64(g->r), fz_u64(g->r),
@@ -911,7 +925,8 @@ static void gen_alloc(struct fz_gen *g, uint32_t op)
 
 	want_file(g);
 	sidx = fz_pick_sid(g, g->cur,
-			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG, &sid);
+			   1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG,
+			   &sid);
 	if (op == OP_ALLOCATE)
 		idx = nfs42_op_allocate(g->c, &sid, fz_u64(g->r), fz_u64(g->r));
 	else
@@ -1030,6 +1045,10 @@ static void gen_verify(struct fz_gen *g, uint32_t op)
 	raw_op(g, &x, op);
 }
 
+/* WANT_DELEGATION's deleg_claim4: CLAIM_PREVIOUS, CLAIM_FH,
+ * CLAIM_DELEG_PREV_FH */
+static const uint32_t deleg_claims[] = { 1, 4, 6 };
+
 static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 {
 	struct nfs42_stateid sid;
@@ -1044,12 +1063,13 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 		break;
 	case OP_DELEGPURGE:
 	case OP_RENEW:
-		nfs42_xdr_put_u64(&x, fz_chance(g->r, 80) ?
-					      (g->a->cl ? g->a->kind == FZ_V40 ?
-							 g->a->clientid40 :
-							 nfs42_clientid(g->a->cl) :
-						  0) :
-					      fz_next(g->r));
+		nfs42_xdr_put_u64(&x,
+				  fz_chance(g->r, 80) ?
+					  (g->a->cl ? g->a->kind == FZ_V40 ?
+						      g->a->clientid40 :
+						      nfs42_clientid(g->a->cl) :
+						      0) :
+					  fz_next(g->r));
 		break;
 	case OP_RELEASE_LOCKOWNER:
 		nfs42_xdr_put_u64(&x, g->a->clientid40);
@@ -1065,7 +1085,7 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 		nfs42_xdr_put_u32(&x, fz_chance(g->r, 80) ?
 					      (1 + fz_below(g->r, 5)) << 8 :
 					      fz_u32(g->r));
-		n = fz_chance(g->r, 90) ? (uint32_t[]){ 1, 4, 6 }[fz_below(g->r, 3)] :
+		n = fz_chance(g->r, 90) ? deleg_claims[fz_below(g->r, 3)] :
 					  fz_u32(g->r);
 		nfs42_xdr_put_u32(&x, n);
 		if (n == 1)
@@ -1122,8 +1142,8 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 			for (i = 0; i < 4; i++)
 				nfs42_xdr_put_u64(&x, fz_u64(g->r));
 			nfs42_xdr_put_fixed(&x, g->s->devid, 16);
-			nfs42_xdr_put_u32(&x, fz_chance(g->r, 90) ? 1 :
-								    fz_u32(g->r));
+			nfs42_xdr_put_u32(
+				&x, fz_chance(g->r, 90) ? 1 : fz_u32(g->r));
 			n = fz_below(g->r, 32);
 			nfs42_xdr_put_u32(&x, n);
 			for (i = 0; i < (n + 3) / 4; i++)
@@ -1133,7 +1153,8 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 	case OP_WRITE_SAME:
 		want_file(g);
 		fz_pick_sid(g, g->cur,
-			    1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG, &sid);
+			    1u << SK_OPEN | 1u << SK_LOCK | 1u << SK_DELEG,
+			    &sid);
 		put_sid(&x, &sid);
 		nfs42_xdr_put_u32(&x, fz_below(g->r, 3));
 		for (i = 0; i < 6; i++)
@@ -1147,8 +1168,9 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 		want_file(g);
 		fz_pick_sid(g, g->cur, 0x3f, &sid);
 		put_sid(&x, &sid);
-		nfs42_xdr_put_u32(&x, fz_chance(g->r, 90) ? 1 + fz_below(g->r, 3) :
-							    fz_u32(g->r));
+		nfs42_xdr_put_u32(&x, fz_chance(g->r, 90) ?
+					      1 + fz_below(g->r, 3) :
+					      fz_u32(g->r));
 		nfs42_xdr_put_string(&x, "127.0.0.1");
 		if (fz_chance(g->r, 50))
 			nfs42_xdr_put_string(&x, "127.0.0.1.8.1");
@@ -1158,8 +1180,9 @@ static void gen_misc_raw(struct fz_gen *g, uint32_t op)
 			nfs42_xdr_put_fixed(&x, g->a->cl->sessionid, 16);
 		else
 			nfs42_xdr_put_fixed(&x, g->s->devid, 16);
-		nfs42_xdr_put_u32(&x, fz_chance(g->r, 90) ? 1 + fz_below(g->r, 3) :
-							    fz_u32(g->r));
+		nfs42_xdr_put_u32(&x, fz_chance(g->r, 90) ?
+					      1 + fz_below(g->r, 3) :
+					      fz_u32(g->r));
 		nfs42_xdr_put_bool(&x, fz_chance(g->r, 10));
 		break;
 	case OP_SETCLIENTID_CONFIRM:
@@ -1192,7 +1215,8 @@ static void gen_xattr(struct fz_gen *g, uint32_t op)
 				  name, val, len);
 		break;
 	case OP_LISTXATTRS:
-		nfs42_op_listxattrs(g->c, fz_chance(g->r, 70) ? 0 : fz_u64(g->r),
+		nfs42_op_listxattrs(g->c,
+				    fz_chance(g->r, 70) ? 0 : fz_u64(g->r),
 				    fz_u32(g->r));
 		break;
 	default:
@@ -1210,6 +1234,9 @@ static void gen_sequence_inside(struct fz_gen *g)
 			  fz_below(g->r, 6), fz_chance(g->r, 30));
 }
 
+/* AUTH_NONE, AUTH_SYS, RPCSEC_GSS */
+static const uint32_t flavors[] = { 0, 1, 6 };
+
 static void gen_backchannel_ctl(struct fz_gen *g)
 {
 	struct nfs42_cb_sec secs[3];
@@ -1218,17 +1245,17 @@ static void gen_backchannel_ctl(struct fz_gen *g)
 	for (i = 0; i < n; i++) {
 		memset(&secs[i], 0, sizeof(secs[i]));
 		secs[i].flavor = fz_chance(g->r, 90) ?
-					 (uint32_t[]){ 0, 1, 6 }[fz_below(g->r, 3)] :
+					 flavors[fz_below(g->r, 3)] :
 					 fz_u32(g->r);
 		secs[i].uid = fz_u32(g->r);
 		secs[i].gid = fz_u32(g->r);
 		secs[i].machinename = "fz";
 		secs[i].gss_service = fz_below(g->r, 4);
 	}
-	nfs42_op_backchannel_ctl(g->c, fz_chance(g->r, 80) ?
-					       NFS42_CB_PROGRAM_DEFAULT :
-					       fz_u32(g->r),
-				 secs, n);
+	nfs42_op_backchannel_ctl(
+		g->c,
+		fz_chance(g->r, 80) ? NFS42_CB_PROGRAM_DEFAULT : fz_u32(g->r),
+		secs, n);
 }
 
 /* ------------------------------------------------------------ table */
@@ -1467,8 +1494,9 @@ void fz_gen_op(struct fz_gen *g, uint32_t op)
 		break;
 	case OP_GETDEVICELIST:
 		nfs42_op_getdevicelist(g->c,
-				       fz_chance(g->r, 95) ? LAYOUT4_NFSV4_1_FILES :
-							     fz_u32(g->r),
+				       fz_chance(g->r, 95) ?
+					       LAYOUT4_NFSV4_1_FILES :
+					       fz_u32(g->r),
 				       fz_u32(g->r), fz_u64(g->r), NULL);
 		break;
 	case OP_LAYOUTCOMMIT:
@@ -1505,8 +1533,9 @@ void fz_gen_op(struct fz_gen *g, uint32_t op)
 		gen_xattr(g, op);
 		break;
 	case OP_ILLEGAL:
-		gen_misc_raw(g, fz_chance(g->r, 50) ? OP_ILLEGAL :
-						      76 + fz_below(g->r, 1000));
+		gen_misc_raw(g, fz_chance(g->r, 50) ?
+					OP_ILLEGAL :
+					76 + fz_below(g->r, 1000));
 		break;
 	default:
 		gen_misc_raw(g, op);

@@ -118,8 +118,8 @@ static void sid_gone(struct fz_seq *s, const struct nfs42_stateid *sid)
 
 /* ---------------------------------------------------------- setup */
 
-static const uint32_t file_modes[] = { 0644, 0600, 0666, 0444, 0640, 0660,
-				       0755, 0400 };
+static const uint32_t file_modes[] = { 0644, 0600, 0666, 0444,
+				       0640, 0660, 0755, 0400 };
 static const uint32_t ids[] = { 0, 1000, 1001 };
 
 static int make_files(struct fz_seq *s, struct fz_rng *r)
@@ -151,8 +151,8 @@ static int make_files(struct fz_seq *s, struct fz_rng *r)
 		/* most of them open to all, so that state is made; the
 		 * rest keep some actors out (the permission invariant) */
 		if (chown(path, ids[fz_below(r, 3)], ids[fz_below(r, 3)]) ||
-		    chmod(path, fz_chance(r, 55) ? 0666 :
-						   file_modes[fz_below(r, 8)]))
+		    chmod(path,
+			  fz_chance(r, 55) ? 0666 : file_modes[fz_below(r, 8)]))
 			return -errno;
 	}
 	s->nregular = s->nfiles;
@@ -297,8 +297,8 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 		       const struct nfs42_res *r, bool foreign)
 {
 	static const char *const claims[] = {
-		"CLAIM_NULL", "CLAIM_PREVIOUS",	    "CLAIM_DELEGATE_CUR",
-		"CLAIM_DELEGATE_PREV", "CLAIM_FH", "CLAIM_DELEG_CUR_FH",
+		"CLAIM_NULL",	       "CLAIM_PREVIOUS", "CLAIM_DELEGATE_CUR",
+		"CLAIM_DELEGATE_PREV", "CLAIM_FH",	 "CLAIM_DELEG_CUR_FH",
 		"CLAIM_DELEG_PREV_FH"
 	};
 	struct fz_seq *s = g->s;
@@ -321,8 +321,8 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 	if (!foreign && (rec->a & OPEN4_SHARE_ACCESS_WRITE)) {
 		snprintf(what, sizeof(what), "OPEN (%s) for writing",
 			 rec->b < 7 ? claims[rec->b] : "?");
-		fz_check_after_write(s, a, file, rec->claim_sid,
-				     rec->sid_desc, what, rec->created);
+		fz_check_after_write(s, a, file, rec->claim_sid, rec->sid_desc,
+				     what, rec->created);
 	} else if (!foreign) {
 		fz_check_after_read_open(s, a, file);
 	}
@@ -364,9 +364,9 @@ static bool check_scope(struct fz_gen *g, const struct fz_rec *rec)
 	if (rec->sid >= 0 || rec->claim_sid >= 0) {
 		const struct fz_sid *e =
 			&s->sids[rec->sid >= 0 ? rec->sid : rec->claim_sid];
-		static const char *const kinds[] = { "open",   "lock",
+		static const char *const kinds[] = { "open",	   "lock",
 						     "delegation", "layout",
-						     "copy",   "special" };
+						     "copy",	   "special" };
 
 		fz_find(s, "stateid-scope",
 			"%s on %s by actor %d succeeded with another client's (actor %d's) %s stateid",
@@ -492,8 +492,7 @@ static void learn_all(struct fz_gen *g, int rc)
 
 /* ---------------------------------------------------------- actions */
 
-static void take_recalls(struct fz_seq *s, struct fz_actor *a,
-			 struct fz_rng *r)
+static void take_recalls(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 {
 	struct nfs42_recall rec[NFS42_MAX_RECALLS];
 	unsigned int n, i;
@@ -519,8 +518,9 @@ static void log_compound(struct fz_seq *s, struct nfs42_compound *c, int rc)
 		return;
 	buf[0] = 0;
 	for (i = 0; i < n && len < sizeof(buf) - 40; i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %s",
-					nfs42_opname(nfs42_compound_opnum(c, (int)i)));
+		len += (size_t)snprintf(
+			buf + len, sizeof(buf) - len, " %s",
+			nfs42_opname(nfs42_compound_opnum(c, (int)i)));
 	fz_log(s, "  [%s ] -> %s (%u results)", buf, nfs42_strerror(rc),
 	       nfs42_compound_nres(c));
 }
@@ -572,8 +572,7 @@ static void gen_ops(struct fz_gen *g)
 	g->st->ops += n;
 }
 
-static void run_compound(struct fz_seq *s, struct fz_actor *a,
-			 struct fz_rng *r)
+static void run_compound(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 {
 	struct fz_gen g = { .s = s, .st = s->st, .a = a, .r = r };
 	int rc;
@@ -677,8 +676,7 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 }
 
 /* A compound sent in part (or whole), then the connection closed. */
-static void run_drop_mid(struct fz_seq *s, struct fz_actor *a,
-			 struct fz_rng *r)
+static void run_drop_mid(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 {
 	struct fz_gen g = { .s = s, .st = s->st, .a = a, .r = r };
 	struct nfs42_client *cl = a->cl;
@@ -688,7 +686,8 @@ static void run_drop_mid(struct fz_seq *s, struct fz_actor *a,
 
 	g.c = new_compound(&g);
 	nfs42_compound_no_sequence(g.c);
-	if (a->kind != FZ_V40 && nfs42_slot_get(cl, &slot, &seqid, &highest) == 0) {
+	if (a->kind != FZ_V40 &&
+	    nfs42_slot_get(cl, &slot, &seqid, &highest) == 0) {
 		nfs42_op_sequence(g.c, cl->sessionid, seqid, slot, highest,
 				  false);
 		/* whether the server took it is not known */
@@ -748,8 +747,9 @@ static void run_session_op(struct fz_seq *s, struct fz_actor *a,
 			verf[0] ^= 1;
 		nfs42_op_exchange_id(c, verf, cl->owner_id,
 				     strlen(cl->owner_id),
-				     fz_chance(r, 80) ? fz_below(r, 8) << 16 | 1 :
-							fz_u32(r));
+				     fz_chance(r, 80) ?
+					     fz_below(r, 8) << 16 | 1 :
+					     fz_u32(r));
 		break;
 	case 1:
 		if (fz_chance(r, 50)) {
@@ -760,13 +760,11 @@ static void run_session_op(struct fz_seq *s, struct fz_actor *a,
 			fore.maxreqs = fz_u32(r);
 			back.maxreqs = fz_u32(r);
 		}
-		nfs42_op_create_session(c, fz_chance(r, 85) ? cl->clientid :
-							       fz_next(r),
-					fz_chance(r, 60) ? cl->cs_seqid :
-							   fz_u32(r),
-					fz_chance(r, 80) ? 2 : fz_u32(r), &fore,
-					&back, NFS42_CB_PROGRAM_DEFAULT, a->uid,
-					a->gid, "fz");
+		nfs42_op_create_session(
+			c, fz_chance(r, 85) ? cl->clientid : fz_next(r),
+			fz_chance(r, 60) ? cl->cs_seqid : fz_u32(r),
+			fz_chance(r, 80) ? 2 : fz_u32(r), &fore, &back,
+			NFS42_CB_PROGRAM_DEFAULT, a->uid, a->gid, "fz");
 		break;
 	case 2:
 	case 3:
@@ -823,9 +821,9 @@ static void run_ds(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 		nfs42_op_putfh(g.c, &fh);
 	}
 	for (i = 0; i < n; i++) {
-		sidx = fz_pick_sid(&g, file, 1u << SK_LAYOUT | 1u << SK_OPEN |
-						     1u << SK_DELEG,
-				   &sid);
+		sidx = fz_pick_sid(
+			&g, file,
+			1u << SK_LAYOUT | 1u << SK_OPEN | 1u << SK_DELEG, &sid);
 		off = fz_chance(r, 75) ? fz_below(r, 256 * 1024) : fz_u64(r);
 		switch (fz_weighted(r, w, 7)) {
 		case 0:
@@ -898,11 +896,11 @@ static void run_v3(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 					     "NFSv3 WRITE", false);
 		break;
 	case 3:
-		rc = nfs3_setattr(&a->v3, &f->fh3,
-				  fz_chance(r, 60) ? (int64_t)fz_below(r, 1 << 17) :
-						     (int64_t)fz_u64(r),
-				  fz_chance(r, 50) ? -1 :
-						     (int32_t)(fz_u32(r) & 07777));
+		rc = nfs3_setattr(
+			&a->v3, &f->fh3,
+			fz_chance(r, 60) ? (int64_t)fz_below(r, 1 << 17) :
+					   (int64_t)fz_u64(r),
+			fz_chance(r, 50) ? -1 : (int32_t)(fz_u32(r) & 07777));
 		if (rc == 0)
 			fz_check_after_write(s, a, file, -1, NULL,
 					     "NFSv3 SETATTR", false);
@@ -963,8 +961,10 @@ enum fz_action_kind {
 	A_NKINDS
 };
 
-static const unsigned int action_w[A_NKINDS] = { 62, 9, 6, 4, 4, 3, 2,
-						 1, 4, 1, 2 };
+static const unsigned int action_w[A_NKINDS] = { 62, 9, 6, 4, 4, 3,
+						 2,  1, 4, 1, 2 };
+
+static const char *const kind_names[] = { "v4.0", "v4.1", "v4.2", "v3" };
 
 void fz_seq_action(struct fz_seq *s, uint64_t action_seed)
 {
@@ -974,8 +974,8 @@ void fz_seq_action(struct fz_seq *s, uint64_t action_seed)
 
 	s->st->actions++;
 	fz_log(s, "action %016llx: actor %d (%s), kind %u",
-	       (unsigned long long)action_seed, a->id,
-	       (const char *[]){ "v4.0", "v4.1", "v4.2", "v3" }[a->kind], kind);
+	       (unsigned long long)action_seed, a->id, kind_names[a->kind],
+	       kind);
 	if (kind == A_LOCAL) {
 		run_local(s, &r);
 		return;
@@ -1083,8 +1083,8 @@ void fz_seq_teardown(struct fz_seq *s)
 	for (i = 0; i < s->nactors; i++) {
 		args[i].s = s;
 		args[i].a = &s->actors[i];
-		started[i] = !pthread_create(&th[i], NULL, teardown_one,
-					     &args[i]);
+		started[i] =
+			!pthread_create(&th[i], NULL, teardown_one, &args[i]);
 		if (!started[i])
 			teardown_one(&args[i]);
 	}
