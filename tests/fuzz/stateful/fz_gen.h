@@ -30,6 +30,7 @@ struct fz_gen {
 uint32_t fz_pick_op(struct fz_gen *g, uint32_t minor);
 void fz_gen_op(struct fz_gen *g, uint32_t op);
 void fz_gen_open(struct fz_gen *g);
+void fz_gen_open_cur(struct fz_gen *g);
 void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file);
 int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 		struct nfs42_stateid *out);

@@ -127,7 +127,6 @@ void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file)
 	mutate_fh(g, fh);
 }
 
-static void gen_open_cur(struct fz_gen *g);
 
 /* "actor 1's delegation stateid of f2" into g->pick_desc */
 static void describe_sid(struct fz_gen *g, int i, const char *how)
@@ -198,7 +197,7 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 		if (g->sane && file >= 0 && file == g->cur &&
 		    file < (int)s->nregular && !g->opened_cur &&
 		    fz_chance(g->r, 80))
-			gen_open_cur(g);
+			fz_gen_open_cur(g);
 		if (g->sane && g->opened_cur && fz_chance(g->r, 90)) {
 			*out = special_sids[2];
 			snprintf(g->pick_desc, sizeof(g->pick_desc),
@@ -518,7 +517,7 @@ void fz_gen_open(struct fz_gen *g)
 }
 
 /* A plain OPEN of the current file (CLAIM_FH), for what follows it. */
-static void gen_open_cur(struct fz_gen *g)
+void fz_gen_open_cur(struct fz_gen *g)
 {
 	struct nfs42_open_args oa;
 	struct fz_rec *rec;

@@ -792,6 +792,34 @@ static void run_session_op(struct fz_seq *s, struct fz_actor *a,
 	nfs42_compound_free(c);
 }
 
+/* OPEN a file and LAYOUTGET under the current stateid (well formed). */
+static void get_a_layout(struct fz_seq *s, struct fz_actor *a, uint64_t seed)
+{
+	struct fz_rng r = { seed };
+	struct fz_gen g = { .s = s, .st = s->st, .a = a, .r = &r, .sane = true };
+	unsigned int i;
+	int rc;
+
+	if (!s->nregular || !a->cl || a->cl->dead_err)
+		return;
+	i = fz_below(&r, s->nregular);
+	if (!s->files[i].have_fh)
+		return;
+	g.c = nfs42_compound_new(a->cl);
+	nfs42_compound_no_retry(g.c);
+	g.saved = -1;
+	nfs42_op_putfh(g.c, &s->files[i].fh);
+	g.cur = (int)i;
+	fz_gen_open_cur(&g);
+	fz_gen_op(&g, OP_LAYOUTGET);
+	rc = nfs42_compound_run(g.c);
+	log_compound(s, g.c, rc);
+	s->st->compounds++;
+	if (rc >= 0)
+		learn_all(&g, rc);
+	nfs42_compound_free(g.c);
+}
+
 /* A compound to the data server: its handles, extreme counts. */
 static void run_ds(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 {
@@ -808,6 +836,11 @@ static void run_ds(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 
 	if (fz_actor_ds(s, a, &ds))
 		return;
+	/* I/O to a data server needs a layout first, as a client gets
+	 * one: the first data-server action of a sequence makes one (with
+	 * its own choices, the action's are unchanged) */
+	if (!s->ndsfh)
+		get_a_layout(s, a, r->s ^ 0x1a7007ull);
 	g.c = nfs42_compound_new(ds);
 	nfs42_compound_no_retry(g.c);
 	if (s->ndsfh && fz_chance(r, 85)) {
