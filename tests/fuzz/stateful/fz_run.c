@@ -792,13 +792,17 @@ static void run_session_op(struct fz_seq *s, struct fz_actor *a,
 	nfs42_compound_free(c);
 }
 
-/* OPEN a file and LAYOUTGET under the current stateid (well formed). */
+/* OPEN a file, then LAYOUTGET under its open stateid (as a client does). */
 static void get_a_layout(struct fz_seq *s, struct fz_actor *a, uint64_t seed)
 {
 	struct fz_rng r = { seed };
 	struct fz_gen g = { .s = s, .st = s->st, .a = a, .r = &r, .sane = true };
+	const struct nfs42_res *res;
+	struct nfs42_stateid open_sid;
+	struct fz_rec *rec;
 	unsigned int i;
-	int rc;
+	uint32_t iomode;
+	int rc, idx;
 
 	if (!s->nregular || !a->cl || a->cl->dead_err)
 		return;
@@ -811,7 +815,29 @@ static void get_a_layout(struct fz_seq *s, struct fz_actor *a, uint64_t seed)
 	nfs42_op_putfh(g.c, &s->files[i].fh);
 	g.cur = (int)i;
 	fz_gen_open_cur(&g);
-	fz_gen_op(&g, OP_LAYOUTGET);
+	rc = nfs42_compound_run(g.c);
+	log_compound(s, g.c, rc);
+	s->st->compounds++;
+	if (rc >= 0)
+		learn_all(&g, rc);
+	res = rc == 0 ? nfs42_res(g.c, g.rec[0].idx) : NULL;
+	if (res)
+		open_sid = res->u.open.stateid;
+	nfs42_compound_free(g.c);
+	if (!res)
+		return;
+	iomode = fz_chance(&r, 70) ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ;
+	g.c = nfs42_compound_new(a->cl);
+	nfs42_compound_no_retry(g.c);
+	g.nrec = 0;
+	g.pick_desc[0] = 0;
+	g.pick_owner = a->id;
+	nfs42_op_putfh(g.c, &s->files[i].fh);
+	idx = nfs42_op_layoutget(g.c, LAYOUT4_NFSV4_1_FILES, iomode, 0,
+				 UINT64_MAX, 0, &open_sid, 4096);
+	rec = fz_record(&g, idx, OP_LAYOUTGET, (int)i);
+	if (rec)
+		rec->a = iomode;
 	rc = nfs42_compound_run(g.c);
 	log_compound(s, g.c, rc);
 	s->st->compounds++;
