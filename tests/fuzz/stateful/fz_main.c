@@ -605,7 +605,7 @@ static int run_replay_dir(struct fz_cfg *cfg, struct fz_stats *st,
 	struct fz_trace t;
 	struct fz_result res;
 	char path[PATH_MAX];
-	int n, i, failed = 0;
+	int n, i, failed = 0, traces = 0;
 	long index = 0;
 
 	n = scandir(dir, &names, NULL, alphasort);
@@ -619,6 +619,7 @@ static int run_replay_dir(struct fz_cfg *cfg, struct fz_stats *st,
 		if (len > 6 && !strcmp(names[i]->d_name + len - 6, ".trace")) {
 			snprintf(path, sizeof(path), "%s/%s", dir,
 				 names[i]->d_name);
+			traces++;
 			if (trace_read(path, &t)) {
 				fprintf(stderr, "fuzz: %s: not a trace\n",
 					path);
@@ -638,7 +639,7 @@ static int run_replay_dir(struct fz_cfg *cfg, struct fz_stats *st,
 		free(names[i]);
 	}
 	free(names);
-	fprintf(stderr, "fuzz: %d traces replayed, %s\n", n,
+	fprintf(stderr, "fuzz: %d traces replayed, %s\n", traces,
 		failed ? "FAILED" : "all clean");
 	return failed;
 }
