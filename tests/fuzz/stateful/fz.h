@@ -93,6 +93,8 @@ struct fz_file {
 	bool have_fh3;
 	ino_t ino; /* the object the handles name (a later one of the same
 		    * name is not it) */
+	bool local_chmod; /* its mode changed behind the server: what the
+			   * server's attribute cache holds may be older */
 };
 
 struct fz_actor {

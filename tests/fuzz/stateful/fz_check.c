@@ -449,6 +449,10 @@ void fz_check_after_write(struct fz_seq *s, struct fz_actor *a, int file,
 	    (sid < 0 && !strncmp(what, "OPEN", 4) &&
 	     holds_write_open(s, a, file)))
 		return;
+	/* a mode changed behind the server's attribute cache: the server
+	 * may decide on the one it knew (not a finding of the protocol) */
+	if (s->files[file].local_chmod)
+		return;
 	fz_backing_path(s, file, path, sizeof(path));
 	if (lstat(path, &st) || st.st_ino != s->files[file].ino)
 		return; /* not the object the handle names any more */

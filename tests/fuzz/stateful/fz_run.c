@@ -1002,6 +1002,7 @@ static void run_local(struct fz_seq *s, struct fz_rng *r)
 	default:
 		if (chmod(path, file_modes[fz_below(r, 8)]))
 			fz_log(s, "local chmod: %s", strerror(errno));
+		s->files[file].local_chmod = true;
 	}
 }
 
