@@ -353,6 +353,10 @@ static bool check_scope(struct fz_gen *g, const struct fz_rec *rec)
 	if (rec->op == OP_OPEN && rec->b != CLAIM_DELEGATE_CUR &&
 	    rec->b != CLAIM_DELEG_CUR_FH)
 		return false;
+	/* SETATTR's stateid counts only when it changes the size (RFC 8881
+	 * 18.30.3): ignored, it names nobody */
+	if (rec->op == OP_SETATTR && !rec->modifies)
+		return false;
 	/* NFSv4.0: the stateid names its client, whoever sends it: the
 	 * operation is that client's (no finding, and none of the checks
 	 * that follow from it) */
