@@ -240,6 +240,8 @@ int fz_pick_sid(struct fz_gen *g, int file, unsigned int kinds,
 		default:
 			out->other[fz_below(g->r, NFS4_OTHER_SIZE)] ^=
 				(uint8_t)(1u << fz_below(g->r, 8));
+			/* another "other" may be anybody's, the actor's too */
+			g->pick_owner = -1;
 		}
 		return -1;
 	}
