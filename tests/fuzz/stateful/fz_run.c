@@ -357,6 +357,10 @@ static bool check_scope(struct fz_gen *g, const struct fz_rec *rec)
 	 * 18.30.3): ignored, it names nobody */
 	if (rec->op == OP_SETATTR && !rec->modifies)
 		return false;
+	/* LAYOUTRETURN of a whole fsid or of all layouts sends no stateid
+	 * (the record does not keep which kind it was) */
+	if (rec->op == OP_LAYOUTRETURN)
+		return false;
 	/* NFSv4.0: the stateid names its client, whoever sends it: the
 	 * operation is that client's (no finding, and none of the checks
 	 * that follow from it) */
