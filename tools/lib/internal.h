@@ -115,6 +115,8 @@ struct nfs42_client {
 	void *cb_filter_arg;
 	uint32_t cb_fail_status;
 	bool cb_failing;
+	/* tests: more results than ops in each CB_COMPOUND reply (cb.c) */
+	uint32_t cb_extra_results;
 
 	/* CB_RECALLs received and not yet taken (under lock); deleg.c */
 	struct nfs42_recall recalls[NFS42_MAX_RECALLS];
