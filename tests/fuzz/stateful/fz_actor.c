@@ -67,8 +67,9 @@ static void actor_opts(struct fz_seq *s, struct fz_actor *a,
 	o->keep_recalls = true;
 	o->slots = 4;
 	o->timeout_ms = s->cfg->timeout_ms;
-	/* at the end: a restart waits for the old incarnation's recalled
-	 * delegations to be revoked, a lease period (Ganesha 6.5) */
+	/* at the end: a restart waited for the old incarnation's recalled
+	 * delegations to be revoked, a lease period (Ganesha 6.5 without
+	 * patch 0166; kept for a server without it) */
 	if (s->tearing_down)
 		o->timeout_ms = 30000;
 	o->connect_timeout_ms = s->cfg->timeout_ms;
@@ -232,7 +233,7 @@ int fz_actor_connect(struct fz_seq *s, struct fz_actor *a, bool new_client)
 	}
 	/* a restart that timed out: the server answers it once the old
 	 * incarnation's recalled delegations are revoked (a lease period,
-	 * Ganesha 6.5); meanwhile this actor rests */
+	 * Ganesha 6.5 without patch 0166); meanwhile this actor rests */
 	if (!s->tearing_down && a->down_until && fz_now_s() < a->down_until)
 		return -EAGAIN;
 	if (a->cl && !a->cl->dead_err &&
