@@ -6,11 +6,11 @@
  * - over a session a client uses its own stateids only: another client's
  *   open or delegation stateid is NFS4ERR_BAD_STATEID for READ, WRITE,
  *   SETATTR, LOCK, CLOSE, DELEGRETURN, FREE_STATEID, and
- *   TEST_STATEID says so (RFC 8881 8.2; patch 0085), so that client B
+ *   TEST_STATEID says so (RFC 8881 8.2; patch 0099), so that client B
  *   cannot write through client A's write delegation or open;
  * - DELEGRETURN returns a delegation stateid only: an open stateid is
  *   NFS4ERR_BAD_STATEID, and the file's open and delegation stay (RFC 8881
- *   18.6.3; patch 0099): before, B "returned" A's open as a delegation
+ *   18.6.3; patch 0169): before, B "returned" A's open as a delegation
  *   and was then granted a read delegation next to A's write one.
  *
  * Against Ganesha 6.5 every WRITE, SETATTR, DELEGRETURN below succeeded.
