@@ -56,6 +56,18 @@ static int run_free(struct nfs42_compound *c)
 	return rc;
 }
 
+/* OPEN by handle (CLAIM_FH) of an existing file for owner. */
+static void claim_fh_args(struct nfs42_open_args *oa, uint32_t access,
+			  const char *owner)
+{
+	memset(oa, 0, sizeof(*oa));
+	oa->share_access = access;
+	oa->owner = owner;
+	oa->owner_len = (uint32_t)strlen(owner);
+	oa->createmode = NFS42_NOCREATE;
+	oa->claim = CLAIM_FH;
+}
+
 /* PUTFH fh + one stateful op with sid; the compound's status. */
 enum sid_op { SO_CLOSE, SO_DOWNGRADE, SO_LOCKU, SO_LAYOUTRETURN };
 
@@ -642,6 +654,136 @@ START_TEST(t_open_create_share_denied)
 }
 END_TEST
 
+/* ------------------------------------------- open for writing by mode */
+
+/* A file only root may write and group 1001 may or may not read,
+ * made behind the server (the server has not seen it yet). */
+static const char *locked_file(const char *what, mode_t mode)
+{
+	const char *name = uniq(what);
+	char *path = e2e_backing(name);
+
+	e2e_put_backing(name, "locked", 6);
+	ck_assert_int_eq(chown(path, 0, 1001), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	return name;
+}
+
+static struct nfs42_client *client_1001(void)
+{
+	struct nfs42_client *cl = e2e_client();
+
+	nfs42_set_cred(cl, 1001, 1001, 0, NULL);
+	return cl;
+}
+
+/* OPEN (CLAIM_FH) of fh for writing, as a compound of its own. */
+static int open_fh_for_writing(struct nfs42_client *cl,
+			       const struct nfs42_fh *fh, const char *owner)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_open_args oa;
+
+	ck_assert_ptr_nonnull(c);
+	claim_fh_args(&oa, OPEN4_SHARE_ACCESS_WRITE, owner);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_open(c, &oa);
+	return run_free(c);
+}
+
+#define ck_access(rc, what)                                                   \
+	ck_assert_msg((rc) == NFS4ERR_ACCESS,                                 \
+		      "%s: %s, not NFS4ERR_ACCESS (knfsd, RFC 8881 18.16.3)", \
+		      what, nfs42_strerror(rc))
+
+/*
+ * uid 1001 opening for writing a file of mode 0400 (or 0440) owned by
+ * 0:1001 is NFS4ERR_ACCESS, whatever the way: by name (CLAIM_NULL) or by
+ * handle (CLAIM_FH), in the fuzzer's compound after an OPEN of another
+ * file that gave it a write delegation, while it holds a read delegation
+ * of the file itself, and after the mode was taken away through the
+ * server from a file it had open for writing (and its delegation given
+ * back).  The fuzzer's permission findings
+ * (regress/chmod-through-link-seed1.trace, -seed10.trace) were a chmod
+ * behind the server's attribute cache that its checker had not counted
+ * (made through the symbolic link l0); this is what the server does with
+ * a mode it knows.
+ */
+START_TEST(t_open_for_writing_refused_by_mode)
+{
+	struct nfs42_client *u = client_1001(), *root = e2e_client();
+	struct nfs42_compound *c;
+	struct nfs42_open_args oa;
+	struct nfs42_stateid anon;
+	struct nfs42_sattr sa;
+	struct nfs42_file f, g;
+	struct nfs42_fh fh, other_fh;
+	const char *name, *other;
+	int rc;
+
+	/* by name and by handle, a mode the server learns at the lookup */
+	name = locked_file("m0400", 0400);
+	rc = nfs42_open(u, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+			NFS42_NOCREATE, 0, false, &f);
+	ck_access(rc, "OPEN (CLAIM_NULL) for writing of 0400 0:1001");
+	ck_nfs_ok(u, nfs42_lookup_path(u, e2e_path(name), &fh, NULL));
+	ck_access(open_fh_for_writing(u, &fh, "u-owner"),
+		  "OPEN (CLAIM_FH) for writing of 0400 0:1001");
+
+	/* the fuzzer's compound: first a write delegation of a file it may
+	 * write, then the locked one by handle */
+	other = uniq("m0666");
+	e2e_put_backing(other, "open", 4);
+	ck_assert_int_eq(chmod(e2e_backing(other), 0666), 0);
+	ck_nfs_ok(u, nfs42_lookup_path(u, e2e_path(other), &other_fh, NULL));
+	ck_nfs_ok(u, nfs42_open_fh(u, &other_fh, OPEN4_SHARE_ACCESS_BOTH, &g));
+	ck_assert_uint_eq(g.deleg_type, OPEN_DELEGATE_WRITE);
+	claim_fh_args(&oa, OPEN4_SHARE_ACCESS_BOTH, "u-owner");
+	c = nfs42_compound_new(u);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, &other_fh);
+	nfs42_op_open(c, &oa);
+	nfs42_op_putfh(c, &fh);
+	oa.share_access = OPEN4_SHARE_ACCESS_WRITE;
+	nfs42_op_open(c, &oa);
+	ck_access(run_free(c), "OPEN (CLAIM_FH) after a write delegation");
+
+	/* holding a read delegation of the file */
+	name = locked_file("m0440", 0440);
+	ck_nfs_ok(u, nfs42_open(u, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &f));
+	ck_assert_uint_eq(f.deleg_type, OPEN_DELEGATE_READ);
+	ck_access(open_fh_for_writing(u, &f.fh, "u-owner"),
+		  "OPEN (CLAIM_FH) for writing under a read delegation");
+	ck_access(
+		open_fh_for_writing(u, &f.fh, "u-other-owner"),
+		"OPEN (CLAIM_FH) for writing by another owner under a read delegation");
+	ck_nfs_ok(u, nfs42_close(&f));
+
+	/* writable, opened for writing, then 0400 through the server */
+	name = locked_file("m0660", 0660);
+	ck_nfs_ok(u, nfs42_open(u, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &f));
+	ck_nfs_ok(u, nfs42_close(&f));
+	if (f.deleg_type != OPEN_DELEGATE_NONE) /* the chmod would recall it */
+		ck_nfs_ok(u, nfs42_delegreturn(u, &f.fh, &f.deleg_stateid));
+	memset(&anon, 0, sizeof(anon));
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mode(&sa, 0400);
+	c = nfs42_compound_new(root);
+	nfs42_op_putfh(c, &f.fh);
+	nfs42_op_setattr(c, &anon, &sa);
+	ck_nfs_ok(root, run_free(c));
+	ck_access(open_fh_for_writing(u, &f.fh, "u-owner"),
+		  "OPEN (CLAIM_FH) for writing after a chmod 0400 over NFS");
+
+	ck_nfs_ok(u, nfs42_close(&g));
+	nfs42_client_free(root);
+	nfs42_client_free(u);
+}
+END_TEST
+
 /* ------------------------------------------------------ client restart */
 
 static struct nfs42_client *client_as(const char *owner)
@@ -680,12 +822,7 @@ START_TEST(t_restart_with_recalled_delegation)
 				NFS42_NOCREATE, 0, false, &f));
 	ck_assert_uint_eq(f.deleg_type, OPEN_DELEGATE_WRITE);
 
-	memset(&oa, 0, sizeof(oa));
-	oa.share_access = OPEN4_SHARE_ACCESS_WRITE;
-	oa.owner = "b-owner";
-	oa.owner_len = 7;
-	oa.createmode = NFS42_NOCREATE;
-	oa.claim = CLAIM_FH;
+	claim_fh_args(&oa, OPEN4_SHARE_ACCESS_WRITE, "b-owner");
 	c = nfs42_compound_new(b);
 	nfs42_compound_no_retry(c);
 	nfs42_op_putfh(c, &f.fh);
@@ -736,6 +873,8 @@ int main(int argc, char **argv)
 		{ "open_create_share_denied", t_open_create_share_denied, 1 },
 		{ "restart_with_recalled_delegation",
 		  t_restart_with_recalled_delegation, 0 },
+		{ "open_for_writing_refused_by_mode",
+		  t_open_for_writing_refused_by_mode, 0 },
 	};
 	Suite *s = suite_create("e2e_proto_fuzz_findings");
 	TCase *tc = tcase_create("findings");

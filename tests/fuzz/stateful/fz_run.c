@@ -986,6 +986,24 @@ static void run_v3(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 		a->v3_up = false;
 }
 
+/*
+ * chmod(2) follows a symbolic link: a chmod of l0 changes f0's mode.
+ * Every file that is the object chmod-ed (the same inode) is marked, not
+ * only the name it was reached by.
+ */
+static void mark_local_chmod(struct fz_seq *s, int file, const char *path)
+{
+	struct stat st;
+	unsigned int i;
+
+	s->files[file].local_chmod = true;
+	if (stat(path, &st))
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i].ino == st.st_ino)
+			s->files[i].local_chmod = true;
+}
+
 /* Behind the server: a local open (breaks its leases), write, chmod. */
 static void run_local(struct fz_seq *s, struct fz_rng *r)
 {
@@ -1010,7 +1028,7 @@ static void run_local(struct fz_seq *s, struct fz_rng *r)
 	default:
 		if (chmod(path, file_modes[fz_below(r, 8)]))
 			fz_log(s, "local chmod: %s", strerror(errno));
-		s->files[file].local_chmod = true;
+		mark_local_chmod(s, file, path);
 	}
 }
 
