@@ -279,6 +279,17 @@ sparse_e2e_test(e2e_proto_stateid_scope
   TIMEOUT 120
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# What a stateid authorizes, operation by operation (issue #32): the
+# matrix of docs/stateids.md, one cell per operation and kind of stateid,
+# from the table stateid_matrix.txt (a changed answer fails).  A 20 s
+# lease: write delegations need 2 x Lease_Lifetime under lease-break-time.
+sparse_e2e_test(e2e_proto_stateid_matrix
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_matrix.c
+  TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+target_compile_definitions(e2e_proto_stateid_matrix PRIVATE
+  STATEID_MATRIX_DEFAULT="${CMAKE_CURRENT_SOURCE_DIR}/stateid_matrix.txt")
 # The stateful fuzzer's findings as targeted compounds (issue #27 item 6,
 # patches 0160-0166): stateids of another type, a data server's handles,
 # an NFSv4.0 LOCK replay, another client's closed stateid, an OPEN
