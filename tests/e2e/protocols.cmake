@@ -286,3 +286,42 @@ sparse_e2e_test(e2e_proto_nfs3_commit
   TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4")
 sparse_e2e_run(e2e_proto_nfs3_commit_vfs e2e_proto_nfs3_commit
   TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4" --fsal VFS)
+# Whose stateid it is (issue #27 item 6, fuzz_stateful's findings):
+# another client's stateid over a session, DELEGRETURN of an open stateid
+# (patches 0099, 0169).
+sparse_e2e_test(e2e_proto_stateid_scope
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_scope.c
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+# What a stateid authorizes, operation by operation (issue #32): the
+# matrix of docs/stateids.md, one cell per operation and kind of stateid,
+# from the table stateid_matrix.txt (a changed answer fails).  A 20 s
+# lease: write delegations need 2 x Lease_Lifetime under lease-break-time.
+sparse_e2e_test(e2e_proto_stateid_matrix
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_matrix.c
+  TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+target_compile_definitions(e2e_proto_stateid_matrix PRIVATE
+  STATEID_MATRIX_DEFAULT="${CMAKE_CURRENT_SOURCE_DIR}/stateid_matrix.txt")
+# The stateful fuzzer's findings as targeted compounds (issue #27 item 6,
+# patches 0160-0166): stateids of another type, a data server's handles,
+# an NFSv4.0 LOCK replay, another client's closed stateid, an OPEN
+# creating a name refused by a share, a client restart past its recalled
+# delegation (a 20 s lease: a restart that waited for it would show).
+# MDS + one DS, NFSv4.0 on.  _courtesy: the OPEN creating a name beside
+# an expired client kept for delayed cleanup, alone, with a 4 s lease and
+# the directory cache trusted for names it lacks.
+sparse_e2e_test(e2e_proto_fuzz_findings
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_fuzz_findings.c
+  TIMEOUT 240
+  HARNESS_ARGS --pnfs 1 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+set_property(TEST e2e/e2e_proto_fuzz_findings APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
+sparse_e2e_run(e2e_proto_fuzz_findings_courtesy e2e_proto_fuzz_findings
+  ARGS open_create_share_denied TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 4$<SEMICOLON>"
+               --export-opts "Trust_Readdir_Negative_Cache = true$<SEMICOLON>")

@@ -636,6 +636,25 @@ typedef uint32_t (*nfs42_cb_fn)(struct nfs42_client *cl, void *arg,
 				struct nfs42_xdr *res);
 void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
 /*
+ * Misbehaving on the back channel (tests, the protocol fuzzer): a filter
+ * consulted once per callback RPC before anything is decoded.  It answers
+ * NFS42_CB_ANSWER (served as usual), NFS42_CB_DROP (no reply at all: the
+ * server's call times out), NFS42_CB_FAIL_OPS (CB_SEQUENCE served, every
+ * later operation answered *fail_status without being looked at) or
+ * NFS42_CB_GARBAGE (the RPC answered GARBAGE_ARGS).
+ */
+enum nfs42_cb_verdict {
+	NFS42_CB_ANSWER,
+	NFS42_CB_DROP,
+	NFS42_CB_FAIL_OPS,
+	NFS42_CB_GARBAGE,
+};
+typedef enum nfs42_cb_verdict (*nfs42_cb_filter_fn)(struct nfs42_client *cl,
+						    void *arg,
+						    uint32_t *fail_status);
+void nfs42_set_cb_filter(struct nfs42_client *cl, nfs42_cb_filter_fn fn,
+			 void *arg);
+/*
  * Serve the connection (backchannel calls) for up to timeout_ms.  Returns
  * the number of callback RPCs served (>= 1 as soon as one was), 0 on
  * timeout, < 0 on transport failure.
