@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
- * What the delegation tests (e2e_proto_deleg, e2e_proto_wdeleg) share:
+ * What the delegation tests (e2e_proto_deleg, e2e_proto_wdeleg,
+ * e2e_proto_deleg_ts) share:
  * unique names, the server log, a client that leaves recalls to the test,
  * a backing file's bytes and a local process holding a backing file open.
  */
@@ -22,6 +23,17 @@ static inline const char *e2e_deleg_uniq(const char *prefix, const char *what)
 				  (int)getpid(), ++seq),
 			 0);
 	return e2e_keep(p);
+}
+
+/* A file "PREFIX-WHAT-..." made on the server's disk with data. */
+static inline const char *e2e_deleg_local_file(const char *prefix,
+					       const char *what,
+					       const char *data)
+{
+	const char *name = e2e_deleg_uniq(prefix, what);
+
+	e2e_put_backing(name, data, strlen(data));
+	return name;
 }
 
 /* The backing file's bytes (at most size - 1 of them, NUL-terminated).

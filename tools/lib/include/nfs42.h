@@ -380,6 +380,10 @@ enum nfs42_setxattr_option {
 #define OPEN4_SHARE_ACCESS_WRITE 2
 #define OPEN4_SHARE_ACCESS_BOTH 3
 #define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400
+/* RFC 9754: the delegation's timestamps (attributes 84, 85) go to its
+ * holder; a delegation instead of an open stateid */
+#define OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS 0x100000
+#define OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION 0x200000
 #define OPEN4_SHARE_DENY_NONE 0
 #define OPEN4_SHARE_DENY_READ 1
 #define OPEN4_SHARE_DENY_WRITE 2
@@ -656,6 +660,9 @@ int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
 #define OPEN_DELEGATE_READ 1
 #define OPEN_DELEGATE_WRITE 2
 #define OPEN_DELEGATE_NONE_EXT 3
+/* RFC 9754: a read or write delegation whose holder owns the timestamps */
+#define OPEN_DELEGATE_READ_ATTRS_DELEG 4
+#define OPEN_DELEGATE_WRITE_ATTRS_DELEG 5
 struct nfs42_recall {
 	struct nfs42_stateid stateid;
 	struct nfs42_fh fh;
@@ -1265,7 +1272,9 @@ struct nfs42_file {
 	uint32_t share_access;
 	char owner[48];
 	/* The OPEN's delegation: OPEN_DELEGATE_NONE (0), _READ (1),
-	 * _WRITE (2) or _NONE_EXT (3, then why_no_deleg says why). */
+	 * _WRITE (2), _NONE_EXT (3, then why_no_deleg says why), or RFC
+	 * 9754's _READ_ATTRS_DELEG (4) and _WRITE_ATTRS_DELEG (5), a read
+	 * or write delegation with the timestamps delegated. */
 	uint32_t deleg_type;
 	struct nfs42_stateid deleg_stateid;
 	uint32_t why_no_deleg;
