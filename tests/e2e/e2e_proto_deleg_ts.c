@@ -7,8 +7,14 @@
  * (5), a delegation whose holder owns the file's atime and mtime.
  */
 #include <stdarg.h>
+#include <time.h>
 
 #include "e2e_deleg_util.h"
+
+static const char *uniq(const char *what)
+{
+	return e2e_deleg_uniq("delegts", what);
+}
 
 static const char *local_file(const char *what, const char *data)
 {
@@ -96,6 +102,203 @@ START_TEST(t_granted_with_timestamps)
 }
 END_TEST
 
+/* PUTFH + SETATTR(sid, sa): the status. */
+static int setattr_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			const struct nfs42_stateid *sid,
+			const struct nfs42_sattr *sa)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_setattr(c, sid, sa);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* SETATTR of time_deleg_modify (85) alone, or with time_modify_set. */
+static int set_deleg_mtime(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			   const struct nfs42_stateid *sid,
+			   const struct nfs42_time *t, bool also_modify_set)
+{
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_deleg_mtime(&sa, t);
+	if (also_modify_set)
+		nfs42_sattr_mtime(&sa, t);
+	return setattr_with(cl, fh, sid, &sa);
+}
+
+static int set_deleg_atime(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			   const struct nfs42_stateid *sid,
+			   const struct nfs42_time *t)
+{
+	struct nfs42_sattr sa;
+
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_deleg_atime(&sa, t);
+	return setattr_with(cl, fh, sid, &sa);
+}
+
+static struct nfs42_attrs times_of(struct nfs42_client *cl,
+				   const struct nfs42_fh *fh)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_SUPPORTED_ATTRS,
+					       FATTR4_TIME_ACCESS,
+					       FATTR4_TIME_MODIFY, -1);
+	struct nfs42_attrs at;
+
+	ck_nfs_ok(cl, nfs42_getattr_fh(cl, fh, &bm, &at));
+	return at;
+}
+
+static struct nfs42_time time_plus(struct nfs42_time t, int64_t ns)
+{
+	int64_t n = (int64_t)t.nseconds + ns;
+
+	t.seconds += n / 1000000000;
+	n %= 1000000000;
+	if (n < 0) {
+		n += 1000000000;
+		t.seconds--;
+	}
+	t.nseconds = (uint32_t)n;
+	return t;
+}
+
+static struct nfs42_time time_now(void)
+{
+	struct timespec ts;
+	struct nfs42_time t;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t.seconds = ts.tv_sec;
+	t.nseconds = (uint32_t)ts.tv_nsec;
+	return t;
+}
+
+static int time_cmp(struct nfs42_time a, struct nfs42_time b)
+{
+	if (a.seconds != b.seconds)
+		return a.seconds < b.seconds ? -1 : 1;
+	if (a.nseconds != b.nseconds)
+		return a.nseconds < b.nseconds ? -1 : 1;
+	return 0;
+}
+
+#define ck_time_eq(a, b)                                                  \
+	ck_assert_msg(time_cmp(a, b) == 0, "time %lld.%09u, not %lld.%09u", \
+		      (long long)(a).seconds, (a).nseconds,                 \
+		      (long long)(b).seconds, (b).nseconds)
+
+/*
+ * SETATTR of time_deleg_access (84) and time_deleg_modify (85): the
+ * holder of the WRITE_ATTRS_DELEG delegation sets them with its stateid;
+ * a time before the file's at the grant is ignored, one in the future
+ * is the server's now (as knfsd).  With any other stateid (the holder's
+ * open stateid, the anonymous one, a write delegation without the
+ * timestamps), or with time_modify_set beside it, NFS4ERR_INVAL; another
+ * client quoting the holder's delegation, NFS4ERR_BAD_STATEID (patch
+ * 0099); in a CREATE, NFS4ERR_INVAL.  Nobody is recalled.
+ */
+START_TEST(t_setattr_by_holder_only)
+{
+	struct nfs42_client *a = client_minor(2);
+	struct nfs42_client *b = client_minor(2);
+	const char *name = local_file("set", "0123456789");
+	const char *pname = local_file("setplain", "0123456789");
+	static const struct nfs42_stateid anon = { 0 };
+	struct nfs42_fh root;
+	struct nfs42_time t, before, after;
+	struct nfs42_create_args ca = { .type = NF4DIR };
+	struct nfs42_attrs at0, at;
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	struct nfs42_file f, p;
+
+	ck_nfs_ok(b, nfs42_lookup_path(b, e2e_path(""), &root, NULL));
+	ck_assert_uint_eq(open_type(a, name,
+				    OPEN4_SHARE_ACCESS_BOTH |
+					    OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+				    &f),
+			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	at0 = times_of(a, &f.fh);
+	ck_assert_msg(nfs42_bm_isset(&at0.supported_attrs,
+				     FATTR4_TIME_DELEG_ACCESS) &&
+			      nfs42_bm_isset(&at0.supported_attrs,
+					     FATTR4_TIME_DELEG_MODIFY),
+		      "84/85 not in supported_attrs of a write-delegating export");
+	t = time_plus(at0.time_modify, 1);
+
+	/* not the holder's delegation stateid */
+	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &f.stateid, &t, false),
+			 NFS4ERR_INVAL);
+	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &anon, &t, false),
+			 NFS4ERR_INVAL);
+	ck_assert_int_eq(set_deleg_mtime(b, &f.fh, &anon, &t, false),
+			 NFS4ERR_INVAL);
+	ck_assert_int_eq(set_deleg_mtime(b, &f.fh, &f.deleg_stateid, &t,
+					 false),
+			 NFS4ERR_BAD_STATEID);
+	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t,
+					 true),
+			 NFS4ERR_INVAL);
+	ck_time_eq(times_of(a, &f.fh).time_modify, at0.time_modify);
+
+	/* the holder's */
+	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, false));
+	ck_time_eq(times_of(a, &f.fh).time_modify, t);
+	/* before the grant's: ignored */
+	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid,
+				     &(struct nfs42_time){
+					     at0.time_modify.seconds - 10,
+					     at0.time_modify.nseconds },
+				     false));
+	ck_time_eq(times_of(a, &f.fh).time_modify, t);
+	/* in the future: now */
+	before = time_now();
+	t = time_plus(before, 3600000000000LL);
+	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, false));
+	after = time_now();
+	at = times_of(a, &f.fh);
+	ck_assert_msg(time_cmp(at.time_modify, before) >= 0 &&
+			      time_cmp(at.time_modify, after) <= 0,
+		      "a future mtime became %lld.%09u, not now",
+		      (long long)at.time_modify.seconds,
+		      at.time_modify.nseconds);
+	t = time_plus(at0.time_access, 1);
+	ck_nfs_ok(a, set_deleg_atime(a, &f.fh, &f.deleg_stateid, &t));
+	ck_time_eq(times_of(a, &f.fh).time_access, t);
+
+	/* a write delegation without the timestamps */
+	ck_assert_uint_eq(open_type(a, pname, OPEN4_SHARE_ACCESS_BOTH, &p),
+			  OPEN_DELEGATE_WRITE);
+	ck_assert_int_eq(set_deleg_mtime(a, &p.fh, &p.deleg_stateid, &t,
+					 false),
+			 NFS4ERR_INVAL);
+	give_back(a, &p);
+
+	/* not in a CREATE */
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_deleg_mtime(&sa, &t);
+	ca.name = uniq("dir");
+	ca.attrs = &sa;
+	c = nfs42_compound_new(b);
+	nfs42_op_putfh(c, &root);
+	nfs42_op_create(c, &ca);
+	ck_assert_int_eq(nfs42_compound_run(c), NFS4ERR_INVAL);
+	nfs42_compound_free(c);
+
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	give_back(a, &f);
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_deleg_ts");
@@ -105,6 +308,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_granted_with_timestamps);
+	tcase_add_test(tc, t_setattr_by_holder_only);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -515,13 +515,15 @@ struct nfs42_attrs {
 /* Attributes to set (SETATTR, CREATE, OPEN with create). */
 struct nfs42_sattr {
 	struct nfs42_bitmap mask; /* FATTR4_SIZE, MODE, OWNER, OWNER_GROUP,
-				   * TIME_ACCESS_SET, TIME_MODIFY_SET */
+				   * TIME_ACCESS_SET, TIME_MODIFY_SET,
+				   * TIME_DELEG_ACCESS, TIME_DELEG_MODIFY */
 	uint64_t size;
 	uint32_t mode;
 	const char *owner;
 	const char *owner_group;
 	enum nfs42_time_how atime_how, mtime_how;
 	struct nfs42_time atime, mtime;
+	struct nfs42_time deleg_atime, deleg_mtime; /* RFC 9754 84, 85 */
 };
 
 void nfs42_sattr_init(struct nfs42_sattr *sa);
@@ -532,6 +534,12 @@ void nfs42_sattr_group(struct nfs42_sattr *sa, const char *group);
 /* t == NULL: SET_TO_SERVER_TIME4 */
 void nfs42_sattr_atime(struct nfs42_sattr *sa, const struct nfs42_time *t);
 void nfs42_sattr_mtime(struct nfs42_sattr *sa, const struct nfs42_time *t);
+/* RFC 9754: time_deleg_access / time_deleg_modify, which only the holder
+ * of a delegation with its timestamps sets (with its stateid) */
+void nfs42_sattr_deleg_atime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t);
+void nfs42_sattr_deleg_mtime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t);
 
 /* fattr4 codec (also used by the unit tests) */
 int nfs42_fattr_decode(struct nfs42_xdr *x, struct nfs42_attrs *a);
