@@ -36,6 +36,20 @@ static inline const char *e2e_deleg_local_file(const char *prefix,
 	return name;
 }
 
+/* A test's CB_GETATTR hook: the call's file handle and wanted bitmap
+ * (NFS4_OK), NFS4ERR_NOTSUPP for another op, NFS4ERR_BADXDR. */
+static inline uint32_t e2e_cb_getattr_args(uint32_t op, struct nfs42_xdr *args,
+					   struct nfs42_fh *fh,
+					   struct nfs42_bitmap *want)
+{
+	if (op != OP_CB_GETATTR)
+		return NFS4ERR_NOTSUPP;
+	if (!nfs42_xdr_get_opaque(args, fh->data, &fh->len, NFS4_FHSIZE) ||
+	    !nfs42_bitmap_decode(args, want))
+		return NFS4ERR_BADXDR;
+	return NFS4_OK;
+}
+
 /* The backing file's bytes (at most size - 1 of them, NUL-terminated).
  * A local open: it breaks a delegation's lease. */
 static inline void e2e_backing_read(const char *name, char *buf, size_t size)

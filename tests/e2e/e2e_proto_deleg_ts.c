@@ -6,6 +6,7 @@
  * OPEN_DELEGATE_READ_ATTRS_DELEG (4) or OPEN_DELEGATE_WRITE_ATTRS_DELEG
  * (5), a delegation whose holder owns the file's atime and mtime.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -69,32 +70,35 @@ START_TEST(t_granted_with_timestamps)
 	struct nfs42_file f;
 	char got[16] = { 0 };
 
-	ck_assert_uint_eq(open_type(a, wname,
-				    OPEN4_SHARE_ACCESS_BOTH |
-					    OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-				    &f),
-			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert_uint_eq(
+		open_type(a, wname,
+			  OPEN4_SHARE_ACCESS_BOTH |
+				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			  &f),
+		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	ck_nfs_ok(a, nfs42_pwrite(&f, "abc", 3, 0, FILE_SYNC4));
 	give_back(a, &f);
 	e2e_backing_read(wname, got, sizeof(got));
 	ck_assert_str_eq(got, "abc3456789");
 
-	ck_assert_uint_eq(open_type(a, rname,
-				    OPEN4_SHARE_ACCESS_READ |
-					    OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-				    &f),
-			  OPEN_DELEGATE_READ_ATTRS_DELEG);
+	ck_assert_uint_eq(
+		open_type(a, rname,
+			  OPEN4_SHARE_ACCESS_READ |
+				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			  &f),
+		OPEN_DELEGATE_READ_ATTRS_DELEG);
 	give_back(a, &f);
 
 	ck_assert_uint_eq(open_type(a, pname, OPEN4_SHARE_ACCESS_BOTH, &f),
 			  OPEN_DELEGATE_WRITE);
 	give_back(a, &f);
 
-	ck_assert_uint_eq(open_type(v41, oname,
-				    OPEN4_SHARE_ACCESS_BOTH |
-					    OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-				    &f),
-			  OPEN_DELEGATE_WRITE);
+	ck_assert_uint_eq(
+		open_type(v41, oname,
+			  OPEN4_SHARE_ACCESS_BOTH |
+				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			  &f),
+		OPEN_DELEGATE_WRITE);
 	give_back(v41, &f);
 	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
 	nfs42_client_free(v41);
@@ -189,7 +193,7 @@ static int time_cmp(struct nfs42_time a, struct nfs42_time b)
 	return 0;
 }
 
-#define ck_time_eq(a, b)                                                  \
+#define ck_time_eq(a, b)                                                    \
 	ck_assert_msg(time_cmp(a, b) == 0, "time %lld.%09u, not %lld.%09u", \
 		      (long long)(a).seconds, (a).nseconds,                 \
 		      (long long)(b).seconds, (b).nseconds)
@@ -220,17 +224,19 @@ START_TEST(t_setattr_by_holder_only)
 	struct nfs42_file f, p;
 
 	ck_nfs_ok(b, nfs42_lookup_path(b, e2e_path(""), &root, NULL));
-	ck_assert_uint_eq(open_type(a, name,
-				    OPEN4_SHARE_ACCESS_BOTH |
-					    OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-				    &f),
-			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert_uint_eq(
+		open_type(a, name,
+			  OPEN4_SHARE_ACCESS_BOTH |
+				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			  &f),
+		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	at0 = times_of(a, &f.fh);
-	ck_assert_msg(nfs42_bm_isset(&at0.supported_attrs,
-				     FATTR4_TIME_DELEG_ACCESS) &&
-			      nfs42_bm_isset(&at0.supported_attrs,
-					     FATTR4_TIME_DELEG_MODIFY),
-		      "84/85 not in supported_attrs of a write-delegating export");
+	ck_assert_msg(
+		nfs42_bm_isset(&at0.supported_attrs,
+			       FATTR4_TIME_DELEG_ACCESS) &&
+			nfs42_bm_isset(&at0.supported_attrs,
+				       FATTR4_TIME_DELEG_MODIFY),
+		"84/85 not in supported_attrs of a write-delegating export");
 	t = time_plus(at0.time_modify, 1);
 
 	/* not the holder's delegation stateid */
@@ -240,11 +246,9 @@ START_TEST(t_setattr_by_holder_only)
 			 NFS4ERR_INVAL);
 	ck_assert_int_eq(set_deleg_mtime(b, &f.fh, &anon, &t, false),
 			 NFS4ERR_INVAL);
-	ck_assert_int_eq(set_deleg_mtime(b, &f.fh, &f.deleg_stateid, &t,
-					 false),
+	ck_assert_int_eq(set_deleg_mtime(b, &f.fh, &f.deleg_stateid, &t, false),
 			 NFS4ERR_BAD_STATEID);
-	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t,
-					 true),
+	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, true),
 			 NFS4ERR_INVAL);
 	ck_time_eq(times_of(a, &f.fh).time_modify, at0.time_modify);
 
@@ -252,11 +256,11 @@ START_TEST(t_setattr_by_holder_only)
 	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, false));
 	ck_time_eq(times_of(a, &f.fh).time_modify, t);
 	/* before the grant's: ignored */
-	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid,
-				     &(struct nfs42_time){
-					     at0.time_modify.seconds - 10,
-					     at0.time_modify.nseconds },
-				     false));
+	ck_nfs_ok(a, set_deleg_mtime(
+			     a, &f.fh, &f.deleg_stateid,
+			     &(struct nfs42_time){ at0.time_modify.seconds - 10,
+						   at0.time_modify.nseconds },
+			     false));
 	ck_time_eq(times_of(a, &f.fh).time_modify, t);
 	/* in the future: now */
 	before = time_now();
@@ -276,8 +280,7 @@ START_TEST(t_setattr_by_holder_only)
 	/* a write delegation without the timestamps */
 	ck_assert_uint_eq(open_type(a, pname, OPEN4_SHARE_ACCESS_BOTH, &p),
 			  OPEN_DELEGATE_WRITE);
-	ck_assert_int_eq(set_deleg_mtime(a, &p.fh, &p.deleg_stateid, &t,
-					 false),
+	ck_assert_int_eq(set_deleg_mtime(a, &p.fh, &p.deleg_stateid, &t, false),
 			 NFS4ERR_INVAL);
 	give_back(a, &p);
 
@@ -299,6 +302,130 @@ START_TEST(t_setattr_by_holder_only)
 }
 END_TEST
 
+/*
+ * A holder that caches: it answers CB_GETATTR with a change attribute
+ * past the grant's (it holds modified data), its size, and, when asked
+ * for them, its own atime and mtime (RFC 9754 section 5).
+ */
+struct ts_holder {
+	struct nfs42_client *cl;
+	uint64_t change, size;
+	struct nfs42_time atime, mtime;
+	unsigned int asked_times; /* CB_GETATTRs asking for 84 and 85 */
+	unsigned int answers;
+	bool stop;
+	pthread_t thread;
+};
+
+static uint32_t ts_holder_answer(struct nfs42_client *cl, void *arg,
+				 uint32_t op, struct nfs42_xdr *args,
+				 struct nfs42_xdr *res)
+{
+	struct ts_holder *h = arg;
+	struct nfs42_bitmap want, have;
+	struct nfs42_xdr vals;
+	struct nfs42_fh fh;
+	uint32_t st = e2e_cb_getattr_args(op, args, &fh, &want);
+
+	(void)cl;
+	if (st != NFS4_OK)
+		return st;
+	nfs42_bm_clear(&have);
+	nfs42_xdr_enc_init(&vals);
+	nfs42_bm_set(&have, FATTR4_SIZE);
+	if (nfs42_bm_isset(&want, FATTR4_CHANGE)) {
+		nfs42_bm_set(&have, FATTR4_CHANGE);
+		nfs42_xdr_put_u64(&vals, h->change);
+	}
+	nfs42_xdr_put_u64(&vals, h->size);
+	if (nfs42_bm_isset(&want, FATTR4_TIME_DELEG_ACCESS) &&
+	    nfs42_bm_isset(&want, FATTR4_TIME_DELEG_MODIFY)) {
+		nfs42_bm_set(&have, FATTR4_TIME_DELEG_ACCESS);
+		nfs42_bm_set(&have, FATTR4_TIME_DELEG_MODIFY);
+		nfs42_xdr_put_u64(&vals, (uint64_t)h->atime.seconds);
+		nfs42_xdr_put_u32(&vals, h->atime.nseconds);
+		nfs42_xdr_put_u64(&vals, (uint64_t)h->mtime.seconds);
+		nfs42_xdr_put_u32(&vals, h->mtime.nseconds);
+		__atomic_add_fetch(&h->asked_times, 1, __ATOMIC_RELAXED);
+	}
+	nfs42_bitmap_encode(res, &have);
+	nfs42_xdr_put_opaque(res, vals.buf, vals.len);
+	nfs42_xdr_free(&vals);
+	__atomic_add_fetch(&h->answers, 1, __ATOMIC_RELAXED);
+	return NFS4_OK;
+}
+
+static void *ts_holder_main(void *arg)
+{
+	struct ts_holder *h = arg;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
+		if (nfs42_poll(h->cl, 50) < 0)
+			break;
+	return NULL;
+}
+
+/*
+ * CB_GETATTR under a WRITE_ATTRS_DELEG delegation asks the holder for 84
+ * and 85 too; another client's GETATTR then reports the holder's size
+ * and its times (vetted), not the server's clock: the times a second
+ * client sees are the writer's.  Under a plain write delegation, 84 and
+ * 85 are not asked for.
+ */
+START_TEST(t_cbgetattr_asks_times)
+{
+	struct nfs42_client *a = client_minor(2);
+	struct nfs42_client *b = client_minor(2);
+	const char *name = local_file("cbg", "0123456789");
+	const char *pname = local_file("cbgplain", "0123456789");
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE,
+					       FATTR4_TIME_ACCESS,
+					       FATTR4_TIME_MODIFY, -1);
+	struct ts_holder h = { .cl = a, .size = 4096 };
+	struct nfs42_attrs at0, at;
+	struct nfs42_file f, p;
+
+	ck_assert_uint_eq(
+		open_type(a, name,
+			  OPEN4_SHARE_ACCESS_BOTH |
+				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			  &f),
+		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &f.fh, &bm, &at0));
+	h.change = at0.change + 1;
+	h.atime = time_plus(at0.time_access, 1000);
+	h.mtime = time_plus(at0.time_modify, 1000);
+	nfs42_set_cb_handler(a, ts_holder_answer, &h);
+	ck_assert_int_eq(pthread_create(&h.thread, NULL, ts_holder_main, &h),
+			 0);
+
+	ck_nfs_ok(b, nfs42_getattr_fh(b, &f.fh, &bm, &at));
+	ck_assert_uint_ge(h.answers, 1);
+	ck_assert_uint_eq(h.asked_times, h.answers);
+	ck_assert_uint_eq(at.size, 4096);
+	ck_time_eq(at.time_modify, h.mtime);
+	ck_time_eq(at.time_access, h.atime);
+
+	/* a plain write delegation: size and change only */
+	ck_assert_uint_eq(open_type(a, pname, OPEN4_SHARE_ACCESS_BOTH, &p),
+			  OPEN_DELEGATE_WRITE);
+	__atomic_store_n(&h.answers, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&h.asked_times, 0, __ATOMIC_RELAXED);
+	ck_nfs_ok(b, nfs42_getattr_fh(b, &p.fh, &bm, &at));
+	ck_assert_uint_ge(__atomic_load_n(&h.answers, __ATOMIC_RELAXED), 1);
+	ck_assert_uint_eq(__atomic_load_n(&h.asked_times, __ATOMIC_RELAXED), 0);
+
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(h.thread, NULL), 0);
+	nfs42_set_cb_handler(a, NULL, NULL);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	give_back(a, &p);
+	give_back(a, &f);
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_deleg_ts");
@@ -309,6 +436,7 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_granted_with_timestamps);
 	tcase_add_test(tc, t_setattr_by_holder_only);
+	tcase_add_test(tc, t_cbgetattr_asks_times);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -420,13 +420,11 @@ static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 	struct nfs42_bitmap want, have;
 	struct nfs42_xdr vals;
 	struct nfs42_fh fh;
+	uint32_t st = e2e_cb_getattr_args(op, args, &fh, &want);
 
 	(void)cl;
-	if (op != OP_CB_GETATTR)
-		return NFS4ERR_NOTSUPP;
-	if (!nfs42_xdr_get_opaque(args, fh.data, &fh.len, NFS4_FHSIZE) ||
-	    !nfs42_bitmap_decode(args, &want))
-		return NFS4ERR_BADXDR;
+	if (st != NFS4_OK)
+		return st;
 	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
 		return NFS4ERR_BADHANDLE;
 	answerer_gate(ans);
