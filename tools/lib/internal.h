@@ -48,7 +48,7 @@ struct nfs42_slot {
 struct nfs42_held_layout {
 	struct nfs42_fh fh;
 	struct nfs42_stateid stateid;
-	uint32_t iomode;
+	uint32_t iomode; /* LAYOUTIOMODE4_READ | _RW: the ones held */
 	bool recalled;
 	unsigned int busy; /* transfers using it */
 };
@@ -135,6 +135,11 @@ struct nfs42_client {
 	unsigned int nlayouts;
 	uint64_t layout_recalls;
 	struct nfs42_ds_pool *ds_pool;
+
+	/* COMPOUNDs sent, and the ops in them (atomic: several threads
+	 * send on one client) */
+	uint64_t calls_sent;
+	uint64_t ops_sent[NFS42_OPS_COUNTED];
 };
 
 struct nfs42_arena {
