@@ -8,6 +8,9 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "e2e_deleg_util.h"
@@ -44,6 +47,14 @@ static uint32_t open_type(struct nfs42_client *cl, const char *name,
 	return f->deleg_type;
 }
 
+/* The same with WANT_DELEG_TIMESTAMPS. */
+static uint32_t open_ts(struct nfs42_client *cl, const char *name,
+			uint32_t access, struct nfs42_file *f)
+{
+	return open_type(cl, name,
+			 access | OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS, f);
+}
+
 static void give_back(struct nfs42_client *cl, struct nfs42_file *f)
 {
 	ck_nfs_ok(cl, nfs42_close(f));
@@ -70,35 +81,23 @@ START_TEST(t_granted_with_timestamps)
 	struct nfs42_file f;
 	char got[16] = { 0 };
 
-	ck_assert_uint_eq(
-		open_type(a, wname,
-			  OPEN4_SHARE_ACCESS_BOTH |
-				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-			  &f),
-		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert_uint_eq(open_ts(a, wname, OPEN4_SHARE_ACCESS_BOTH, &f),
+			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	ck_nfs_ok(a, nfs42_pwrite(&f, "abc", 3, 0, FILE_SYNC4));
 	give_back(a, &f);
 	e2e_backing_read(wname, got, sizeof(got));
 	ck_assert_str_eq(got, "abc3456789");
 
-	ck_assert_uint_eq(
-		open_type(a, rname,
-			  OPEN4_SHARE_ACCESS_READ |
-				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-			  &f),
-		OPEN_DELEGATE_READ_ATTRS_DELEG);
+	ck_assert_uint_eq(open_ts(a, rname, OPEN4_SHARE_ACCESS_READ, &f),
+			  OPEN_DELEGATE_READ_ATTRS_DELEG);
 	give_back(a, &f);
 
 	ck_assert_uint_eq(open_type(a, pname, OPEN4_SHARE_ACCESS_BOTH, &f),
 			  OPEN_DELEGATE_WRITE);
 	give_back(a, &f);
 
-	ck_assert_uint_eq(
-		open_type(v41, oname,
-			  OPEN4_SHARE_ACCESS_BOTH |
-				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-			  &f),
-		OPEN_DELEGATE_WRITE);
+	ck_assert_uint_eq(open_ts(v41, oname, OPEN4_SHARE_ACCESS_BOTH, &f),
+			  OPEN_DELEGATE_WRITE);
 	give_back(v41, &f);
 	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
 	nfs42_client_free(v41);
@@ -224,12 +223,8 @@ START_TEST(t_setattr_by_holder_only)
 	struct nfs42_file f, p;
 
 	ck_nfs_ok(b, nfs42_lookup_path(b, e2e_path(""), &root, NULL));
-	ck_assert_uint_eq(
-		open_type(a, name,
-			  OPEN4_SHARE_ACCESS_BOTH |
-				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-			  &f),
-		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_BOTH, &f),
+			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	at0 = times_of(a, &f.fh);
 	ck_assert_msg(
 		nfs42_bm_isset(&at0.supported_attrs,
@@ -298,6 +293,159 @@ START_TEST(t_setattr_by_holder_only)
 	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
 	give_back(a, &f);
 	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * A read delegation with the timestamps (READ_ATTRS_DELEG) delegates atime
+ * only: its holder sets time_deleg_access (84) with it, and its
+ * time_deleg_modify (85) is NFS4ERR_OPENMODE (knfsd's answer to a write
+ * under a read delegation), the file's mtime left alone.
+ */
+START_TEST(t_read_holder_atime_only)
+{
+	struct nfs42_client *a = client_minor(2);
+	const char *name = local_file("rd", "0123456789");
+	struct nfs42_attrs at0;
+	struct nfs42_time t;
+	struct nfs42_file f;
+
+	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_READ, &f),
+			  OPEN_DELEGATE_READ_ATTRS_DELEG);
+	at0 = times_of(a, &f.fh);
+	t = time_plus(at0.time_modify, 5000);
+	ck_assert_int_eq(set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, false),
+			 NFS4ERR_OPENMODE);
+	ck_time_eq(times_of(a, &f.fh).time_modify, at0.time_modify);
+	t = time_plus(at0.time_access, 5000);
+	ck_nfs_ok(a, set_deleg_atime(a, &f.fh, &f.deleg_stateid, &t));
+	ck_time_eq(times_of(a, &f.fh).time_access, t);
+	ck_time_eq(times_of(a, &f.fh).time_modify, at0.time_modify);
+	give_back(a, &f);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * A holder that does not own the file (uid 4242 writing uid 4343's file
+ * 0666): its delegation is its right to the times, so its SETATTR of 84
+ * and 85 sets them, as knfsd's ATTR_DELEG does, where an explicit
+ * time_modify_set of its own is NFS4ERR_PERM (only the owner sets
+ * times other than now).  Its SETATTR of delegated times in the compound
+ * of its DELEGRETURN (as the Linux client returns such a delegation)
+ * sets them; once returned, the delegation's stateid sets nothing
+ * (NFS4ERR_BAD_STATEID).
+ */
+START_TEST(t_non_owner_holder)
+{
+	struct nfs42_client *a = client_minor(2);
+	const char *name = local_file("nonowner", "0123456789");
+	struct nfs42_time t, t2;
+	struct nfs42_attrs at0;
+	struct nfs42_compound *c;
+	struct nfs42_sattr sa;
+	struct nfs42_file f;
+
+	ck_assert_int_eq(chown(e2e_backing(name), 4343, 4343), 0);
+	ck_assert_int_eq(chmod(e2e_backing(name), 0666), 0);
+	nfs42_set_cred(a, 4242, 4242, 0, NULL);
+	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_BOTH, &f),
+			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	at0 = times_of(a, &f.fh);
+	t = time_plus(at0.time_modify, 7000);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_mtime(&sa, &t);
+	ck_assert_int_eq(setattr_with(a, &f.fh, &f.stateid, &sa), NFS4ERR_PERM);
+	ck_nfs_ok(a, set_deleg_mtime(a, &f.fh, &f.deleg_stateid, &t, false));
+	ck_time_eq(times_of(a, &f.fh).time_modify, t);
+	t = time_plus(at0.time_access, 7000);
+	ck_nfs_ok(a, set_deleg_atime(a, &f.fh, &f.deleg_stateid, &t));
+	ck_time_eq(times_of(a, &f.fh).time_access, t);
+
+	/* PUTFH, SETATTR(84, 85), DELEGRETURN */
+	ck_nfs_ok(a, nfs42_close(&f));
+	t2 = time_plus(t, 9000);
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_deleg_atime(&sa, &t2);
+	nfs42_sattr_deleg_mtime(&sa, &t2);
+	c = nfs42_compound_new(a);
+	nfs42_op_putfh(c, &f.fh);
+	nfs42_op_setattr(c, &f.deleg_stateid, &sa);
+	nfs42_op_delegreturn(c, &f.deleg_stateid);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_time_eq(times_of(a, &f.fh).time_modify, t2);
+	ck_time_eq(times_of(a, &f.fh).time_access, t2);
+	ck_assert_int_eq(
+		set_deleg_mtime(a, &f.fh, &f.deleg_stateid,
+				&(struct nfs42_time){ t2.seconds + 1, 0 },
+				false),
+		NFS4ERR_BAD_STATEID);
+	ck_time_eq(times_of(a, &f.fh).time_modify, t2);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * open_arguments (RFC 9754 4.1) lists DELEG_TIMESTAMPS on this export,
+ * which grants write delegations: what makes a client (Linux 6.12) ask.
+ */
+/* supported_attrs and open_arguments of file name. */
+static struct nfs42_attrs advertised(struct nfs42_client *cl, const char *name)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_SUPPORTED_ATTRS,
+					       FATTR4_OPEN_ARGUMENTS, -1);
+	struct nfs42_attrs at;
+	struct nfs42_fh fh;
+
+	ck_nfs_ok(cl, nfs42_lookup_path(cl, e2e_path(name), &fh, NULL));
+	ck_nfs_ok(cl, nfs42_getattr_fh(cl, &fh, &bm, &at));
+	ck_assert(nfs42_bm_isset(&at.mask, FATTR4_OPEN_ARGUMENTS));
+	return at;
+}
+
+START_TEST(t_open_arguments_want)
+{
+	struct nfs42_client *a = client_minor(2);
+	struct nfs42_attrs at = advertised(a, local_file("oa", "0123456789"));
+
+	ck_assert_msg(
+		nfs42_bm_isset(&at.open_arguments.share_access_want,
+			       OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS),
+		"DELEG_TIMESTAMPS not in open_arguments");
+	ck_assert(!nfs42_bm_isset(
+		&at.open_arguments.share_access_want,
+		OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION));
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * An export granting read delegations only (the "readdeleg" run,
+ * Delegations = Read): neither 84/85 in supported_attrs nor
+ * DELEG_TIMESTAMPS in open_arguments, and an OPEN wanting them is
+ * granted a plain read delegation (the want accepted and ignored, as
+ * knfsd; issue #30 item 3).
+ */
+START_TEST(t_read_only_export)
+{
+	struct nfs42_client *a = client_minor(2);
+	const char *name = local_file("rdexp", "0123456789");
+	struct nfs42_attrs at = advertised(a, name);
+	struct nfs42_file f;
+
+	ck_assert(
+		!nfs42_bm_isset(&at.supported_attrs, FATTR4_TIME_DELEG_ACCESS));
+	ck_assert(
+		!nfs42_bm_isset(&at.supported_attrs, FATTR4_TIME_DELEG_MODIFY));
+	ck_assert_msg(
+		!nfs42_bm_isset(&at.open_arguments.share_access_want,
+				OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS),
+		"DELEG_TIMESTAMPS in open_arguments without write delegations");
+	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_READ, &f),
+			  OPEN_DELEGATE_READ);
+	give_back(a, &f);
 	nfs42_client_free(a);
 }
 END_TEST
@@ -385,12 +533,8 @@ START_TEST(t_cbgetattr_asks_times)
 	struct nfs42_attrs at0, at;
 	struct nfs42_file f, p;
 
-	ck_assert_uint_eq(
-		open_type(a, name,
-			  OPEN4_SHARE_ACCESS_BOTH |
-				  OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
-			  &f),
-		OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_BOTH, &f),
+			  OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	ck_nfs_ok(a, nfs42_getattr_fh(a, &f.fh, &bm, &at0));
 	h.change = at0.change + 1;
 	h.atime = time_plus(at0.time_access, 1000);
@@ -431,12 +575,17 @@ int main(int argc, char **argv)
 	Suite *s = suite_create("e2e_proto_deleg_ts");
 	TCase *tc = tcase_create("deleg_ts");
 
-	(void)argc;
-	(void)argv;
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_granted_with_timestamps);
-	tcase_add_test(tc, t_setattr_by_holder_only);
-	tcase_add_test(tc, t_cbgetattr_asks_times);
+	if (argc > 1 && !strcmp(argv[1], "readdeleg")) {
+		tcase_add_test(tc, t_read_only_export);
+	} else {
+		tcase_add_test(tc, t_granted_with_timestamps);
+		tcase_add_test(tc, t_setattr_by_holder_only);
+		tcase_add_test(tc, t_read_holder_atime_only);
+		tcase_add_test(tc, t_non_owner_holder);
+		tcase_add_test(tc, t_open_arguments_want);
+		tcase_add_test(tc, t_cbgetattr_asks_times);
+	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -384,6 +384,9 @@ enum nfs42_setxattr_option {
  * holder; a delegation instead of an open stateid */
 #define OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS 0x100000
 #define OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION 0x200000
+/* their values in open_arguments' share_access_want (RFC 9754 4.1) */
+#define OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS 20
+#define OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION 21
 #define OPEN4_SHARE_DENY_NONE 0
 #define OPEN4_SHARE_DENY_READ 1
 #define OPEN4_SHARE_DENY_WRITE 2
@@ -504,7 +507,8 @@ struct nfs42_attrs {
 	uint32_t change_attr_type;
 	/* open_arguments (RFC 9754): the OPEN arguments the server honours,
 	 * each a bitmap of the values of its enum (share_access_want: the
-	 * OPEN4_SHARE_ACCESS_WANT_* value >> 8)
+	 * OPEN4_SHARE_ACCESS_WANT_* value >> 8 for the delegation wants,
+	 * OPEN_ARGS_SHARE_ACCESS_WANT_* for the flags)
 	 */
 	struct {
 		struct nfs42_bitmap share_access, share_deny;
