@@ -244,6 +244,20 @@ sparse_e2e_test(e2e_proto_wdeleg
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# Delegated timestamps (RFC 9754 section 5, issue #30 item 1): the
+# ATTRS_DELEG delegation types for an NFSv4.2 OPEN that wants them.
+sparse_e2e_test(e2e_proto_deleg_ts
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_deleg_ts.c
+  LIBS Threads::Threads
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+# ... and on an export granting read delegations only: not advertised,
+# the want ignored.
+sparse_e2e_run(e2e_proto_deleg_ts_readdeleg e2e_proto_deleg_ts ARGS readdeleg
+  TIMEOUT 60
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 # OPEN's delegation claims (issue #27 item 1): only the caller's own
 # delegation on the file lets CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH
 # through; NFSv4.0 on for its CLAIM_DELEGATE_CUR.
