@@ -31,12 +31,21 @@
  *   state handle was walked as the file's list of states);
  * - a client restarting (same owner, new verifier) while a delegation of
  *   its old incarnation is recalled and unreturned gets its session at
- *   once, and the other client then its open (0166).
+ *   once, and the other client then its open (0166);
+ * - a recall waiting for an NFSv4.0 client's callback channel while a
+ *   CB_NULL left unanswered holds it, then takes it down, leaves the
+ *   server running (0174: the call was released through a NULL RPC
+ *   client).
  *
  * After each step the servers must still answer: a sanitizer report
  * stops them (scripts/test.sh --asan).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -308,25 +317,17 @@ static struct nfs42_compound *v40_compound(struct v40 *v)
 	return c;
 }
 
-/* SETCLIENTID (a callback address nobody serves) + SETCLIENTID_CONFIRM,
- * on a connection to port. */
-static void v40_connect(struct v40 *v, uint16_t port)
+/* SETCLIENTID of owner with callback address cb_uaddr: the clientid in
+ * v, the confirm verifier in confirm. */
+static void v40_setclientid(struct v40 *v, const char *owner,
+			    const char *cb_uaddr, uint8_t confirm[8])
 {
 	static const uint8_t verf[8] = "fzf-v40";
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;
 	struct nfs42_xdr x, d;
-	struct nfs42_opts o;
-	uint8_t confirm[8];
-	char owner[64];
 	int idx;
 
-	nfs42_opts_init(&o);
-	nfs42_opts_from_env(&o);
-	o.port = port;
-	ck_assert_int_eq(nfs42_connect(&o, &v->cl), 0);
-	snprintf(owner, sizeof(owner), "fzf-v40-%d-%u", (int)getpid(),
-		 (unsigned int)port);
 	c = v40_compound(v);
 	nfs42_xdr_enc_init(&x);
 	nfs42_xdr_put_u32(&x, OP_SETCLIENTID);
@@ -334,7 +335,7 @@ static void v40_connect(struct v40 *v, uint16_t port)
 	nfs42_xdr_put_opaque(&x, owner, strlen(owner));
 	nfs42_xdr_put_u32(&x, 0x40000000); /* cb_program */
 	nfs42_xdr_put_string(&x, "tcp");
-	nfs42_xdr_put_string(&x, "127.0.0.1.0.9"); /* port 9: nobody */
+	nfs42_xdr_put_string(&x, cb_uaddr);
 	nfs42_xdr_put_u32(&x, 1);
 	idx = nfs42_op_raw(c, OP_SETCLIENTID, x.buf, x.len);
 	nfs42_xdr_free(&x);
@@ -345,16 +346,47 @@ static void v40_connect(struct v40 *v, uint16_t port)
 	ck_assert(nfs42_xdr_get_u64(&d, &v->clientid));
 	ck_assert(nfs42_xdr_get_fixed(&d, confirm, 8));
 	nfs42_compound_free(c);
+}
 
-	c = v40_compound(v);
+/* SETCLIENTID_CONFIRM: its status. */
+static int v40_confirm(struct v40 *v, const uint8_t confirm[8])
+{
+	struct nfs42_compound *c = v40_compound(v);
+	struct nfs42_xdr x;
+
 	nfs42_xdr_enc_init(&x);
 	nfs42_xdr_put_u32(&x, OP_SETCLIENTID_CONFIRM);
 	nfs42_xdr_put_u64(&x, v->clientid);
 	nfs42_xdr_put_fixed(&x, confirm, 8);
 	nfs42_op_raw(c, OP_SETCLIENTID_CONFIRM, x.buf, x.len);
 	nfs42_xdr_free(&x);
-	ck_nfs_ok(v->cl, run_free(c));
+	return run_free(c);
+}
+
+/* A connection to port, NFSv4.0 (v->cl). */
+static void v40_dial(struct v40 *v, uint16_t port)
+{
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.port = port;
+	ck_assert_int_eq(nfs42_connect(&o, &v->cl), 0);
 	v->seqid = 0;
+}
+
+/* SETCLIENTID (a callback address nobody serves) + SETCLIENTID_CONFIRM,
+ * on a connection to port. */
+static void v40_connect(struct v40 *v, uint16_t port)
+{
+	uint8_t confirm[8];
+	char owner[64];
+
+	v40_dial(v, port);
+	snprintf(owner, sizeof(owner), "fzf-v40-%d-%u", (int)getpid(),
+		 (unsigned int)port);
+	v40_setclientid(v, owner, "127.0.0.1.0.9", confirm); /* port 9 */
+	ck_nfs_ok(v->cl, v40_confirm(v, confirm));
 }
 
 /* The export's directory handle, in NFSv4.0. */
@@ -378,18 +410,16 @@ static void v40_export_fh(struct v40 *v, struct nfs42_fh *fh)
 	free(path);
 }
 
-/* OPEN name for reading + OPEN_CONFIRM: the confirmed open stateid
- * (seqid 2) in *sid, the file's handle in *fh. */
-static void v40_open(struct v40 *v, const struct nfs42_fh *dir,
-		     const char *name, struct nfs42_fh *fh,
-		     struct nfs42_stateid *sid)
+/* PUTFH dir + OPEN name for reading by the open owner of v40_open (its
+ * next seqid): the compound, run and NFS4_OK; the OPEN's index in *oidx.
+ */
+static struct nfs42_compound *v40_open_run(struct v40 *v,
+					   const struct nfs42_fh *dir,
+					   const char *name, int *oidx)
 {
 	static const char owner[] = "fzf-v40-open-owner";
 	struct nfs42_open_args oa;
 	struct nfs42_compound *c;
-	const struct nfs42_res *r;
-	struct nfs42_xdr x, d;
-	int oidx, fidx, idx;
 
 	memset(&oa, 0, sizeof(oa));
 	oa.seqid = v->seqid++;
@@ -402,11 +432,26 @@ static void v40_open(struct v40 *v, const struct nfs42_fh *dir,
 	oa.name = name;
 	c = v40_compound(v);
 	nfs42_op_putfh(c, dir);
-	oidx = nfs42_op_open(c, &oa);
-	fidx = nfs42_op_getfh(c);
+	*oidx = nfs42_op_open(c, &oa);
+	nfs42_op_getfh(c);
 	ck_nfs_ok(v->cl, nfs42_compound_run(c));
+	return c;
+}
+
+/* OPEN name for reading + OPEN_CONFIRM: the confirmed open stateid
+ * (seqid 2) in *sid, the file's handle in *fh. */
+static void v40_open(struct v40 *v, const struct nfs42_fh *dir,
+		     const char *name, struct nfs42_fh *fh,
+		     struct nfs42_stateid *sid)
+{
+	const struct nfs42_res *r;
+	struct nfs42_compound *c;
+	struct nfs42_xdr x, d;
+	int oidx, idx;
+
+	c = v40_open_run(v, dir, name, &oidx);
 	*sid = nfs42_res(c, oidx)->u.open.stateid;
-	*fh = nfs42_res(c, fidx)->u.fh;
+	*fh = nfs42_res(c, oidx + 1)->u.fh;
 	nfs42_compound_free(c);
 
 	c = v40_compound(v);
@@ -424,6 +469,21 @@ static void v40_open(struct v40 *v, const struct nfs42_fh *dir,
 	ck_assert(nfs42_xdr_get_u32(&d, &sid->seqid));
 	ck_assert(nfs42_xdr_get_fixed(&d, sid->other, sizeof(sid->other)));
 	nfs42_compound_free(c);
+}
+
+/* OPEN name for reading again, by the owner v40_open confirmed (a
+ * confirmed owner may be given a delegation): the delegation type. */
+static uint32_t v40_reopen(struct v40 *v, const struct nfs42_fh *dir,
+			   const char *name)
+{
+	struct nfs42_compound *c;
+	uint32_t deleg;
+	int oidx;
+
+	c = v40_open_run(v, dir, name, &oidx);
+	deleg = nfs42_res(c, oidx)->u.open.deleg_type;
+	nfs42_compound_free(c);
+	return deleg;
 }
 
 /*
@@ -849,6 +909,217 @@ START_TEST(t_restart_with_recalled_delegation)
 }
 END_TEST
 
+/* ----------------------------------- an NFSv4.0 client's callbacks */
+
+/* An NFSv4.0 client's callback service on 127.0.0.1 (the server
+ * connects to it): CB_NULL is answered while answer is set, else read
+ * and left unanswered, as is every CB_COMPOUND (a client that hangs).
+ */
+struct cb40 {
+	int lfd;
+	uint16_t port;
+	pthread_t accepter;
+	atomic_int answer;
+	atomic_int nulls; /* CB_NULL calls received */
+};
+
+static bool read_all(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+struct cb40_conn {
+	struct cb40 *cb;
+	int fd;
+};
+
+/* One connection of the server's: a record per call (one fragment). */
+static void *cb40_serve(void *arg)
+{
+	struct cb40_conn *k = arg;
+	uint32_t mark, len, call[6];
+	char skip[512];
+
+	while (read_all(k->fd, &mark, 4)) {
+		len = ntohl(mark) & 0x7fffffffU;
+		if (len < sizeof(call) || !read_all(k->fd, call, sizeof(call)))
+			break;
+		for (len -= sizeof(call); len > 0;) {
+			uint32_t n = len < sizeof(skip) ? len : sizeof(skip);
+
+			if (!read_all(k->fd, skip, n))
+				goto out;
+			len -= n;
+		}
+		if (ntohl(call[5]) != 0) /* CB_COMPOUND: never answered */
+			continue;
+		atomic_fetch_add(&k->cb->nulls, 1);
+		if (atomic_load(&k->cb->answer)) {
+			/* accepted, AUTH_NONE verifier, SUCCESS, no results */
+			uint32_t reply[7] = { htonl(0x80000000U | 24), call[0],
+					      htonl(1), 0, 0, 0, 0 };
+
+			if (write(k->fd, reply, sizeof(reply)) !=
+			    (ssize_t)sizeof(reply))
+				break;
+		}
+	}
+out:
+	close(k->fd);
+	free(k);
+	return NULL;
+}
+
+static void *cb40_accept(void *arg)
+{
+	struct cb40 *cb = arg;
+	int fd;
+
+	while ((fd = accept(cb->lfd, NULL, NULL)) >= 0) {
+		struct cb40_conn *k = malloc(sizeof(*k));
+		pthread_t t;
+
+		k->cb = cb;
+		k->fd = fd;
+		if (pthread_create(&t, NULL, cb40_serve, k) != 0) {
+			close(fd);
+			free(k);
+			continue;
+		}
+		pthread_detach(t);
+	}
+	return NULL;
+}
+
+static void cb40_start(struct cb40 *cb)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cb->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(cb->lfd, 0);
+	ck_assert_int_eq(bind(cb->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(cb->lfd, 8), 0);
+	ck_assert_int_eq(getsockname(cb->lfd, (struct sockaddr *)&sa, &sl), 0);
+	cb->port = ntohs(sa.sin_port);
+	atomic_store(&cb->answer, 1);
+	atomic_store(&cb->nulls, 0);
+	ck_assert_int_eq(pthread_create(&cb->accepter, NULL, cb40_accept, cb),
+			 0);
+}
+
+static void cb40_stop(struct cb40 *cb)
+{
+	shutdown(cb->lfd, SHUT_RDWR);
+	pthread_join(cb->accepter, NULL);
+	close(cb->lfd);
+}
+
+struct v40_confirm_call {
+	struct v40 *v;
+	uint8_t confirm[8];
+	int status;
+};
+
+static void *v40_confirm_thread(void *arg)
+{
+	struct v40_confirm_call *k = arg;
+
+	k->status = v40_confirm(k->v, k->confirm);
+	return NULL;
+}
+
+/*
+ * An NFSv4.0 client's callback channel taken down while a recall waits
+ * for it.  A holds a read delegation (its callback service answered the
+ * CB_NULL of its SETCLIENTID_CONFIRM).  A sets its callback again
+ * (SETCLIENTID, same verifier) and confirms, and this time the service
+ * leaves the server's CB_NULL unanswered: that call holds the channel
+ * for its timeout, then takes the channel down.  B's OPEN for writing
+ * meanwhile recalls A's delegation: the recall found the channel up and
+ * waits for it; then it finds no RPC client (NFSv4.1's back channels
+ * too, when a failed call takes theirs down), and the call it freed was
+ * released through that NULL client (SIGSEGV in ntirpc's
+ * clnt_req_reset, at address 0x68; fuzz_stateful seed 1 in CI; patch
+ * 0174).  The server must go on answering.
+ */
+START_TEST(t_v40_recall_while_channel_goes_down)
+{
+	const char *name = uniq("v40cbdown");
+	struct v40_confirm_call k = { 0 };
+	struct nfs42_client *b;
+	struct nfs42_compound *c;
+	struct nfs42_open_args oa;
+	struct nfs42_stateid sid;
+	struct nfs42_fh dir, fh;
+	struct v40 a = { 0 };
+	char uaddr[64], owner[64];
+	struct cb40 cb;
+	uint32_t deleg;
+	pthread_t t;
+	int i, rc;
+
+	e2e_put_backing(name, "cbdown", 6);
+	cb40_start(&cb);
+	snprintf(uaddr, sizeof(uaddr), "127.0.0.1.%u.%u", cb.port >> 8,
+		 cb.port & 255);
+	snprintf(owner, sizeof(owner), "fzf-v40cb-%d", (int)getpid());
+	v40_dial(&a, (uint16_t)atoi(e2e_env("NFS42_PORT")));
+	v40_setclientid(&a, owner, uaddr, k.confirm);
+	ck_nfs_ok(a.cl, v40_confirm(&a, k.confirm));
+	ck_assert_int_ge(atomic_load(&cb.nulls), 1);
+	v40_export_fh(&a, &dir);
+	v40_open(&a, &dir, name, &fh, &sid);
+	deleg = v40_reopen(&a, &dir, name);
+	ck_assert_msg(deleg == OPEN_DELEGATE_READ,
+		      "A's OPEN: delegation type %u, not a read delegation",
+		      deleg);
+
+	/* the service stops answering; A sets its callback again */
+	atomic_store(&cb.answer, 0);
+	v40_setclientid(&a, owner, uaddr, k.confirm);
+	k.v = &a;
+	ck_assert_int_eq(pthread_create(&t, NULL, v40_confirm_thread, &k), 0);
+	/* the confirm's CB_NULL reached the service: it holds the channel */
+	for (i = 0; i < 200 && atomic_load(&cb.nulls) < 2; i++)
+		usleep(25000);
+	ck_assert_int_ge(atomic_load(&cb.nulls), 2);
+
+	/* B's OPEN for writing recalls A's delegation */
+	b = e2e_client();
+	claim_fh_args(&oa, OPEN4_SHARE_ACCESS_WRITE, "b-owner");
+	c = nfs42_compound_new(b);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, &fh);
+	nfs42_op_open(c, &oa);
+	rc = run_free(c);
+	ck_assert_msg(rc == NFS4ERR_DELAY, "B's OPEN: %s, not NFS4ERR_DELAY",
+		      nfs42_strerror(rc));
+
+	/* the CB_NULL timed out: the channel is down, the recall went on */
+	pthread_join(t, NULL);
+	ck_assert_msg(k.status == NFS4_OK, "A's SETCLIENTID_CONFIRM: %s",
+		      nfs42_strerror(k.status));
+	for (i = 0; i < 4; i++) {
+		usleep(250000);
+		ck_server_alive();
+	}
+	nfs42_client_free(b);
+	nfs42_client_free(a.cl);
+	cb40_stop(&cb);
+}
+END_TEST
+
 /* With an argument: that test alone (a test that stops the server would
  * fail the ones after it); without, all but those marked alone. */
 int main(int argc, char **argv)
@@ -875,6 +1146,8 @@ int main(int argc, char **argv)
 		  t_restart_with_recalled_delegation, 0 },
 		{ "open_for_writing_refused_by_mode",
 		  t_open_for_writing_refused_by_mode, 0 },
+		{ "v40_recall_while_channel_goes_down",
+		  t_v40_recall_while_channel_goes_down, 0 },
 	};
 	Suite *s = suite_create("e2e_proto_fuzz_findings");
 	TCase *tc = tcase_create("findings");

@@ -320,16 +320,19 @@ sparse_e2e_test(e2e_proto_stateid_matrix
 target_compile_definitions(e2e_proto_stateid_matrix PRIVATE
   STATEID_MATRIX_DEFAULT="${CMAKE_CURRENT_SOURCE_DIR}/stateid_matrix.txt")
 # The stateful fuzzer's findings as targeted compounds (issue #27 item 6,
-# patches 0160-0166): stateids of another type, a data server's handles,
-# an NFSv4.0 LOCK replay, another client's closed stateid, an OPEN
-# creating a name refused by a share, a client restart past its recalled
-# delegation (a 20 s lease: a restart that waited for it would show).
+# patches 0160-0168, 0174): stateids of another type, a data server's
+# handles, an NFSv4.0 LOCK replay, another client's closed stateid, an
+# OPEN creating a name refused by a share, a client restart past its
+# recalled delegation (a 20 s lease: a restart that waited for it would
+# show), a recall waiting for an NFSv4.0 callback channel that goes down
+# (the test serves the client's callback address on a thread).
 # MDS + one DS, NFSv4.0 on.  _courtesy: the OPEN creating a name beside
 # an expired client kept for delayed cleanup, alone, with a 4 s lease and
 # the directory cache trusted for names it lacks.
 sparse_e2e_test(e2e_proto_fuzz_findings
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_fuzz_findings.c
   TIMEOUT 240
+  LIBS Threads::Threads
   HARNESS_ARGS --pnfs 1 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
                --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
                --export-opts "Delegations = RW$<SEMICOLON>")
