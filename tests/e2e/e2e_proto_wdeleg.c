@@ -221,6 +221,48 @@ START_TEST(t_granted_and_used)
 }
 END_TEST
 
+/*
+ * The holder reads through its open for writing only (RFC 8881 9.1.2; the
+ * Linux client's read-modify-write of a partial page through an O_WRONLY
+ * open): NFS4_OK, as knfsd answers, and no recall of its own delegation
+ * (before: FSAL_SPARSE opened the file for reading, which broke the
+ * holder's own lease: NFS4ERR_DELAY and a recall, issue #32).  Another
+ * client's READ still recalls: the holder writes back and returns, and
+ * the read sees what it wrote.
+ */
+START_TEST(t_holder_reads_write_only_open)
+{
+	static const struct nfs42_stateid anon = { 0 };
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("wronly", "0123456789");
+	struct nfs42_file fa;
+	char got[16] = { 0 };
+	struct holder h;
+
+	ck_nfs_ok(a, nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fa));
+	ck_assert_msg(fa.deleg_type == OPEN_DELEGATE_WRITE,
+		      "write-only OPEN gave delegation type %u (why %u)",
+		      fa.deleg_type, fa.why_no_deleg);
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, true, "abc", NULL, 3));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	/* a recall would be queued by the lease break: give it time */
+	usleep(300 * 1000);
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, false, NULL, got, 10));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	holder_start(&h, a, &fa, "flushed!!!");
+	memset(got, 0, sizeof(got));
+	ck_nfs_ok(b, io_with(b, &fa.fh, &anon, false, NULL, got, 10));
+	holder_check(&h);
+	ck_assert_str_eq(got, "flushed!!!");
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
 /* An OPEN that creates the file is delegated for writing too. */
 START_TEST(t_granted_on_create)
 {
@@ -1209,6 +1251,7 @@ int main(int argc, char **argv)
 	} else {
 		tcase_add_test(tc, t_granted_and_used);
 		tcase_add_test(tc, t_granted_on_create);
+		tcase_add_test(tc, t_holder_reads_write_only_open);
 		tcase_add_test(tc, t_recalled_by_nfs_open);
 		tcase_add_test(tc, t_recalled_by_local_reader);
 		tcase_add_test(tc, t_recalled_by_local_writer);

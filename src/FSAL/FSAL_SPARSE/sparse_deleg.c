@@ -23,8 +23,9 @@
  *    keeps the delegation).  A write lease needs every other open file
  *    description of the file gone: Ganesha's global descriptor is closed
  *    first, and every later descriptor of ours for the holder (its other
- *    open states, reopens, the delegation stateid's I/O, COMMIT) is a dup
- *    of that description instead of a new open, which would break it.
+ *    open states, reopens, the delegation stateid's I/O, its reads
+ *    through an open for writing only, COMMIT) is a dup of that
+ *    description instead of a new open, which would break it.
  *    Only the holder's: an open state of another client (the core
  *    recalls before such an open; issue #27 was one that it let through)
  *    opens a descriptor of its own, which the lease refuses.
@@ -838,6 +839,35 @@ static bool sparse_flease_held_by(const struct sparse_flease *f,
 			return false;
 	}
 	return true;
+}
+
+/*
+ * A READ through an open for writing only (RFC 8881 9.1.2 allows it, and
+ * knfsd answers it; the Linux client does it for the read-modify-write of
+ * a partial page) has no descriptor of its state's NFS mode to go
+ * through: Ganesha's fallback is the global descriptor or a temporary
+ * one, whose open for reading would break the write lease of the
+ * reader's own write delegation (NFS4ERR_DELAY, and its own delegation
+ * recalled).  The holder's reads share the lease's open file description
+ * instead, as its opens do; another client's read still opens a
+ * descriptor of its own, which breaks the lease and recalls.
+ */
+int sparse_deleg_holder_read_fd(struct sparse_handle *hdl,
+				const clientid4 *reader)
+{
+	struct sparse_flease *f;
+	int fd = -1;
+
+	if (!sparse_leases.started || reader == NULL)
+		return -1;
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_held(hdl);
+	if (f != NULL && f->type == F_WRLCK && !glist_empty(&f->delegs) &&
+	    sparse_flease_held_by(f, reader) &&
+	    (fcntl(f->fd, F_GETFL) & O_ACCMODE) != O_WRONLY)
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+	return fd;
 }
 
 int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,

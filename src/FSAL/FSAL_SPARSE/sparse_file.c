@@ -302,9 +302,60 @@ static void sparse_deleg_state_fd(struct sparse_handle *hdl,
 }
 
 /*
+ * A read through an open state of the client's whose NFS mode is writing
+ * only: Ganesha would read through the global descriptor or a temporary
+ * one, as an anonymous READ (share reservations checked), and opening
+ * either for reading breaks the write lease of the client's own write
+ * delegation (NFS4ERR_DELAY, its delegation recalled; knfsd answers
+ * NFS4_OK).  When the client holds the file's write lease, tmp becomes a
+ * dup of the lease's descriptor instead (sparse_deleg_holder_read_fd),
+ * with the share reservation the anonymous READ would take; true then,
+ * with *status the check's.
+ */
+static bool sparse_holder_read_fd(struct sparse_handle *hdl,
+				  struct state_t *state,
+				  fsal_openflags_t openflags, bool bypass,
+				  struct sparse_fd *tmp, fsal_status_t *status)
+{
+	const state_owner_t *owner;
+
+	if (state == NULL || openflags != FSAL_O_READ ||
+	    state->state_type != STATE_TYPE_SHARE)
+		return false;
+	if (__atomic_load_n(&sparse_state_fd(state)->fsal_fd.openflags,
+			    __ATOMIC_RELAXED) &
+	    FSAL_O_READ)
+		return false;
+	owner = state->state_owner;
+	if (owner == NULL || owner->so_type != STATE_OPEN_OWNER_NFSV4)
+		return false;
+	tmp->fd = sparse_deleg_holder_read_fd(
+		hdl, &owner->so_owner.so_nfs4_owner.so_clientid);
+	if (tmp->fd < 0)
+		return false;
+
+	*status = check_share_conflict_and_update_locked(&hdl->obj_handle,
+							 &hdl->share,
+							 FSAL_O_CLOSED,
+							 FSAL_O_READ, bypass);
+	if (FSAL_IS_ERROR(*status)) {
+		close(tmp->fd);
+		tmp->fd = -1;
+		return true;
+	}
+	tmp->fsal_fd.openflags = FSAL_O_READ;
+	tmp->fsal_fd.close_on_complete = true;
+	tmp->share_taken = true;
+	LogFullDebug(COMPONENT_FSAL,
+		     "read through a write-only open: the holder's lease fd");
+	return true;
+}
+
+/*
  * Get a descriptor usable for `openflags` on a regular file: the state's,
  * the global one, or the temporary tmp.  Without a state (and unless
- * openflags is FSAL_O_ANY) a temporary share is taken; sparse_end_io()
+ * openflags is FSAL_O_ANY), and for a delegation holder's read through
+ * its open for writing only, a temporary share is taken; sparse_end_io()
  * gives it back.
  */
 static fsal_status_t sparse_begin_io(struct fsal_obj_handle *obj_hdl,
@@ -318,6 +369,12 @@ static fsal_status_t sparse_begin_io(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status;
 
 	sparse_deleg_state_fd(hdl, state);
+	if (!for_locks && sparse_holder_read_fd(hdl, state, openflags, bypass,
+						tmp, &status)) {
+		if (!FSAL_IS_ERROR(status))
+			*out = tmp;
+		return status;
+	}
 	status = fsal_start_io(&out_fd, obj_hdl, &hdl->gfd.fsal_fd,
 			       &tmp->fsal_fd, state, openflags, for_locks, NULL,
 			       bypass,
@@ -335,13 +392,14 @@ static void sparse_end_io(struct fsal_obj_handle *obj_hdl,
 			  struct state_t *state, fsal_openflags_t openflags,
 			  struct sparse_fd *used)
 {
+	bool share_taken = used->share_taken;
 	fsal_status_t status = fsal_complete_io(obj_hdl, &used->fsal_fd);
 
 	if (FSAL_IS_ERROR(status))
 		LogDebug(COMPONENT_FSAL, "fsal_complete_io: %s",
 			 fsal_err_txt(status));
 
-	if (state == NULL && openflags != FSAL_O_ANY)
+	if ((state == NULL || share_taken) && openflags != FSAL_O_ANY)
 		update_share_counters_locked(obj_hdl,
 					     &sparse_hdl(obj_hdl)->share,
 					     openflags, FSAL_O_CLOSED);

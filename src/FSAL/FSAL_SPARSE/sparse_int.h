@@ -127,6 +127,10 @@ struct sparse_export {
 struct sparse_fd {
 	struct fsal_fd fsal_fd;
 	int fd;
+	/* a temporary descriptor whose I/O took a share reservation of the
+	 * file's (sparse_end_io gives it back)
+	 */
+	bool share_taken;
 };
 
 struct sparse_state_fd {
@@ -379,6 +383,15 @@ void sparse_deleg_export_check(const char *path);
  * of ours for the file is one while a write lease is held), or -1.
  */
 int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
+/*
+ * A dup of the descriptor holding hdl's write lease for a read by the
+ * client whose clientid is *reader, when it holds every delegation on the
+ * file and the lease's open file description is open for reading; else -1
+ * (then a descriptor of one's own for reading breaks the lease, and
+ * recalls).
+ */
+int sparse_deleg_holder_read_fd(struct sparse_handle *hdl,
+				const clientid4 *reader);
 /*
  * Around (re)opening an open state's descriptor of hdl in mode flags for
  * the client whose clientid is *opener (NULL: not known), under the
