@@ -23,47 +23,16 @@
  */
 #include <pthread.h>
 #include <sqlite3.h>
-#include "e2e_parity_util.h"
-#include "rsess.h"
-
-/* A session after a restart: the first calls may meet a settling server */
-static void rsess_after_restart(struct rsess *s, const char *owner)
-{
-	int rc = -1, i;
-
-	for (i = 0; i < 100; i++) {
-		rc = rsess_exchange_id(s, owner);
-		if (!rc)
-			rc = rsess_create_session(s);
-		if (!rc)
-			return;
-		rsess_free(s);
-		usleep(100 * 1000);
-	}
-	ck_abort_msg("session for %s after restart: %s", owner,
-		     nfs42_strerror(rc));
-}
+#include "e2e_reclaim_util.h"
 
 static void owner_name(char *buf, size_t len, const char *what, int i)
 {
 	snprintf(buf, len, "sqlrecov-%s-%d-%d", what, (int)getpid(), i);
 }
 
-/* The file every client opens and reclaims. */
-static struct nfs42_fh shared_file(void)
-{
-	struct nfs42_client *cl = e2e_client();
-	struct nfs42_fh fh;
-
-	e2e_put_backing("shared", "data", 4);
-	fh = e2e_fh(cl, "shared");
-	nfs42_client_free(cl);
-	return fh;
-}
-
 START_TEST(reclaim_after_restart)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s[3] = { 0 }, b = { 0 };
 	char owner[64];
 	int i;
@@ -76,12 +45,12 @@ START_TEST(reclaim_after_restart)
 	e2e_server_ctl("restart");
 	/* a client the server never saw may not reclaim */
 	owner_name(owner, sizeof(owner), "stranger", 0);
-	rsess_after_restart(&b, owner);
+	rs_after_restart(&b, owner);
 	ck_nfs_status(rsess_reclaim(&b, &fh, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&b);
 	for (i = 0; i < 3; i++) {
 		owner_name(owner, sizeof(owner), "known", i);
-		rsess_after_restart(&s[i], owner);
+		rs_after_restart(&s[i], owner);
 		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		ck_nfs_status(rsess_reclaim_complete(&s[i]), NFS4_OK);
 		rsess_free(&s[i]);
@@ -96,7 +65,7 @@ END_TEST
  */
 START_TEST(restart_during_grace)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s[3] = { 0 };
 	char owner[64];
 	int i;
@@ -109,13 +78,13 @@ START_TEST(restart_during_grace)
 	e2e_server_ctl("restart");
 	/* only client 0 comes back; grace goes on for the other two */
 	owner_name(owner, sizeof(owner), "regrace", 0);
-	rsess_after_restart(&s[0], owner);
+	rs_after_restart(&s[0], owner);
 	ck_nfs_status(rsess_reclaim(&s[0], &fh, "oo"), NFS4_OK);
 	rsess_free(&s[0]);
 	e2e_server_ctl("restart");
 	for (i = 0; i < 3; i++) {
 		owner_name(owner, sizeof(owner), "regrace", i);
-		rsess_after_restart(&s[i], owner);
+		rs_after_restart(&s[i], owner);
 		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		rsess_free(&s[i]);
 	}
@@ -173,7 +142,7 @@ START_TEST(crash_while_establishing)
 	int i, rc, ok = 0, refused = 0, unsure_ok = 0, unsure_no = 0;
 	int64_t t0;
 
-	crash_fh = shared_file();
+	crash_fh = rs_shared_file();
 	for (i = 0; i < CRASH_THREADS; i++)
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, crash_worker, NULL), 0);
@@ -192,7 +161,7 @@ START_TEST(crash_while_establishing)
 	for (i = 0; i < CRASH_CLIENTS; i++) {
 		memset(&s, 0, sizeof(s));
 		owner_name(owner, sizeof(owner), "crash", i);
-		rsess_after_restart(&s, owner);
+		rs_after_restart(&s, owner);
 		rc = rsess_reclaim(&s, &crash_fh, "oo");
 		rsess_free(&s);
 		switch (progress[i]) {
@@ -282,7 +251,7 @@ static int create_session_once(struct rsess *s)
  */
 START_TEST(locked_database)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess x = { 0 }, y = { 0 };
 	struct holder h;
 	char ox[64], oy[64];
@@ -320,9 +289,9 @@ START_TEST(locked_database)
 	rsess_free(&y);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&x, ox);
+	rs_after_restart(&x, ox);
 	ck_nfs_status(rsess_reclaim(&x, &fh, "oo"), NFS4_OK);
-	rsess_after_restart(&y, oy);
+	rs_after_restart(&y, oy);
 	ck_nfs_status(rsess_reclaim(&y, &fh, "oo"), NFS4_OK);
 	rsess_free(&x);
 	rsess_free(&y);
@@ -330,22 +299,6 @@ START_TEST(locked_database)
 END_TEST
 
 /* ---- keys: two owners whose records used to share a name ---- */
-
-/* DESTROY_SESSION, then DESTROY_CLIENTID: the record goes. */
-static void destroy_client(struct rsess *s)
-{
-	struct nfs42_compound *c = nfs42_compound_new(s->cl);
-
-	nfs42_compound_no_sequence(c);
-	nfs42_op_destroy_session(c, s->sid);
-	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
-	nfs42_compound_free(c);
-	c = nfs42_compound_new(s->cl);
-	nfs42_compound_no_sequence(c);
-	nfs42_op_destroy_clientid(c, s->clientid);
-	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
-	nfs42_compound_free(c);
-}
 
 /*
  * The printable owner "0x01fefdfc" and the owner of the four bytes
@@ -359,7 +312,7 @@ START_TEST(owner_keys_distinct)
 	static const char text[] = "0x01fefdfc";
 	static const char bytes[] = { 0x01, (char)0xfe, (char)0xfd, (char)0xfc,
 				      0 };
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess t = { 0 }, b = { 0 };
 
 	/* established without an open: a client holding state may not
@@ -368,15 +321,15 @@ START_TEST(owner_keys_distinct)
 	ck_nfs_status(rsess_create_session(&t), NFS4_OK);
 	ck_nfs_status(rsess_reclaim_complete(&t), NFS4_OK);
 	ck_nfs_status(rsess_establish(&b, bytes, &fh), NFS4_OK);
-	destroy_client(&t);
+	rs_destroy_client(&t);
 	rsess_free(&t);
 	rsess_free(&b);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&b, bytes);
+	rs_after_restart(&b, bytes);
 	ck_nfs_status(rsess_reclaim(&b, &fh, "oo"), NFS4_OK);
 	rsess_free(&b);
-	rsess_after_restart(&t, text);
+	rs_after_restart(&t, text);
 	ck_nfs_status(rsess_reclaim(&t, &fh, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&t);
 }
