@@ -300,6 +300,83 @@ START_TEST(times_client_and_server)
 }
 END_TEST
 
+/* the backing file's atime set to 2020-01-01, mtime kept */
+static void backing_atime_2020(const char *rel)
+{
+	struct timespec ts[2] = { { .tv_sec = 1577836800 },
+				  { .tv_nsec = UTIME_OMIT } };
+	char *p = e2e_backing(rel);
+
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+}
+
+static int ignore_stream(void *arg, uint64_t offset, uint64_t len,
+			 const void *data)
+{
+	(void)arg;
+	(void)offset;
+	(void)len;
+	(void)data;
+	return 0;
+}
+
+/* GETATTR's atime is the backing file's, to the nanosecond */
+static void ck_atime_is_backing(struct nfs42_client *cl,
+				const struct nfs42_fh *fh, const char *rel,
+				const char *after)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_TIME_ACCESS, -1);
+	struct nfs42_attrs a = e2e_getattr(cl, fh, &bm);
+	struct stat st = e2e_bstat(rel);
+
+	ck_assert_msg(a.time_access.seconds == st.st_atim.tv_sec &&
+			      a.time_access.nseconds == st.st_atim.tv_nsec,
+		      "after %s: GETATTR atime %lld.%09u, backing file %lld.%09ld",
+		      after, (long long)a.time_access.seconds,
+		      a.time_access.nseconds, (long long)st.st_atim.tv_sec,
+		      st.st_atim.tv_nsec);
+}
+
+/*
+ * A read moves atime as the exported filesystem says (its relatime,
+ * noatime...), and GETATTR shows it at once, after READ and READ_PLUS
+ * alike (patch 0140): MDCACHE set "now" after READ whatever the mount
+ * said, and kept the cached atime after READ_PLUS.
+ */
+START_TEST(read_moves_atime)
+{
+	struct nfs42_client *cl = e2e_client();
+	uint8_t *data = e2e_rand_bytes(8192, 31), buf[4096];
+	char *f = e2e_uniq("atime");
+	struct nfs42_file of;
+	uint32_t n;
+	bool eof;
+
+	e2e_put_backing(f, data, 8192);
+	backing_atime_2020(f);
+	of = e2e_open_rw(cl, f);
+	ck_atime_is_backing(cl, &of.fh, f, "open");
+	/* relatime: the first read after a change moves the backing atime */
+	ck_nfs_ok(cl, nfs42_pread(&of, buf, sizeof(buf), 0, &n, &eof));
+	ck_assert_int_gt(e2e_bstat(f).st_atim.tv_sec, 1577836800);
+	ck_atime_is_backing(cl, &of.fh, f, "READ");
+	/* a second read: relatime keeps it (atime is past mtime) */
+	ck_nfs_ok(cl, nfs42_pread(&of, buf, sizeof(buf), 4096, &n, &eof));
+	ck_atime_is_backing(cl, &of.fh, f, "a second READ");
+	/* READ_PLUS, the backing atime set back behind the server's cache */
+	backing_atime_2020(f);
+	ck_nfs_ok(cl, nfs42_read_plus(&of, 0, 8192, 1, ignore_stream, NULL,
+				      NULL));
+	ck_assert_int_gt(e2e_bstat(f).st_atim.tv_sec, 1577836800);
+	ck_atime_is_backing(cl, &of.fh, f, "READ_PLUS");
+	ck_nfs_ok(cl, e2e_close(&of));
+	free(data);
+	free(f);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 START_TEST(change_attribute_moves)
 {
 	struct nfs42_client *cl = e2e_client();
@@ -535,6 +612,7 @@ int main(void)
 	tcase_add_test(tc, mode);
 	tcase_add_test(tc, owner_and_group);
 	tcase_add_test(tc, times_client_and_server);
+	tcase_add_test(tc, read_moves_atime);
 	tcase_add_test(tc, change_attribute_moves);
 	tcase_add_test(tc, space_used_reflects_allocation);
 	tcase_add_test(tc, fsid_fileid_numlinks);

@@ -5,11 +5,12 @@
  * ALLOCATE (15.1) and DEALLOCATE (15.4), checked against lseek
  * SEEK_DATA/SEEK_HOLE, st_blocks and pread() of the backing file.
  *
- * RFC 7862 15.11.3: "If the server cannot find a corresponding sa_what,
- * then the status will still be NFS4_OK, but sr_eof would be TRUE. [...]
- * If the sa_offset is beyond the end of the file, then SEEK MUST return
- * NFS4ERR_NXIO."  All files have a virtual hole at the end, so a hole
- * found at EOF comes with sr_eof TRUE.
+ * SEEK answers what lseek(2) answers on the backing file: NFS4ERR_NXIO
+ * at or beyond EOF, and for SEEK_DATA with no data at or after the offset
+ * (a trailing hole, an all-hole file), as knfsd does; RFC 7862 15.11.3
+ * also allows NFS4_OK with sr_eof there, which the Linux client ignores
+ * (design.md, "SEEK").  All files have a virtual hole at the end, so a
+ * hole found at EOF comes with sr_eof TRUE.
  */
 #include "e2e_fsal_util.h"
 
@@ -121,14 +122,13 @@ START_TEST(seek_all_hole_and_empty)
 	close(fd);
 	ck_assert_int_eq(e2e_bseek(f, 0, SEEK_DATA), -1);
 	of = e2e_open_rw(cl, f);
-	/* no data before EOF: NFS4_OK with sr_eof TRUE (15.11.3) */
-	ck_nfs_ok(cl, e2e_seek(cl, &of.fh, &of.stateid, 0, NFS4_CONTENT_DATA,
-			       &off, &eof));
-	ck_assert_msg(eof, "SEEK_DATA in an all-hole file: eof false, off %llu",
-		      (unsigned long long)off);
-	ck_nfs_ok(cl, e2e_seek(cl, &of.fh, &of.stateid, 4096, NFS4_CONTENT_DATA,
-			       &off, &eof));
-	ck_assert(eof);
+	/* no data before EOF: NXIO, as lseek(SEEK_DATA) says */
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, 0, NFS4_CONTENT_DATA,
+			       &off, &eof),
+		      NFS4ERR_NXIO);
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, 4096, NFS4_CONTENT_DATA,
+			       &off, &eof),
+		      NFS4ERR_NXIO);
 	ck_nfs_ok(cl, e2e_seek(cl, &of.fh, &of.stateid, 0, NFS4_CONTENT_HOLE,
 			       &off, &eof));
 	ck_assert_uint_eq(off, 0);
@@ -145,6 +145,45 @@ START_TEST(seek_all_hole_and_empty)
 	ck_nfs_ok(cl, e2e_close(&of));
 	free(f);
 	free(g);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+/* data at [0,4K), then a hole up to 1 MiB: the trailing hole */
+START_TEST(seek_data_in_trailing_hole)
+{
+	struct nfs42_client *cl = e2e_client();
+	char *f = e2e_uniq("trailhole");
+	uint8_t *d = e2e_rand_bytes(K4, 22);
+	struct nfs42_file of;
+	uint64_t off;
+	bool eof;
+	int fd;
+
+	fd = e2e_bopen(f, O_WRONLY | O_CREAT | O_TRUNC);
+	ck_assert_int_eq(pwrite(fd, d, K4, 0), K4);
+	ck_assert_int_eq(ftruncate(fd, M1), 0);
+	ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	ck_assert_int_eq(e2e_bseek(f, 2 * K4, SEEK_DATA), -1);
+	of = e2e_open_rw(cl, f);
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, 2 * K4,
+			       NFS4_CONTENT_DATA, &off, &eof),
+		      NFS4ERR_NXIO);
+	ck_nfs_status(e2e_seek(cl, &of.fh, &of.stateid, M1 - 1,
+			       NFS4_CONTENT_DATA, &off, &eof),
+		      NFS4ERR_NXIO);
+	/* the hole itself is found where it is */
+	ck_nfs_ok(cl, e2e_seek(cl, &of.fh, &of.stateid, 2 * K4,
+			       NFS4_CONTENT_HOLE, &off, &eof));
+	ck_assert_uint_eq(off, 2 * K4);
+	ck_nfs_ok(cl, e2e_seek(cl, &of.fh, &of.stateid, 0, NFS4_CONTENT_HOLE,
+			       &off, &eof));
+	ck_assert_uint_eq(off, K4);
+	ck_assert(!eof);
+	ck_nfs_ok(cl, e2e_close(&of));
+	free(d);
+	free(f);
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -385,6 +424,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, seek_data_and_hole);
 	tcase_add_test(tc, seek_all_hole_and_empty);
+	tcase_add_test(tc, seek_data_in_trailing_hole);
 	tcase_add_test(tc, seek_wrong_type);
 	tcase_add_test(tc, allocate_reserves_blocks);
 	tcase_add_test(tc, deallocate_punches_hole);

@@ -1155,10 +1155,12 @@ static fsal_status_t sparse_read_plus(struct fsal_obj_handle *obj_hdl,
 /* ---- SEEK / ALLOCATE / DEALLOCATE -------------------------------------- */
 
 /*
- * RFC 7862 15.11: offset at or beyond EOF is NFS4ERR_NXIO.  Looking for
- * data where only holes remain is not an error: eof is set and the
- * returned offset is the file size.  A hole is always found (EOF is one);
- * eof tells whether it is the one at end of file.
+ * SEEK answers what lseek(2) answers on the backing file, ENXIO included:
+ * an offset at or beyond EOF, and SEEK_DATA with no data at or after the
+ * offset (a trailing hole, an all-hole file), are NFS4ERR_NXIO, as knfsd
+ * answers.  RFC 7862 15.11.3 also allows NFS4_OK with sr_eof TRUE for the
+ * latter; the Linux client maps that to ENXIO too, but a client that
+ * reads only sr_offset would see data at EOF (design.md, "SEEK").
  */
 static fsal_status_t sparse_seek_fd(int fd, struct io_info *info)
 {
@@ -1180,12 +1182,8 @@ static fsal_status_t sparse_seek_fd(int fd, struct io_info *info)
 		return fsalstat(ERR_FSAL_NXIO, ENXIO);
 
 	found = lseek(fd, (off_t)offset, whence);
-	if (found < 0 && errno == ENXIO) {
-		/* No data after offset (or the file shrank meanwhile). */
-		info->io_eof = TRUE;
-		info->io_content.hole.di_offset = st.st_size;
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	}
+	if (found < 0 && errno == ENXIO) /* no data after offset */
+		return fsalstat(ERR_FSAL_NXIO, ENXIO);
 	if (found < 0)
 		return posix2fsal_status(errno);
 

@@ -37,6 +37,16 @@ if has read_plus; then
 	# 2 MiB of data; holes cost bytes of XDR, not 62 MiB of zeros
 	check "read_plus: bytes received for 64 MiB with 2 MiB data ($rx) < 3 MiB" \
 		test "$rx" -lt $((3 * MB))
+	# a read moves atime as it does locally (the export's relatime: the
+	# first read after a write) and stat shows it
+	head -c 8192 /dev/urandom >$d/atime
+	touch -a -d 2020-01-01 $d/atime
+	remount 4.2 $M
+	a0=$(stat -c %X $d/atime)
+	cat $d/atime >/dev/null
+	check_eq "read_plus: atime before the read" "$a0" 1577836800
+	check "read_plus: a read moves atime ($a0 -> $(stat -c %X $d/atime))" \
+		test "$(stat -c %X $d/atime)" -gt "$a0"
 fi
 
 if has seek; then
@@ -48,6 +58,34 @@ if has seek; then
 	check_eq "seek: SEEK_DATA/SEEK_HOLE offsets" "$offs" \
 		"DATA:$((16 * MB)) HOLE:$((17 * MB)) DATA:$((48 * MB)) HOLE:$((49 * MB)) "
 	check_ge "seek: SEEK calls" $(($(mstat_ops $M SEEK) - s0)) 4
+	# lseek(2) over NFS answers what it answers locally (the guest's
+	# tmpfs copy): a middle hole, the trailing hole (ENXIO for
+	# SEEK_DATA: xfs_io prints EOF), at EOF, past EOF, an all-hole file.
+	seeks() { # FILE OFFSET...
+		f=$1
+		shift
+		for o; do
+			xfs_io -r -c "seek -d $o" -c "seek -h $o" "$f" 2>&1 |
+				awk '$1 == "DATA" || $1 == "HOLE" { printf "%s:%s ", $1, $2 }'
+		done
+	}
+	offs="$((20 * MB)) $((50 * MB)) $((64 * MB - 1)) $((64 * MB)) $((70 * MB))"
+	truncate -s 8M $d/allhole
+	truncate -s 8M /tmp/allhole
+	check_eq "seek: lseek results match the local file's" \
+		"$(seeks $d/sparse $offs)" "$(seeks /tmp/sparse $offs)"
+	check_eq "seek: all-hole file's lseek results match the local file's" \
+		"$(seeks $d/allhole 0 4096)" "$(seeks /tmp/allhole 0 4096)"
+	# Below EOF, each ENXIO is one SEEK answered NFS4ERR_NXIO, as knfsd
+	# answers (the SEEK errors counter), not NFS4_OK with sr_eof.
+	s0=$(mstat_ops $M SEEK) e0=$(mstat_field $M SEEK 9)
+	strace -f -e trace=lseek -o /tmp/lseek.trace bash -c \
+		"$(declare -f seeks); seeks $d/sparse $((50 * MB)) $((64 * MB - 1)); seeks $d/allhole 0 4096" \
+		>/dev/null
+	check_eq "seek: one SEEK per lseek below EOF" \
+		$(($(mstat_ops $M SEEK) - s0)) "$(grep -cE 'SEEK_(DATA|HOLE)' /tmp/lseek.trace)"
+	check_eq "seek: SEEK replies NFS4ERR_NXIO where lseek says ENXIO" \
+		$(($(mstat_field $M SEEK 9) - e0)) "$(grep -c ENXIO /tmp/lseek.trace)"
 fi
 
 if has allocate; then
