@@ -44,7 +44,7 @@ stop_and_remove() {
 		rm -rf "$dir.log"
 		mv "$dir/log" "$dir.log"
 	fi
-	rm -rf "$dir"
+	rm -rf --one-file-system "$dir"
 }
 
 case $verb in

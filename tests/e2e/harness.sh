@@ -53,10 +53,13 @@
 # --ceph CLUSTER_DIR serves a directory of its own in the CephFS of the
 # cluster scripts/ceph-cluster.sh started in CLUSTER_DIR (the ctest
 # fixture of the ceph label; skipped, 77, with the reason the fixture left
-# in CLUSTER_DIR.skip when there is no cluster).  The CephFS is mounted with
-# ceph-fuse (as client.admin) in the test's directory; NFS42_BACKING is the
-# test's directory on that mount, so the program sees what the server wrote
-# through another CephFS client.  FSAL CEPH (the default with --ceph)
+# in CLUSTER_DIR.skip when there is no cluster).  The test's CephFS
+# directory (/<the test's directory name>, made through libcephfs,
+# tests/ceph/cephfs_dir.py) alone is mounted with ceph-fuse (as
+# client.admin) in the test's directory: NFS42_BACKING, so the program
+# sees what the server wrote through another CephFS client, and nothing
+# outside the test's directory is reachable through the mount.  FSAL CEPH
+# (the default with --ceph)
 # exports that directory through libcephfs as client.ganesha; --fsal
 # SPARSE or VFS export the ceph-fuse mount itself.  With
 # The client records go to the cluster's Ganesha pool, in a RADOS
@@ -217,7 +220,11 @@ remove_stale_dirs() {
 			sparse_kill_server "$spid" || true
 		fi
 		echo "harness: removing $d (its harness, PID $pid, was killed)" >&2
-		rm -rf "$d"
+		# what it mounted first (a ceph-fuse mount, a tmpfs), and never
+		# across a mount
+		awk -v d="$d/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+			sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+		rm -rf --one-file-system "$d"
 	done
 }
 
@@ -261,14 +268,16 @@ EXPORT_DIR=$work/export
 backing=$EXPORT_DIR
 PSEUDO=/sparse
 if [ -n "$ceph_dir" ]; then
-	# the test's directory in the CephFS, seen through ceph-fuse
+	# the test's directory in the CephFS, seen through ceph-fuse (that
+	# directory only: nothing else can be reached through the mount)
 	ceph_sub=$(basename "$work")
 	mkdir -p "$work/cephfs"
-	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin "$work/cephfs" \
-		>"$work/ceph-fuse.log" 2>&1 ||
+	"$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" mkdir "/$ceph_sub" ||
+		{ echo "harness: cannot make /$ceph_sub in the CephFS" >&2; exit 1; }
+	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin -r "/$ceph_sub" \
+		"$work/cephfs" >"$work/ceph-fuse.log" 2>&1 ||
 		{ cat "$work/ceph-fuse.log" >&2; echo "harness: ceph-fuse failed" >&2; exit 1; }
-	mkdir "$work/cephfs/$ceph_sub"
-	backing=$work/cephfs/$ceph_sub
+	backing=$work/cephfs
 	EXPORT_DIR=$backing
 	if [ "$FSAL_NAME" = CEPH ]; then
 		EXPORT_DIR=/$ceph_sub
@@ -403,8 +412,10 @@ remove_ceph_data() {
 			>>"$work/ceph-evict.log" 2>&1 || true
 	fi
 	if grep -qF " $work/cephfs fuse.ceph-fuse " /proc/self/mounts; then
-		rm -rf "${work:?}/cephfs/$ceph_sub" || true
+		umount "$work/cephfs" 2>/dev/null || umount -l "$work/cephfs" || true
 	fi
+	timeout 120 "$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" rmtree "/$ceph_sub" ||
+		echo "harness: /$ceph_sub not removed from the CephFS" >&2
 	timeout 60 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" ls 2>/dev/null |
 		while read -r o; do
 			timeout 30 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" rm "$o" || true
@@ -446,7 +457,7 @@ cleanup() {
 			tail -n 20 "$work/ganesha.log" >&2 2>/dev/null || true
 		fi
 	else
-		rm -rf "$work"
+		rm -rf --one-file-system "$work"
 	fi
 	exit $rc
 }
