@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# ceph-cluster.sh start [--addr ADDR] [--osds N] [--store memstore|bluestore]
-#                       [--owner PID] DIR
+# ceph-cluster.sh start [--addr ADDR | --bridge] [--osds N]
+#                       [--store memstore|bluestore] [--owner PID] DIR
 # ceph-cluster.sh stop DIR
 # ceph-cluster.sh status DIR
 # ceph-cluster.sh check
@@ -18,7 +18,10 @@
 # PID files are all in DIR, and every program is given DIR/ceph.conf.
 # The monitor listens on ADDR (default 127.0.0.1) on two free ports (msgr2
 # and msgr1); the other daemons take free ports of Ceph's own range on
-# ADDR.  `start` returns once the CephFS has an active MDS and every
+# ADDR.  --bridge makes a bridge of the cluster's own (cbrNNNNN, in
+# DIR/run/bridge) with a free 10.x.y.0/24 and the cluster on 10.x.y.1, so
+# that network namespaces attached to it ("hosts", tests/ceph/hosts-lib.sh)
+# reach the cluster; `stop` deletes it.  `start` returns once the CephFS has an active MDS and every
 # placement group is active+clean, and writes DIR/cluster.env (sourced by
 # tests; the variables are listed there).  `stop` stops the daemons by the
 # PIDs in DIR/run (SIGTERM, then SIGKILL after 20 s), unmounts the
@@ -168,6 +171,26 @@ pid_files() {
 	ls "$dir"/run/*.pid 2>/dev/null || true
 }
 
+# make_bridge: a bridge cbrNNNNN with a 10.x.y.0/24 no route of this
+# namespace uses, x.y.1 its address, its name in DIR/run/bridge; prints
+# 10.x.y
+make_bridge() {
+	local i net name routes
+	routes=$(ip -o route show table all 2>/dev/null)
+	for i in $(seq 1 50); do
+		net=10.$((200 + RANDOM % 50)).$((RANDOM % 256))
+		name=cbr$(printf '%05d' $((RANDOM % 100000)))
+		grep -q " $net\.\|^$net\.\|^10\.0\.0\.0/8" <<<"$routes" && continue
+		ip link show "$name" >/dev/null 2>&1 && continue
+		ip link add "$name" type bridge 2>/dev/null || return 1
+		echo "$name" >"$dir/run/bridge"
+		ip addr add "$net.1/24" dev "$name" && ip link set "$name" up || return 1
+		echo "$net"
+		return 0
+	done
+	return 1
+}
+
 # start_osd ID: make the store of osd.ID (its key and uuid written by
 # ceph-cluster-admin.py prepare) and start it
 start_osd() {
@@ -180,11 +203,13 @@ start_osd() {
 }
 
 cmd_start() {
-	local addr=127.0.0.1 osds=2 store=bluestore owner="" v2 v1 i t0
+	local addr=127.0.0.1 osds=2 store=bluestore owner="" bridge=0 v2 v1 i t0
+	local subnet="" addr_given=0
 	while [ $# -gt 1 ]; do
 		case $1 in
+		--bridge) bridge=1; shift ;;
 		--owner) owner=$2; shift 2 ;;
-		--addr) addr=$2; shift 2 ;;
+		--addr) addr=$2; addr_given=1; shift 2 ;;
 		--osds) osds=$2; shift 2 ;;
 		--store) store=$2; shift 2 ;;
 		*) usage ;;
@@ -198,7 +223,8 @@ cmd_start() {
 	[[ "$addr" =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--addr: an IPv4 address, not '$addr'"
 	[ -z "$owner" ] || { [[ "$owner" =~ ^[0-9]+$ ]] && kill -0 "$owner" 2>/dev/null; } ||
 		die "--owner: no process $owner"
-	grep -q "inet $addr/" <<<"$(ip -o addr show 2>/dev/null)" ||
+	[ $bridge = 0 ] || [ $addr_given = 0 ] || die "--addr and --bridge: one or the other"
+	[ $bridge = 1 ] || grep -q "inet $addr/" <<<"$(ip -o addr show 2>/dev/null)" ||
 		die "--addr $addr: no interface of this network namespace has that address"
 	local miss
 	miss=$(missing_pieces)
@@ -213,6 +239,10 @@ cmd_start() {
 	# a start that fails stops what it started
 	trap 'rc=$?; [ $rc -eq 0 ] || stop_daemons >/dev/null; exit $rc' EXIT
 	t0=$(date +%s)
+	if [ $bridge = 1 ]; then
+		subnet=$(make_bridge) || die "no bridge could be made (ip link add TYPE bridge)"
+		addr=$subnet.1
+	fi
 	fsid=$(cat /proc/sys/kernel/random/uuid)
 	v2=$(sparse_free_port) && v1=$(sparse_free_port) && [ "$v1" != "$v2" ] ||
 		die "no free port found"
@@ -265,6 +295,8 @@ CEPH_GANESHA_USER=ganesha
 CEPH_GANESHA_KEYRING=$dir/ceph.client.ganesha.keyring
 CEPH_STORE=$store
 CEPH_OSDS=$osds
+CEPH_BRIDGE=$(cat "$dir/run/bridge" 2>/dev/null || true)
+CEPH_SUBNET=$subnet
 EOF
 	if [ -n "$owner" ]; then
 		setsid "$repo/scripts/ceph-cluster.sh" watch "$owner" "$dir" </dev/null >>"$dir/log/watch.log" 2>&1 &
@@ -328,6 +360,12 @@ stop_daemons() {
 	for kind in mds osd mgr mon; do
 		n=$((n + $(stop_group "$kind")))
 	done
+	# the bridge of --bridge (the name the script wrote, nothing else)
+	pid=$(cat "$dir/run/bridge" 2>/dev/null || true)
+	if [[ "$pid" =~ ^cbr[0-9]{5}$ ]]; then
+		ip link del "$pid" 2>/dev/null || true
+	fi
+	rm -f "$dir/run/bridge"
 	echo "$n"
 }
 

@@ -16,7 +16,8 @@
 # - client.ganesha reads and writes its pool (in a namespace) and the
 #   CephFS (ceph-fuse), and may not write another pool;
 # - refusals, each with its message and nothing started or made: a
-#   non-empty DIR, bad --osds/--store/--addr/--owner, a missing program
+#   non-empty DIR, bad --osds/--store/--addr/--owner, --addr with
+#   --bridge, a missing program
 #   (ceph-mon not on PATH), `status`/`stop` of a directory that holds no
 #   cluster, no verb.
 # Skipped (77) with the fixture's reason where there is no cluster.
@@ -132,6 +133,8 @@ check refuse-store 1 "--store: memstore or bluestore, not 'filestore'" -- \
 check refuse-addr 1 "no interface of this network namespace has that address" -- \
 	"$cluster" start --addr 192.0.2.254 "$tmp/c1"
 check refuse-owner 1 "--owner: no process" -- "$cluster" start --owner 999999999 "$tmp/c1"
+check refuse-bridge-and-addr 1 "--addr and --bridge: one or the other" -- \
+	"$cluster" start --bridge --addr 127.0.0.1 "$tmp/c1"
 # a PATH where everything but ceph-mon is found
 mkdir "$tmp/bin"
 for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
