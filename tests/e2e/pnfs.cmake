@@ -50,3 +50,18 @@ sparse_e2e_test(e2e_pnfs_failover
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_failover.c
   TIMEOUT 600
   HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
+
+# Counts a client sends that reach an allocation (issue #26 item 1 and
+# its audit): huge READ counts on a data server, WRITE data lengths
+# beyond the request, a callback reply with more results than ops.
+sparse_e2e_test(e2e_pnfs_counts
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_counts.c
+  TIMEOUT 300
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")
+
+# LAYOUTGET with the layout stateid, as the Linux client asks (issue #26
+# item 2): the layout state kept, the segments of a client merged.
+sparse_e2e_test(e2e_pnfs_layoutget
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_pnfs_layoutget.c
+  TIMEOUT 600
+  HARNESS_ARGS --pnfs 2 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>")

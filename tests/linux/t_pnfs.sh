@@ -7,8 +7,15 @@
 # backing store byte for byte, and each data server process moved its half
 # of the file: /proc/PID/io wchar and rchar (as e2e_pnfs_io checks) each
 # grew by at least 45 % of the file's size (received from the socket and
-# written to the file, sent to the socket).
+# written to the file, sent to the socket). Issue #26 item 9: with tshark
+# on the metadata server's port, a LAYOUTGET of the guest carried a layout
+# stateid (one a LAYOUTGET had answered), the file both of the guest's
+# mounts wrote is in the backing store as the guest read it, and the
+# metadata server and both data servers are still running.
 . "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # wire-lib.sh reads it
+wire_name=linux/pnfs
+. "$LINUX_DIR/../e2e/wire-lib.sh"
 
 # ds_io I KEY: counter KEY (wchar, rchar) of data server I's process
 ds_io() {
@@ -40,11 +47,26 @@ host() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$LINUX_OUT/trunc.s"
 	touch "$x/pnfs-truncated"
 }
+wire_start
 host &
 hpid=$!
 rc=0
 linux_guest --modules nfs_layout_nfsv41_files -- guest/pnfs.sh || rc=$?
 wait $hpid || true
+wire_stop
+# LAYOUTGET (50): the stateids its calls carried (frames without an OPEN,
+# 18, which the kernel puts its first LAYOUTGET of a file in: only the
+# LAYOUTGET's stateid is there), and the layout stateids its replies gave
+# (the last stateid of the reply)
+lg_calls=$(decode -Y "rpc.msgtyp == 0 && nfs.opcode == 50 && !(nfs.opcode == 18)" \
+	-T fields -E occurrence=a -e nfs.stateid.other | tr ',' '\n' | sort -u)
+lg_layouts=$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 50" \
+	-T fields -E occurrence=l -e nfs.stateid.other | sort -u)
+h_check "a LAYOUTGET of the guest carried a layout stateid" \
+	grep -q . <(comm -12 <(echo "$lg_calls") <(echo "$lg_layouts"))
+for s in server ds0 ds1; do
+	h_check "$s still running" kill -0 "$(cat "$NFS42_WORK_DIR/$s.pid")"
+done
 h_check_eq "recall: the host's truncate succeeded" "$(cat "$LINUX_OUT/trunc.rc" 2>/dev/null)" 0
 t=$(cat "$LINUX_OUT/trunc.s" 2>/dev/null || echo 999)
 h_check "recall: the truncate waited $t s (a layout not returned: the 20 s lease)" \
@@ -63,5 +85,12 @@ if [ -f "$LINUX_OUT/xchg/sum" ]; then
 		"$(cat "$LINUX_OUT/xchg/sum")"
 else
 	h_bad "the guest left no sum"
+fi
+if [ -f "$LINUX_OUT/xchg/rw-sum" ]; then
+	h_check_eq "backing file of the two mounts' reads and writes" \
+		"$(sha256sum <"$NFS42_BACKING/pnfs/rw" | cut -d' ' -f1)" \
+		"$(cat "$LINUX_OUT/xchg/rw-sum")"
+else
+	h_bad "the guest left no rw-sum"
 fi
 h_done $rc

@@ -143,6 +143,22 @@ static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 	return status;
 }
 
+/* Tests (nfs42_set_cb_extra_results): results beyond the ops of the
+ * call, each CB_ILLEGAL with NFS4ERR_OP_ILLEGAL. */
+static void cb_extra_results(struct nfs42_client *cl, struct nfs42_xdr *r,
+			     size_t countpos, uint32_t n)
+{
+	uint32_t extra =
+		__atomic_load_n(&cl->cb_extra_results, __ATOMIC_RELAXED);
+	uint32_t i;
+
+	for (i = 0; i < extra; i++) {
+		nfs42_xdr_put_u32(r, OP_CB_ILLEGAL);
+		nfs42_xdr_put_u32(r, NFS4ERR_OP_ILLEGAL);
+	}
+	nfs42_xdr_patch_u32(r, countpos, n + extra);
+}
+
 static void cb_compound(struct nfs42_client *cl, struct nfs42_xdr *x,
 			struct nfs42_xdr *r)
 {
@@ -176,7 +192,14 @@ static void cb_compound(struct nfs42_client *cl, struct nfs42_xdr *x,
 		if (status != NFS4_OK)
 			break;
 	}
+	if (status == NFS4_OK && n > 0)
+		cb_extra_results(cl, r, countpos, n);
 	nfs42_xdr_patch_u32(r, statpos, status);
+}
+
+void nfs42_set_cb_extra_results(struct nfs42_client *cl, uint32_t n)
+{
+	__atomic_store_n(&cl->cb_extra_results, n, __ATOMIC_RELAXED);
 }
 
 int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,

@@ -109,6 +109,8 @@ struct nfs42_client {
 	uint32_t cb_seqid[NFS42_CB_SLOTS];
 	uint64_t cb_calls;
 	int cb_last_flavor; /* credential flavour of the last callback */
+	/* tests: more results than ops in each CB_COMPOUND reply (cb.c) */
+	uint32_t cb_extra_results;
 
 	/* CB_RECALLs received and not yet taken (under lock); deleg.c */
 	struct nfs42_recall recalls[NFS42_MAX_RECALLS];

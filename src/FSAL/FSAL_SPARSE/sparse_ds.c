@@ -296,6 +296,22 @@ static void sparse_ds_verifier(verifier4 *verf)
 							&desc);
 }
 
+/*
+ * At most the export's MaxRead of a READ, whatever the count: the protocol
+ * layer sizes the buffer to the count cut to MaxRead and the session's
+ * reply (patch 0150), and this is the FSAL's own bound on what it writes
+ * into it (a short read is a valid answer).
+ */
+static size_t sparse_ds_read_cap(count4 requested)
+{
+	uint64_t max =
+		op_ctx->ctx_export != NULL ?
+			atomic_fetch_uint64_t(&op_ctx->ctx_export->MaxRead) :
+			FSAL_MAXIOSIZE;
+
+	return requested < max ? requested : max;
+}
+
 static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
 				const stateid4 *stateid, const offset4 offset,
 				const count4 requested_length,
@@ -304,6 +320,7 @@ static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
 				bool *const end_of_file)
 {
 	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
+	size_t want = sparse_ds_read_cap(requested_length);
 	size_t done = 0;
 	struct stat st;
 	nfsstat4 status;
@@ -316,9 +333,8 @@ static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
 	if (offset > (uint64_t)INT64_MAX)
 		return NFS4ERR_INVAL;
 
-	while (done < requested_length) {
-		ssize_t n = pread(dsh->fd, (char *)buffer + done,
-				  requested_length - done,
+	while (done < want) {
+		ssize_t n = pread(dsh->fd, (char *)buffer + done, want - done,
 				  (off_t)(offset + done));
 
 		if (n < 0 && errno == EINTR)
@@ -330,7 +346,7 @@ static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
 		done += n;
 	}
 	*supplied_length = done;
-	*end_of_file = done < requested_length && fstat(dsh->fd, &st) == 0 &&
+	*end_of_file = done < want && fstat(dsh->fd, &st) == 0 &&
 		       offset + done >= (uint64_t)st.st_size;
 	return NFS4_OK;
 }

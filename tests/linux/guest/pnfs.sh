@@ -69,5 +69,95 @@ head -c $((4 << 20)) /tmp/want >/tmp/want4
 check "recall: read after the truncate identical (4 MiB)" cmp /tmp/want4 /tmp/after
 check_eq "recall: the size after reopening" "$(wc -c <"$m/pnfs/file")" $((4 << 20))
 exec 3<&-
+
+# The kernel client's own pNFS pattern (issue #26 item 9), from two mounts
+# at once: this vers=4.2 mount and a vers=4.1 one are two NFSv4 clients of
+# the server (the kernel's client owner string names the minor version;
+# t_pnfs.sh counts the client IDs). On each, the same file is held open
+# for reading (the OPEN brings a READ layout) and read through that
+# layout, then opened O_RDWR as well and written: the kernel holds a
+# layout of the file, so it asks for the RW one in a LAYOUTGET of its own
+# under the layout stateid (RFC 8881 12.5.3; t_pnfs.sh finds it on the
+# wire), on which Ganesha 6.5 freed the layout state (patch 0151: the
+# next OPEN of the file aborted the server). Both mounts do so at the same
+# time, then one truncates the file under the other's layout (recalled)
+# and the other writes past the new end; every read is compared with what
+# was written.
+m2=/mnt/pnfs41
+MiB=$((1 << 20))
+nfs_mount 4.1 "$m2"
+for p in a b c; do head -c $MiB /dev/urandom >/tmp/rw-$p; done
+head -c $((4 * MiB)) /dev/urandom >/tmp/rw
+cp /tmp/rw "$m/pnfs/rw"
+lg1=$(mstat_ops "$m" LAYOUTGET) lg2=$(mstat_ops "$m2" LAYOUTGET)
+# rw_pattern DIR READ_MIB WRITE_MIB SRC: hold the file open for reading,
+# read one MiB, open it O_RDWR too, write one MiB; direct I/O (through the
+# layouts, no page cache between the mounts); both opens held until the
+# truncate below
+rw_pattern() {
+	local f=$1/pnfs/rw rd rw
+	# shellcheck disable=SC2034 # rd and rw: descriptors held open
+	exec {rd}<"$f" &&
+		dd if="$f" of=/dev/null bs=64k skip=$(($2 * 16)) count=16 \
+			iflag=direct status=none &&
+		exec {rw}<>"$f" &&
+		dd if="$4" of="$f" bs=64k seek=$(($3 * 16)) count=16 \
+			oflag=direct conv=notrunc status=none &&
+		touch "/tmp/rw-done-$2" &&
+		while [ ! -e /tmp/rw-release ]; do sleep 0.1; done
+}
+check_ge "two mounts: two NFSv4 clients (/proc/fs/nfsfs/servers)" \
+	"$(grep -c '^v4 ' /proc/fs/nfsfs/servers)" 2
+rw_pattern "$m" 0 1 /tmp/rw-a &
+pa=$!
+rw_pattern "$m2" 2 3 /tmp/rw-b &
+pb=$!
+for _ in $(seq 600); do
+	[ -e /tmp/rw-done-0 ] && [ -e /tmp/rw-done-2 ] && break
+	if ! kill -0 $pa 2>/dev/null || ! kill -0 $pb 2>/dev/null; then
+		break
+	fi
+	sleep 0.1
+done
+check "two mounts: 4.2 read then wrote through its layouts" [ -e /tmp/rw-done-0 ]
+check "two mounts: 4.1 read then wrote through its layouts" [ -e /tmp/rw-done-2 ]
+{
+	dd if=/tmp/rw bs=1M count=1 status=none
+	cat /tmp/rw-a
+	dd if=/tmp/rw bs=1M skip=2 count=1 status=none
+	cat /tmp/rw-b
+} >/tmp/rw-want
+for d in "$m" "$m2"; do
+	dd if="$d/pnfs/rw" of=/tmp/rw-got bs=1M iflag=direct status=none
+	check "two mounts: $d reads both writes" cmp /tmp/rw-want /tmp/rw-got
+done
+check_ge "two mounts: 4.2's LAYOUTGETs of their own" \
+	"$(($(mstat_ops "$m" LAYOUTGET) - lg1))" 1
+check_ge "two mounts: 4.1's LAYOUTGETs of their own" \
+	"$(($(mstat_ops "$m2" LAYOUTGET) - lg2))" 1
+# 4.2 truncates to 3 MiB under 4.1's layout (both still hold the file
+# open), 4.1 then writes a MiB at 4 MiB
+check "two mounts: 4.2 truncated the file under 4.1's layout" \
+	truncate -s $((3 * MiB)) "$m/pnfs/rw"
+head -c $((3 * MiB)) /tmp/rw-want >/tmp/rw-want3
+dd if="$m2/pnfs/rw" of=/tmp/rw-got bs=1M iflag=direct status=none
+check "two mounts: 4.1 reads the truncated file" cmp /tmp/rw-want3 /tmp/rw-got
+check "two mounts: 4.1 wrote past the new end through its layout" \
+	dd if=/tmp/rw-c of="$m2/pnfs/rw" bs=64k seek=64 count=16 \
+	oflag=direct conv=notrunc status=none
+{
+	cat /tmp/rw-want3
+	head -c $MiB /dev/zero
+	cat /tmp/rw-c
+} >/tmp/rw-final
+dd if="$m/pnfs/rw" of=/tmp/rw-got bs=1M iflag=direct status=none
+check "two mounts: 4.2 reads 4.1's write past the truncate" \
+	cmp /tmp/rw-final /tmp/rw-got
+touch /tmp/rw-release
+wait $pa $pb || true
+sha256sum </tmp/rw-final | cut -d' ' -f1 >"$XCHG/rw-sum"
+mstats "$m" >"$XCHG/mountstats-rw-4.2"
+mstats "$m2" >"$XCHG/mountstats-rw-4.1"
+umount "$m2"
 umount "$m"
 g_done

@@ -690,6 +690,13 @@ struct nfs42_held_deleg {
  * NFS4ERR_BADHANDLE (RFC 8881 20.1.3).
  */
 void nfs42_set_cb_getattr(struct nfs42_client *cl, bool answer);
+/*
+ * Tests: answer every CB_COMPOUND that succeeds with n results more than
+ * it had ops (CB_ILLEGAL, NFS4ERR_OP_ILLEGAL each), as a broken or hostile
+ * client could (RFC 8881 20.2.3 allows no more results than ops); 0 (the
+ * default) answers as the protocol says.
+ */
+void nfs42_set_cb_extra_results(struct nfs42_client *cl, uint32_t n);
 /* CB_GETATTRs the library answered NFS4_OK. */
 uint64_t nfs42_cb_getattrs_answered(const struct nfs42_client *cl);
 /* The held delegation on fh (a copy, under the client's lock): 0, or
