@@ -32,6 +32,7 @@
  *   that renews keeps it.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <rados/librados.h>
 #include "e2e_reclaim_util.h"
 
@@ -468,6 +469,376 @@ START_TEST(expired_client_record_gone)
 }
 END_TEST
 
+/* ---- failover: two heads over one CephFS (tests/ceph/failover_check.sh) */
+
+#define FO_RANGE 4096 /* the locked range [0, FO_RANGE) of "data" */
+#define FO_COMMITTED (1024 * 1024) /* "acked": UNSTABLE + COMMIT */
+#define FO_SYNCED (64 * 1024) /* "synced": FILE_SYNC */
+
+static int64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A client of the head at host with owner (a back channel, so that it may
+ * be given delegations). */
+static struct nfs42_client *fo_client(const char *host, const char *owner)
+{
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.host = host;
+	o.owner_id = owner;
+	ck_nfs_ok(cl, nfs42_client_create(&o, &cl));
+	return cl;
+}
+
+static void fo_pattern(uint8_t *buf, size_t len, uint64_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)((off + i) * 7 + ((off + i) >> 12));
+}
+
+/* WRITE_LT LOCK by a new lock owner; the status, the stateid in *lsid. */
+static int fo_lock(struct nfs42_client *cl, const struct nfs42_file *f,
+		   uint64_t off, uint64_t len, const char *owner,
+		   struct nfs42_stateid *lsid)
+{
+	struct nfs42_lock_owner lo = { .owner = owner,
+				       .owner_len = strlen(owner) };
+	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
+	int i = nfs42_op_lock_new(c, WRITE_LT, false, off, len, 0, &f->stateid,
+				  0, &lo);
+
+	return e2e_cpd_run_sid(c, i, lsid);
+}
+
+/* A connection to the floating address answers again: connect (short
+ * timeout: the address may be on no host yet) and EXCHANGE_ID, retried
+ * for up to a minute.  The time it was answered. */
+static int64_t fo_wait_answer(struct rsess *s, const char *owner)
+{
+	struct nfs42_opts o;
+	int64_t t0 = e2e_now_ms();
+	int rc = -1;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	o.connect_timeout_ms = 300;
+	o.timeout_ms = 2000;
+	while (e2e_now_ms() - t0 < 60000) {
+		rc = nfs42_connect(&o, &s->cl);
+		if (!rc)
+			rc = rsess_send_exchange_id(s, "failover", owner);
+		if (!rc)
+			return realtime_ms();
+		nfs42_client_free(s->cl);
+		s->cl = NULL;
+		usleep(50 * 1000);
+	}
+	ck_abort_msg("the floating address did not answer for 60 s: %s",
+		     nfs42_strerror(rc));
+	return 0;
+}
+
+static void *fo_start_head(void *arg)
+{
+	(void)arg;
+	e2e_server_ctl("start");
+	return NULL;
+}
+
+/* OPEN CLAIM_PREVIOUS of fh by open owner oo with access, delegation
+ * type deleg held before; the reply's stateid and delegation type. */
+static int fo_reclaim_open(struct rsess *s, const struct nfs42_fh *fh,
+			   const char *oo, uint32_t access, uint32_t deleg,
+			   struct nfs42_stateid *sid, uint32_t *deleg_got)
+{
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_compound *c = rsess_cpd(s);
+	int oi, rc;
+
+	a.share_access = access;
+	a.share_deny = OPEN4_SHARE_DENY_NONE;
+	a.owner_clientid = s->clientid;
+	a.owner = oo;
+	a.owner_len = strlen(oo);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_PREVIOUS;
+	a.delegate_type = deleg;
+	nfs42_op_putfh(c, fh);
+	oi = nfs42_op_open(c, &a);
+	rc = nfs42_compound_run(c);
+	if (!rc) {
+		*sid = nfs42_res(c, oi)->u.open.stateid;
+		*deleg_got = nfs42_res(c, oi)->u.open.deleg_type;
+	}
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* The bytes [off, off + len) of fh read with sid are the pattern. */
+static void fo_check_data(struct rsess *s, const struct nfs42_fh *fh,
+			  const struct nfs42_stateid *sid, uint64_t off,
+			  uint32_t len)
+{
+	/* the session's replies are at most 64 KiB */
+	uint8_t *want = malloc(32768);
+	uint32_t done = 0;
+
+	ck_assert_ptr_nonnull(want);
+	while (done < len) {
+		uint32_t n = len - done < 32768 ? len - done : 32768;
+		struct nfs42_compound *c = rsess_cpd(s);
+		int ri;
+
+		nfs42_op_putfh(c, fh);
+		ri = nfs42_op_read(c, sid, off + done, n);
+		ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
+		ck_assert_msg(nfs42_res(c, ri)->u.read.len == n,
+			      "READ at %" PRIu64 ": %u bytes of %u", off + done,
+			      nfs42_res(c, ri)->u.read.len, n);
+		fo_pattern(want, n, off + done);
+		ck_assert_msg(!memcmp(nfs42_res(c, ri)->u.read.data, want, n),
+			      "acknowledged bytes at %" PRIu64
+			      " differ after the failover",
+			      off + done);
+		nfs42_compound_free(c);
+		done += n;
+	}
+	free(want);
+}
+
+/* The backing file (through ceph-fuse, as another CephFS client sees it)
+ * holds the pattern in [off, off + len). */
+static void fo_check_backing(const char *name, uint64_t off, size_t len)
+{
+	uint8_t *got = malloc(len), *want = malloc(len);
+	int fd = open(e2e_backing(name), O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, got, len, off), (ssize_t)len);
+	fo_pattern(want, len, off);
+	ck_assert_msg(!memcmp(got, want, len),
+		      "%s through ceph-fuse: bytes at %" PRIu64 " differ", name,
+		      off);
+	close(fd);
+	free(got);
+	free(want);
+}
+
+/*
+ * (Run by failover_check.sh: NFS42_HOST is head a's floating address,
+ * NFS42_HOST_B head b's; the server control's kill9 kills head a, start
+ * moves its address to the other host and starts it there.)
+ *
+ * Before: client x on head a writes "synced" (64 KiB FILE_SYNC) and
+ * "acked" (1 MiB UNSTABLE, then COMMIT); no other client touches them,
+ * so when the heads cache writes (client_oc) only the FILE_SYNC and the
+ * COMMIT make them durable (each seen failing without: nothing left), locks [0, 4 KiB) of "data" and holds a read delegation of
+ * "deleg", and writes 1 MiB UNSTABLE to "uncommitted" just before the
+ * kill (what is left of it is printed, not checked); client z on head a opens "shared" (it will not
+ * come back); client y on head b opens "data" and its LOCK of x's range is
+ * NFS4ERR_DENIED (the lock is CephFS's, seen from the other head).
+ * Head a is killed (SIGKILL) and started on the other host.
+ * During the grace: y's LOCK on head b, conflicting or not, is
+ * NFS4ERR_GRACE (RFC 8881 8.4.2: no new locks while others may reclaim,
+ * on every head of the cluster); x reclaims its open, its lock and its
+ * delegation, and reads back every byte of "synced" and "acked" (through
+ * head a and through ceph-fuse).  z does not come back, so the grace runs its
+ * full Grace_Period: y's conflicting LOCK then gets NFS4ERR_DENIED (x's
+ * reclaimed lock), and once x unlocks it is granted.  z's record is
+ * gone from RADOS (the old record object is removed, z is not in the
+ * new one) and its reclaim is NFS4ERR_NO_GRACE.  Printed: when the
+ * address answered again, when x's state was back, and how long new
+ * locks were refused, from the SIGKILL.
+ */
+START_TEST(failover_state)
+{
+	const char *host_b = e2e_env("NFS42_HOST_B");
+	struct nfs42_client *x, *y;
+	struct nfs42_file fa, fs, fx, fd, fy, fu;
+	struct nfs42_stateid lx, ly, sid, dsid, asid, ssid;
+	struct stat st;
+	off_t uncommitted = -1;
+	struct rsess rx = { 0 }, rz = { 0 };
+	char ox[64], oy[64], oz[64], *name, *cmd;
+	const char *old_oid, *new_oid;
+	uint8_t *buf = malloc(FO_COMMITTED);
+	struct nfs42_fh shared;
+	struct grace g0, g1;
+	int64_t t_kill, t_answer, t_reclaimed, t_grace_end, t_granted;
+	pthread_t starter;
+	uint32_t deleg;
+	FILE *f;
+	int rc;
+
+	ck_assert_ptr_nonnull(buf);
+	rados_open();
+	g0 = grace_wait_lifted(60);
+	old_oid = rec_oid(g0.cur);
+	owner_name(ox, sizeof(ox), "fo-x", 0);
+	owner_name(oy, sizeof(oy), "fo-y", 0);
+	owner_name(oz, sizeof(oz), "fo-z", 0);
+
+	/* x on head a: data acknowledged, a lock, a delegation */
+	x = fo_client(e2e_env("NFS42_HOST"), ox);
+	ck_nfs_ok(x, nfs42_open(x, e2e_path("synced"), OPEN4_SHARE_ACCESS_BOTH,
+				GUARDED4, 0644, false, &fs));
+	fo_pattern(buf, FO_SYNCED, 0);
+	ck_nfs_ok(x, nfs42_pwrite(&fs, buf, FO_SYNCED, 0, FILE_SYNC4));
+	ck_nfs_ok(x, nfs42_open(x, e2e_path("acked"), OPEN4_SHARE_ACCESS_BOTH,
+				GUARDED4, 0644, false, &fa));
+	fo_pattern(buf, FO_COMMITTED, 0);
+	ck_nfs_ok(x, nfs42_pwrite(&fa, buf, FO_COMMITTED, 0, UNSTABLE4));
+	ck_nfs_ok(x, nfs42_commit(&fa));
+	ck_nfs_ok(x, nfs42_open(x, e2e_path("data"), OPEN4_SHARE_ACCESS_BOTH,
+				GUARDED4, 0644, false, &fx));
+	ck_nfs_status(fo_lock(x, &fx, 0, FO_RANGE, "lx", &lx), NFS4_OK);
+	e2e_put_backing("deleg", "delegated", 9);
+	ck_nfs_ok(x, nfs42_open(x, e2e_path("deleg"), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fd));
+	ck_assert_msg(fd.deleg_type == OPEN_DELEGATE_READ,
+		      "OPEN gave delegation type %u (why %u), not READ",
+		      fd.deleg_type, fd.why_no_deleg);
+	ck_assert_int_eq(records_naming(old_oid, ox), 1);
+
+	/* z on head a: will not come back */
+	shared = rs_shared_file();
+	ck_nfs_status(rsess_establish(&rz, oz, &shared), NFS4_OK);
+	rsess_free(&rz);
+	ck_assert_int_eq(records_naming(old_oid, oz), 1);
+
+	/* y on head b: the lock is the file system's, seen from b */
+	y = fo_client(host_b, oy);
+	ck_nfs_ok(y, nfs42_open(y, e2e_path("data"), OPEN4_SHARE_ACCESS_BOTH,
+				NFS42_NOCREATE, 0, false, &fy));
+	ck_nfs_status(fo_lock(y, &fy, 0, FO_RANGE, "ly", &ly), NFS4ERR_DENIED);
+
+	/* written, not committed: kept or not, said below */
+	ck_nfs_ok(x, nfs42_open(x, e2e_path("uncommitted"),
+				OPEN4_SHARE_ACCESS_BOTH, GUARDED4, 0644, false,
+				&fu));
+	fo_pattern(buf, FO_COMMITTED, 0);
+	ck_nfs_ok(x, nfs42_pwrite(&fu, buf, FO_COMMITTED, 0, UNSTABLE4));
+
+	/* the failover: head a killed, started on the other host while
+	 * a client keeps knocking at its address */
+	e2e_server_ctl("kill9");
+	ck_assert_int_gt(
+		asprintf(&name, "%s/killed_at", e2e_env("NFS42_WORK_DIR")), 0);
+	f = fopen(name, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%" SCNd64, &t_kill), 1);
+	fclose(f);
+	free(name);
+	nfs42_client_free(x);
+	ck_assert_int_eq(pthread_create(&starter, NULL, fo_start_head, NULL),
+			 0);
+	t_answer = fo_wait_answer(&rx, ox);
+	pthread_join(starter, NULL);
+	ck_nfs_status(rsess_create_session(&rx), NFS4_OK);
+
+	/* the cluster is in grace: head b refuses y's new locks too */
+	g1 = grace_dump();
+	ck_assert_int_eq(g1.cur, g0.cur + 1);
+	new_oid = rec_oid(g1.cur);
+	ck_nfs_status(fo_lock(y, &fy, 0, FO_RANGE, "ly", &ly), NFS4ERR_GRACE);
+	ck_nfs_status(fo_lock(y, &fy, 2 * FO_RANGE, FO_RANGE, "ly2", &ly),
+		      NFS4ERR_GRACE);
+
+	/* x reclaims its open, lock and delegation and finds its data */
+	ck_nfs_status(fo_reclaim_open(&rx, &fx.fh, fx.owner,
+				      OPEN4_SHARE_ACCESS_BOTH,
+				      OPEN_DELEGATE_NONE, &sid, &deleg),
+		      NFS4_OK);
+	ck_nfs_status(rs_reclaim_lock(&rx, &fx.fh, &sid, 0, FO_RANGE, "lx",
+				      &lx),
+		      NFS4_OK);
+	ck_nfs_status(fo_reclaim_open(&rx, &fd.fh, fd.owner,
+				      OPEN4_SHARE_ACCESS_READ,
+				      OPEN_DELEGATE_READ, &dsid, &deleg),
+		      NFS4_OK);
+	ck_assert_msg(deleg == OPEN_DELEGATE_READ,
+		      "reclaimed delegation type %u, not READ", deleg);
+	ck_nfs_status(fo_reclaim_open(&rx, &fa.fh, fa.owner,
+				      OPEN4_SHARE_ACCESS_BOTH,
+				      OPEN_DELEGATE_NONE, &asid, &deleg),
+		      NFS4_OK);
+	ck_nfs_status(fo_reclaim_open(&rx, &fs.fh, fs.owner,
+				      OPEN4_SHARE_ACCESS_BOTH,
+				      OPEN_DELEGATE_NONE, &ssid, &deleg),
+		      NFS4_OK);
+	ck_nfs_status(rsess_reclaim_complete(&rx), NFS4_OK);
+	t_reclaimed = realtime_ms();
+	fo_check_data(&rx, &fa.fh, &asid, 0, FO_COMMITTED);
+	fo_check_backing("acked", 0, FO_COMMITTED);
+	fo_check_data(&rx, &fs.fh, &ssid, 0, FO_SYNCED);
+	fo_check_backing("synced", 0, FO_SYNCED);
+	if (stat(e2e_backing("uncommitted"), &st) == 0)
+		uncommitted = st.st_size;
+	ck_assert_int_eq(records_naming(new_oid, ox), 1);
+
+	/* z is not back: the grace lasts; y waits for it, then meets x's
+	 * reclaimed lock */
+	for (;;) {
+		rc = fo_lock(y, &fy, 0, FO_RANGE, "ly", &ly);
+		if (rc != NFS4ERR_GRACE)
+			break;
+		ck_nfs_status(rsess_renew(&rx), NFS4_OK);
+		ck_assert_msg(realtime_ms() - t_kill < 120000,
+			      "still in grace 120 s after the failover");
+		usleep(100 * 1000);
+	}
+	t_grace_end = realtime_ms();
+	ck_nfs_status(rc, NFS4ERR_DENIED);
+	ck_assert_int_eq(grace_wait_lifted(30).cur, g1.cur);
+	{
+		struct nfs42_compound *c = rsess_cpd(&rx);
+
+		nfs42_op_putfh(c, &fx.fh);
+		nfs42_op_locku(c, WRITE_LT, 0, &lx, 0, FO_RANGE);
+		ck_nfs_status(e2e_cpd_run(c), NFS4_OK);
+	}
+	ck_nfs_status(fo_lock(y, &fy, 0, FO_RANGE, "ly", &ly), NFS4_OK);
+	t_granted = realtime_ms();
+
+	/* z's record is gone from RADOS, and z may not reclaim */
+	for (int i = 0; i < 100 && object_exists(old_oid); i++)
+		usleep(100 * 1000);
+	ck_assert_msg(!object_exists(old_oid), "%s kept after the grace",
+		      old_oid);
+	ck_assert_int_eq(records_naming(new_oid, oz), 0);
+	ck_assert_int_eq(records_naming(new_oid, ox), 1);
+	rs_after_restart(&rz, oz);
+	ck_nfs_status(rsess_reclaim(&rz, &shared, "oo"), NFS4ERR_NO_GRACE);
+	rsess_free(&rz);
+
+	ck_assert_int_gt(
+		asprintf(
+			&cmd,
+			"failover (Grace_Period %s s, Lease_Lifetime %s s, client_oc %s): the address answered %.1f s after the SIGKILL, the client's state was reclaimed at %.1f s, new locks refused (NFS4ERR_GRACE) until %.1f s on both heads, the conflicting lock granted at %.1f s; 1 MiB written UNSTABLE without COMMIT: %jd bytes left\n",
+			e2e_env("NFS42_GRACE_PERIOD"), e2e_env("NFS42_LEASE"),
+			e2e_env("NFS42_CLIENT_OC"),
+			(t_answer - t_kill) / 1000.0,
+			(t_reclaimed - t_kill) / 1000.0,
+			(t_grace_end - t_kill) / 1000.0,
+			(t_granted - t_kill) / 1000.0, (intmax_t)uncommitted),
+		0);
+	fputs(cmd, stdout);
+	free(cmd);
+	nfs42_client_free(y);
+	rsess_free(&rx);
+	free(buf);
+	rados_close();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("e2e_recovery_rados");
@@ -475,6 +846,7 @@ int main(void)
 	TCase *tc2 = tcase_create("member");
 	TCase *tc3 = tcase_create("admin");
 	TCase *tc4 = tcase_create("expire");
+	TCase *tc5 = tcase_create("failover");
 
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, records_and_cluster_grace);
@@ -488,5 +860,8 @@ int main(void)
 	tcase_set_timeout(tc4, 120);
 	tcase_add_test(tc4, expired_client_record_gone);
 	suite_add_tcase(s, tc4);
+	tcase_set_timeout(tc5, 240);
+	tcase_add_test(tc5, failover_state);
+	suite_add_tcase(s, tc5);
 	return e2e_run(s);
 }

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Copyright (C) 2026 The nfs-sparse authors
 #
-# failover_check.sh PROGRAM: two heads over one CephFS, each in a network
-# namespace of its own (two "hosts"), and a head's failover to the other
-# host with its floating address (issue #29 item 3, the reclaim part;
+# failover_check.sh PROGRAM:CASE...: two heads over one CephFS, each in a
+# network namespace of its own (two "hosts"), and a head's failover to
+# the other host with its floating address (issue #29 item 3;
 # docs/cluster.md, "Two heads").
 #
 # A cluster of its own (scripts/ceph-cluster.sh --bridge: the hosts reach
@@ -13,21 +13,34 @@
 # /failover of the CephFS through FSAL_CEPH with
 # RecoveryBackend = FAILOVER_BACKEND (default rados_cluster, the nodes
 # added to the grace database first; `sqlite`: the per-head SQLite
-# database in the host's own recovery directory).  PROGRAM (tests/e2e's
-# e2e_recovery_sqlite, case restart) talks to a's address; its "restart"
-# is the failover: head a killed with SIGKILL, its address moved from A
-# to B (as keepalived or pacemaker would), head a started in host B with
-# host B's recovery directory. With rados_cluster its clients reclaim
-# there and a client it never saw gets NFS4ERR_NO_GRACE; with sqlite the
-# records stayed on host A and the reclaims fail (seen failing that way).
-# Prints the failover's times. Skipped (77) where Ceph cannot run or no
-# bridge or network namespace can be made.
+# database in the host's own recovery directory), read delegations on,
+# Grace_Period FAILOVER_GRACE (default 15 s) and Lease_Lifetime
+# FAILOVER_LEASE (default 10 s).  Each PROGRAM runs with CK_RUN_CASE=CASE,
+# in turn, against a's address (NFS42_HOST; b's is NFS42_HOST_B, the
+# RADOS namespace and grace tool as harness.sh --ceph gives them).  Its
+# server control: `kill9` kills head a (SIGKILL; the time in
+# NFS42_WORK_DIR/killed_at, ms since the epoch), `start` moves a's
+# address to the other host (as keepalived or pacemaker would) and starts
+# head a there with that host's recovery directory, `restart` is both.
+# The cases used: e2e_recovery_sqlite's restart (its clients reclaim on
+# the other host, a client never seen gets NFS4ERR_NO_GRACE; with sqlite
+# the records stayed on the first host and the reclaims fail: seen
+# failing that way) and e2e_recovery_rados's failover (locks, a
+# delegation, acknowledged data, the second client's conflicting lock,
+# the records of a client that does not come back; the stall figures).
+# Skipped (77) where Ceph cannot run or no bridge or network namespace
+# can be made.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 stage=${SPARSE_STAGE:?}
-program=${1:?usage: failover_check.sh PROGRAM}
+[ $# -gt 0 ] || { echo "usage: failover_check.sh PROGRAM:CASE..." >&2; exit 2; }
 backend=${FAILOVER_BACKEND:-rados_cluster}
+grace_s=${FAILOVER_GRACE:-15}
+lease_s=${FAILOVER_LEASE:-10}
+# libcephfs's write-back cache in the heads (Ganesha's default: off):
+# with it on, what a head acknowledged without COMMIT dies with it
+client_oc=${FAILOVER_CLIENT_OC:-true}
 cluster=$repo/scripts/ceph-cluster.sh
 . "$repo/scripts/server-lib.sh"
 
@@ -127,18 +140,19 @@ NFS_CORE_PARAM {
 NFSv4 {
 	RecoveryRoot = "$work/host$3/rec-$1";
 	RecoveryBackend = $backend;
-	Grace_Period = 30; Lease_Lifetime = 10;
+	Grace_Period = $grace_s; Lease_Lifetime = $lease_s;
 	Minor_Versions = 1, 2;
+	Delegations = true;
 }
 RADOS_KV {
 	Ceph_Conf = "$CEPH_CONF"; UserId = "$CEPH_GANESHA_USER";
 	Pool = "$CEPH_GANESHA_POOL"; Namespace = "failover"; Nodeid = "$1";
 }
-CEPH { Ceph_Conf = "$CEPH_CONF"; }
+CEPH { Ceph_Conf = "$CEPH_CONF"; client_oc = $client_oc; }
 EXPORT {
 	Export_Id = 1; Path = "/failover"; Pseudo = "/failover";
 	Access_Type = RW; Squash = No_Root_Squash; SecType = sys;
-	Protocols = 4; Transports = TCP;
+	Protocols = 4; Transports = TCP; Delegations = Read;
 	FSAL { Name = CEPH; User_Id = "$CEPH_GANESHA_USER"; Filesystem = "$CEPH_FS"; }
 }
 LOG { Default_Log_Level = EVENT; }
@@ -151,6 +165,8 @@ head_start() {
 	local conf log pid i
 	conf=$(head_conf "$1" "$2" "$3")
 	log=$work/head-$1-on-$3.log
+	# a head back on a host it left: the earlier run's log is kept aside
+	[ ! -e "$log" ] || mv "$log" "$log.$(date +%s%N)"
 	# the host name is the head's (with FSAL_CEPH it names the head's
 	# CephFS session whatever the host, and the sqlite backend's node)
 	pid=$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus SPARSE_SERVER_NETNS=$tag$3 \
@@ -169,26 +185,52 @@ head_start() {
 head_start a "$vip_a" A
 head_start b "$vip_b" B
 
-# the program's "restart": head a fails over to host B
+# the programs' server control: head a fails over to the other host
+echo A >"$work/head-a.host"
 cat >"$work/ctl" <<CTL
 #!/usr/bin/env bash
 set -euo pipefail
 . "$repo/scripts/server-lib.sh"
-$(declare -p work tag stage backend repo owner CEPH_CONF CEPH_GANESHA_USER CEPH_GANESHA_POOL CEPH_FS)
+$(declare -p work tag stage backend repo owner grace_s lease_s client_oc CEPH_CONF CEPH_GANESHA_USER CEPH_GANESHA_POOL CEPH_FS)
 $(declare -f head_conf head_start vip_move sparse_log_errors)
-[ "\${1:-}" = restart ] || { echo "ctl: only restart (the failover)" >&2; exit 2; }
-sparse_kill_server "\$(cat "\$work/head-a.pid")"
-t0=\$(date +%s%N)
-vip_move $vip_a A B
-head_start a $vip_a B
-echo "failover: head a serving from host B \$(( (\$(date +%s%N) - t0) / 1000000 )) ms after its SIGKILL" | tee -a "\$work/figures" >&2
+kill9() {
+	sparse_kill_server "\$(cat "\$work/head-a.pid")"
+	echo \$(( \$(date +%s%N) / 1000000 )) >"\$work/killed_at"
+}
+start() {
+	local from to t0
+	from=\$(cat "\$work/head-a.host")
+	to=\$([ "\$from" = A ] && echo B || echo A)
+	t0=\$(cat "\$work/killed_at")
+	vip_move $vip_a "\$from" "\$to"
+	echo "\$to" >"\$work/head-a.host"
+	head_start a $vip_a "\$to"
+	echo "failover: head a serving from host \$to \$(( \$(date +%s%N) / 1000000 - t0 )) ms after its SIGKILL" | tee -a "\$work/figures" >&2
+}
+case "\${1:-}" in
+kill9) kill9 ;;
+start) start ;;
+restart) kill9; start ;;
+*) echo "ctl: kill9, start or restart (the failover)" >&2; exit 2 ;;
+esac
 CTL
 chmod +x "$work/ctl"
 
 rc=0
-NFS42_HOST=$vip_a NFS42_PORT=2049 NFS42_EXPORT=/failover \
-	NFS42_BACKING=$work/cephfs/failover NFS42_SERVER_CTL=$work/ctl \
-	NFS42_LOG=$work/head-a-on-A.log NFS42_WORK_DIR=$work \
-	CK_RUN_CASE=restart "$program" || rc=$?
-echo "failover_check ($backend): program exit status $rc"
+for run in "$@"; do
+	program=${run%:*}
+	case=${run##*:}
+	NFS42_HOST=$vip_a NFS42_HOST_B=$vip_b NFS42_PORT=2049 \
+		NFS42_EXPORT=/failover NFS42_BACKING=$work/cephfs/failover \
+		NFS42_SERVER_CTL=$work/ctl NFS42_LOG=$work/head-a-on-A.log \
+		NFS42_WORK_DIR=$work NFS42_CEPH_CONF=$CEPH_CONF \
+		NFS42_CEPH_USER=$CEPH_GANESHA_USER \
+		NFS42_CEPH_POOL=$CEPH_GANESHA_POOL NFS42_CEPH_NS=failover \
+		NFS42_CEPH_NODEID=a NFS42_CEPH_GRACE="${grace[*]}" \
+		NFS42_GRACE_PERIOD=$grace_s NFS42_LEASE=$lease_s \
+		NFS42_CLIENT_OC=$client_oc \
+		CK_RUN_CASE=$case "$program" || rc=$?
+	echo "failover_check ($backend): $(basename "$program") $case: exit status $rc"
+	[ $rc -eq 0 ] || break
+done
 exit $rc
