@@ -98,10 +98,10 @@ run_n() {
 	for ((run = 1; run <= runs; run++)); do
 		timed put-pnfs "$nfs42" put "$src" "$NFS42_EXPORT/f$run"
 		timed put-mds "$nfs42" put --no-pnfs "$src" "$NFS42_EXPORT/m$run"
-		timed cat-pnfs "$nfs42" cat -d 8 "$NFS42_EXPORT/f$run" -o "$out/f"
+		timed cat-pnfs "$nfs42" cat -d 8 --plain-read "$NFS42_EXPORT/f$run" -o "$out/f"
 		cmp "$src" "$out/f" || { echo "pnfs.sh: FAIL: pNFS read returned other bytes" >&2; return 1; }
 		cmp "$src" "$NFS42_BACKING/f$run" || { echo "pnfs.sh: FAIL: pNFS write left other bytes" >&2; return 1; }
-		timed cat-mds "$nfs42" cat -d 8 --no-pnfs "$NFS42_EXPORT/m$run" -o "$out/f"
+		timed cat-mds "$nfs42" cat -d 8 --plain-read --no-pnfs "$NFS42_EXPORT/m$run" -o "$out/f"
 		cmp "$src" "$out/f" || { echo "pnfs.sh: FAIL: read returned other bytes" >&2; return 1; }
 		rm -f "$out/f" "$NFS42_BACKING/f$run" "$NFS42_BACKING/m$run"
 	done

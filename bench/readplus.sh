@@ -9,7 +9,7 @@
 # Seed 002's table (issue #7): files of known layout (bench_mklayout: data,
 # hole, mixed-<K>d / mixed-<K>h = K KiB data and K KiB hole alternating,
 # starting with data / a hole), SIZE MiB each (default 256; 2048 for the
-# full table), read whole by `nfs42 cat -d DEPTH` (READ) and
+# full table), read whole by `nfs42 cat -d DEPTH --plain-read` (READ) and
 # `nfs42 cat -d DEPTH --read-plus` (READ_PLUS), 1 MiB requests, side by
 # side (alternating order), RUNS timed runs after a warm-up.  Each link
 # is a network namespace of its own: "lo" plain loopback, "1g" loopback
@@ -73,7 +73,7 @@ run_link() {
 					[ "$cache" = dropped ] && bench_drop_caches
 					b0=$(bench_lo_bytes)
 					t0=$(bench_now)
-					flag=
+					flag=--plain-read # cat -o's default is READ_PLUS
 					[ "$m" = rp ] && flag=--read-plus
 					# shellcheck disable=SC2086
 					if ! "$nfs42" cat -d "$depth" $flag \

@@ -2,12 +2,14 @@
 /*
  * Copyright (C) 2026 The nfs-sparse authors
  *
- * bench_records -n CLIENTS [-t THREADS] [-p PREFIX]: establishes CLIENTS
- * NFSv4.1 clients (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, each on
- * its own connection) from THREADS threads against $NFS42_HOST:$NFS42_PORT,
- * then closes the connections without destroying the client IDs, so that
- * their leases run out on the server. Prints "established N in S s".
- * Used by bench/records.sh.
+ * bench_records -n CLIENTS [-t THREADS] [-p PREFIX] [-f PATH]: establishes
+ * CLIENTS NFSv4.1 clients (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE,
+ * each on its own connection) from THREADS threads against
+ * $NFS42_HOST:$NFS42_PORT, then closes the connections without destroying
+ * the client IDs, so that their leases run out on the server. With -f each
+ * client also opens the existing file PATH (for reading, before
+ * RECLAIM_COMPLETE), so that it holds state when it expires. Prints
+ * "established N in S s". Used by bench/records.sh.
  */
 
 #ifndef _GNU_SOURCE
@@ -24,6 +26,8 @@
 
 static int clients = 1000, threads = 16, next_client, failed;
 static const char *prefix = "bench-records";
+static const char *open_path; /* -f */
+static struct nfs42_fh open_fh;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 
 static void *worker(void *arg)
@@ -45,6 +49,8 @@ static void *worker(void *arg)
 		rc = rsess_exchange_id(&s, owner);
 		if (!rc)
 			rc = rsess_create_session(&s);
+		if (!rc && open_path)
+			rc = rsess_open(&s, &open_fh, "bench-records");
 		if (!rc)
 			rc = rsess_reclaim_complete(&s);
 		if (rc) {
@@ -56,13 +62,32 @@ static void *worker(void *arg)
 	}
 }
 
+/* The handle of -f PATH, looked up by a client of its own. */
+static int lookup_open_path(void)
+{
+	struct nfs42_client *cl = NULL;
+	struct nfs42_opts o;
+	int rc;
+
+	nfs42_opts_init(&o);
+	nfs42_opts_from_env(&o);
+	rc = nfs42_client_create(&o, &cl);
+	if (!rc)
+		rc = nfs42_lookup_path(cl, open_path, &open_fh, NULL);
+	nfs42_client_free(cl);
+	if (rc)
+		fprintf(stderr, "bench_records: %s: %s\n", open_path,
+			nfs42_strerror(rc));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec t0, t1;
 	pthread_t *th;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "n:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:p:f:")) != -1) {
 		switch (opt) {
 		case 'n':
 			clients = atoi(optarg);
@@ -73,14 +98,19 @@ int main(int argc, char **argv)
 		case 'p':
 			prefix = optarg;
 			break;
+		case 'f':
+			open_path = optarg;
+			break;
 		default:
 			fprintf(stderr,
-				"usage: bench_records -n CLIENTS [-t THREADS] [-p PREFIX]\n");
+				"usage: bench_records -n CLIENTS [-t THREADS] [-p PREFIX] [-f PATH]\n");
 			return 2;
 		}
 	}
 	if (clients < 1 || threads < 1)
 		return 2;
+	if (open_path && lookup_open_path())
+		return 1;
 	th = calloc(threads, sizeof(*th));
 	if (!th)
 		return 1;

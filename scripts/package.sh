@@ -14,7 +14,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
 	cat <<'USAGE'
 usage: package.sh [-o OUTDIR] [--local sparseN] [--base-tar FILE]
-                  [--no-lintian] [--keep]
+                  [--no-lintian] [--keep] [--source-only]
+       package.sh --lintian-summary LINTIAN_TXT
 
 Builds, as root, in a bookworm minbase chroot of its own (debootstrap from
 the machine's Debian mirror; the machine's packages are not touched):
@@ -32,8 +33,31 @@ tracked files (the orig-nfs-sparse component), then runs lintian.
                    else saved there (scripts/chroot-lib.sh)
   --no-lintian     skip lintian
   --keep           keep the build chroot (its path is printed)
+  --source-only    stop once the source trees are made: OUTDIR gets them
+                   unpacked (ntirpc-*/, nfs-ganesha-*/, with debian/) and
+                   their orig tarballs; needs neither root nor a chroot
+  --lintian-summary LINTIAN_TXT
+                   how often each lintian tag was given in LINTIAN_TXT
+                   (as printed after a build), and nothing else
   -h, --help       this text
 USAGE
+}
+
+# lintian_summary FILE: how often lintian gave each tag, as "COUNT S:
+# PACKAGE[ source|changes]: TAG", most frequent first (the tag whole,
+# whatever the package field looks like)
+lintian_summary() {
+	[ -r "$1" ] || { echo "package: cannot read $1" >&2; exit 1; }
+	awk '/^[A-Z]: / {
+		i = 2
+		pkg = $2
+		while (pkg !~ /:$/ && i < NF) {
+			i++
+			pkg = pkg " " $i
+		}
+		if (i < NF)
+			print $1 " " pkg " " $(i + 1)
+	}' "$1" | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2
 }
 
 bad_usage() {
@@ -47,6 +71,7 @@ local_suffix=sparse1
 base_tar=
 lintian=1
 keep=0
+source_only=0
 all_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -61,6 +86,12 @@ while [ $# -gt 0 ]; do
 		;;
 	--no-lintian) lintian=0; shift ;;
 	--keep) keep=1; shift ;;
+	--source-only) source_only=1; shift ;;
+	--lintian-summary)
+		[ $# -ge 2 ] || bad_usage "$1 needs a value"
+		lintian_summary "$2"
+		exit
+		;;
 	-h | --help) usage; exit 0 ;;
 	*) bad_usage "unknown argument '$1'" ;;
 	esac
@@ -72,13 +103,15 @@ done
 NTIRPC_REVISION=2
 GANESHA_REVISION=5
 
-[ "$(id -u)" = 0 ] || { echo "package: needs root (debootstrap, chroot)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || [ $source_only = 1 ] ||
+	{ echo "package: needs root (debootstrap, chroot)" >&2; exit 1; }
 for tool in debootstrap unshare git; do
+	[ $source_only = 0 ] || [ "$tool" = git ] || continue
 	command -v "$tool" >/dev/null ||
 		{ echo "package: $tool missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
 # Every mount of this run lives in a mount namespace of its own.
-if [ -z "${SPARSE_PKG_MNTNS:-}" ]; then
+if [ -z "${SPARSE_PKG_MNTNS:-}" ] && [ $source_only = 0 ]; then
 	unshare --mount --propagation private true 2>/dev/null || {
 		echo "package: cannot make a private mount namespace (unshare --mount);" \
 		     "in a chroot its root must be a mount point (docs/building.md)" >&2
@@ -92,7 +125,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cache=${SPARSE_SOURCE_CACHE:-$HOME/.cache/nfs-sparse/sources}
 "$repo/cmake/fetch-sources.sh" "$cache"
-mirror=$("$repo/cmake/fetch-sources.sh" --mirror) ||
+mirror=$("$repo/cmake/fetch-sources.sh" --mirror) || [ $source_only = 1 ] ||
 	{ echo "package: no Debian mirror in the apt sources (cmake/fetch-sources.sh --mirror)" >&2; exit 1; }
 
 pin() { awk -v p="$1" '$1 == p { print $2, $3 }' "$repo/cmake/sources.pins"; }
@@ -106,9 +139,15 @@ dirty=
 [ -z "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
 	dirty=" with uncommitted changes"
 when=$(date -R -u -d "@$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)")
-maint_name=${DEBFULLNAME:-$(git -C "$repo" config user.name 2>/dev/null || echo "The nfs-sparse authors")}
-maint_mail=${DEBEMAIL:-$(git -C "$repo" config user.email 2>/dev/null || echo "nfs-sparse@localhost.localdomain")}
-maint="$maint_name <$maint_mail>"
+# The packages' identity is the packaging's (the Maintainer of its
+# debian/control files, which name the same one), never the build
+# machine's: DEBEMAIL, DEBFULLNAME and git's user are not read. It signs
+# the changelog entry (Changed-By) too.
+maint=$(sed -n 's/^Maintainer: //p' "$repo/packaging/nfs-ganesha/debian/control")
+for c in "$repo"/packaging/*/debian/control; do
+	[ "$(sed -n 's/^Maintainer: //p' "$c")" = "$maint" ] ||
+		{ echo "package: $c names another Maintainer than $maint" >&2; exit 1; }
+done
 
 work=$(mktemp -d "$(chroot_disk_dir)/nfs-sparse-pkg.XXXXXX")
 root=$work/root
@@ -184,7 +223,6 @@ source_tree() {
 	[ -d "$dir" ] || { echo "package: $orig did not give $dir" >&2; exit 1; }
 	cp -r "$debian" "$dir/debian"
 	write_copyright "$dir" "$6" "${7:-}"
-	sed -i "s|@MAINTAINER@|$maint|" "$dir/debian/control"
 	mkdir -p "$dir/debian/patches"
 	: >"$dir/debian/patches/series"
 	for p in $list; do
@@ -216,6 +254,15 @@ component=nfs-ganesha_$ganesha_ver.orig-nfs-sparse.tar.gz
 	--sort=name --mtime="@$(date -d "$when" +%s)" --owner=0 --group=0 \
 	--numeric-owner -cf - | gzip -n >"$work/src/$component"
 tar -C "$work/src/nfs-ganesha-$ganesha_ver" -xzf "$work/src/$component"
+
+if [ $source_only = 1 ]; then
+	rm -rf "$out/ntirpc-$ntirpc_ver" "$out/nfs-ganesha-$ganesha_ver"
+	rm -f "$out"/*.orig*.tar.gz
+	cp -a "$work/src/." "$out/"
+	echo "package: source trees in $out:"
+	(cd "$out" && ls -d ntirpc-* nfs-ganesha-* ./*.orig*.tar.gz | grep -v '\.deb$')
+	exit 0
+fi
 
 # The build chroot
 tar_file=${base_tar:-$work/base.tar}
@@ -269,7 +316,7 @@ echo "package: in $out:"
 if [ $lintian = 1 ]; then
 	echo "package: lintian (--pedantic --display-info), $out/lintian.txt:"
 	if [ -s "$out/lintian.txt" ]; then
-		cut -d' ' -f1-3 "$out/lintian.txt" | sort | uniq -c | sort -rn
+		lintian_summary "$out/lintian.txt"
 	else
 		echo "  nothing"
 	fi

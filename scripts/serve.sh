@@ -16,7 +16,8 @@ usage() {
 	cat <<'USAGE'
 usage: serve.sh [-p PORT] [-d EXPORT_DIR] [-P PSEUDO] [-l LOG_LEVEL]
                 [--protocols LIST] [--mount-port PORT]
-                [--rpcbind private|system] [--no-delegations] [--no-build]
+                [--rpcbind private|system] [--dbus private|system]
+                [--no-delegations] [--no-build]
                 [--pnfs N [--stripe-unit BYTES]]
 
 Builds (if needed) and runs ganesha.nfsd in the foreground with one
@@ -39,6 +40,15 @@ FSAL_SPARSE export on 127.0.0.1; Ctrl-C stops it.
                  and unshare); clients are given the ports. system: the
                  machine's rpcbind, which must be running already
                  (serve.sh never starts it: `systemctl start rpcbind`)
+  --dbus private|system
+                 the message bus each server registers org.ganesha.nfsd on
+                 (its statistics, sparse-stats). private (default): a
+                 dbus-daemon of each server's own, BUILD/serve/PORT/dbus.sock
+                 (data servers: ds*/dbus.sock). system: the machine's system
+                 bus for this server (as the packages' server does: none
+                 other may own the name there), private ones for data
+                 servers. serve.sh prints each server's sparse-stats command
+                 and stops if a server could not own its name
   --no-delegations
                  grant no delegations (default: read and write
                  delegations, each backed by a Linux lease; write ones
@@ -70,6 +80,7 @@ PSEUDO=/sparse
 LOG_LEVEL=EVENT
 protocols_arg=4
 rpcbind=private
+dbus=private
 build=${SPARSE_BUILD_DIR:-$repo/build}
 do_build=1
 export_given=0
@@ -81,7 +92,7 @@ all_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-p | -d | -l | -P | --protocols | --mount-port | --rpcbind | --pnfs | \
-	--stripe-unit)
+	--stripe-unit | --dbus)
 		[ $# -ge 2 ] || bad_usage "$1 needs a value"
 		case "$1" in
 		-p) PORT=$2 ;;
@@ -91,6 +102,7 @@ while [ $# -gt 0 ]; do
 		--protocols) protocols_arg=$2 ;;
 		--mount-port) MNT_PORT=$2 ;;
 		--rpcbind) rpcbind=$2 ;;
+		--dbus) dbus=$2 ;;
 		--pnfs) pnfs=$2 ;;
 		--stripe-unit) stripe_unit=$2 ;;
 		esac
@@ -146,6 +158,10 @@ case "$rpcbind" in
 private | system) ;;
 *) bad_usage "bad --rpcbind '$rpcbind' (private or system)" ;;
 esac
+case "$dbus" in
+private | system) ;;
+*) bad_usage "bad --dbus '$dbus' (private or system)" ;;
+esac
 [[ "$PSEUDO" == /* ]] || bad_usage "pseudo path must start with /"
 pseudo_q=$(sparse_conf_string "$PSEUDO") ||
 	bad_usage "pseudo path has a control character"
@@ -191,6 +207,13 @@ if [ $with_v3 = 1 ] && sparse_port_in_use "$MNT_PORT"; then
 	echo "serve: MOUNT port $MNT_PORT is already in use on this machine (--mount-port)" >&2
 	exit 2
 fi
+system_bus=${DBUS_SYSTEM_BUS_ADDRESS:-unix:path=/run/dbus/system_bus_socket}
+if [ $dbus = system ] && [[ "$system_bus" == unix:path=* ]] &&
+   [ ! -S "${system_bus#unix:path=}" ]; then
+	echo "serve: --dbus system: no system bus ($system_bus is not there);" \
+	     "start it (Debian package dbus) or use --dbus private" >&2
+	exit 2
+fi
 if [ $with_v3 = 1 ] && [ $rpcbind = system ] && [ ! -S /run/rpcbind.sock ]; then
 	echo "serve: --rpcbind system: the machine's rpcbind is not running" \
 	     "(no /run/rpcbind.sock); start it yourself (Debian package" \
@@ -213,8 +236,12 @@ if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ -z "${SPARSE_SERVE_MNTNS:-}" 
 		"$0" "${all_args[@]}"
 fi
 
-[ $do_build = 1 ] && "$repo/scripts/build.sh" "$build"
 stage=$build/stage
+if [ $do_build = 1 ]; then
+	[ -x "$stage/bin/ganesha.nfsd" ] ||
+		echo "serve: no server built in $build yet: building it first (scripts/build.sh)"
+	"$repo/scripts/build.sh" "$build"
+fi
 [ -x "$stage/bin/ganesha.nfsd" ] || { echo "serve: no server built in $build" >&2; exit 1; }
 stub=${SPARSE_RPCB_STUB:-$build/inner/tests/e2e/rpcb_stub}
 if [ $with_v3 = 1 ] && [ $rpcbind = private ] && [ ! -x "$stub" ]; then
@@ -267,10 +294,50 @@ render "$conf" "$PROTOCOLS" "$PORT" "$MINOR_VERSIONS" "$recovery_q"
 [ ! -s "$log" ] || mv "$log" "$log.old"
 : >"$log"
 
+# Each server registers org.ganesha.nfsd on a bus of its own (--dbus
+# private: a dbus-daemon in its run directory, ended with serve.sh), or
+# this one on the system bus (--dbus system); without dbus-daemon, on
+# none (no statistics). head_bus DIR WHICH: the address for the server
+# whose files are in DIR; "none" when there is no bus for it.
+have_dbus_daemon=0
+command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null &&
+	have_dbus_daemon=1
+head_bus() {
+	if [ "$2" = mds ] && [ $dbus = system ]; then
+		echo "$system_bus"
+	elif [ $have_dbus_daemon = 1 ]; then
+		sparse_start_dbus "$1" $$
+	else
+		echo none
+	fi
+}
+# start_head DIR CONF LOG BUS: ganesha.nfsd with its bus (a socket
+# that is not there for "none", so that it never takes the machine's
+# system bus by default); its PID in $head_pid
+start_head() {
+	local addr=$4
+	[ "$addr" != none ] || addr=unix:path=$1/no-bus
+	head_pid=$(DBUS_SYSTEM_BUS_ADDRESS=$addr sparse_start_server "$stage" "$2" "$3" "$1/pid" $$)
+}
+# check_head_bus WHAT PID BUS LOG: 0 when process PID owns
+# org.ganesha.nfsd on BUS (or there is no bus for it, or no dbus-send to
+# ask it); else says who does and what the server logged about DBus, and
+# returns 1
+check_head_bus() {
+	local what=$1 pid=$2 addr=$3 log=$4 owner
+	[ "$addr" != none ] && command -v dbus-send >/dev/null || return 0
+	owner=$(sparse_bus_owner "$addr") || owner=
+	[ "$owner" = "$pid" ] && return 0
+	echo "serve: $what (ganesha.nfsd $pid) could not own org.ganesha.nfsd on the bus $addr${owner:+: process $owner owns it}; its DBus messages:" >&2
+	grep -F ":DBUS :" "$log" | sed 's/^.*\] //' >&2
+	return 1
+}
+
 # pNFS: the data servers first, each with its own run directory under
 # this one (NFSv4.1 and 4.2 only, same export directory); then this server
 # as their metadata server (docs/configuration.md, "pNFS")
 ds_pids=()
+ds_buses=()
 stop_ds() {
 	local p
 	for p in "${ds_pids[@]}"; do
@@ -285,11 +352,19 @@ if [ "$pnfs" -gt 0 ]; then
 			"$(sparse_conf_string "$d/recovery")"
 		sparse_conf_add_pnfs "$d/ganesha.conf" "PNFS_DS = true;" "PNFS_DS = true;"
 		: >"$d/ganesha.log"
-		p=$(sparse_start_server "$stage" "$d/ganesha.conf" "$d/ganesha.log" "$d/pid" $$)
+		bus=$(head_bus "$d" ds) ||
+			{ echo "serve: data server $i: its dbus-daemon did not start" >&2; stop_ds; exit 1; }
+		ds_buses+=("$bus")
+		start_head "$d" "$d/ganesha.conf" "$d/ganesha.log" "$bus"
+		p=$head_pid
 		ds_pids+=("$p")
 		if ! sparse_wait_ready "$p" "${ds_ports[$i]}" "$d/ganesha.log" 60; then
 			echo "serve: data server $i did not start; from $d/ganesha.log:" >&2
 			sparse_log_errors "$d/ganesha.log" >&2
+			stop_ds
+			exit 1
+		fi
+		if ! check_head_bus "data server $i" "$p" "$bus" "$d/ganesha.log"; then
 			stop_ds
 			exit 1
 		fi
@@ -311,12 +386,20 @@ if [ $with_v3 = 1 ] && [ $rpcbind = private ]; then
 		{ echo "serve: the private rpcbind did not start" >&2; exit 1; }
 fi
 
-pid=$(sparse_start_server "$stage" "$conf" "$log" "$run/pid" $$)
+bus=$(head_bus "$run" mds) ||
+	{ echo "serve: its dbus-daemon did not start" >&2; stop_ds; exit 1; }
+start_head "$run" "$conf" "$log" "$bus"
+pid=$head_pid
 trap 'echo; echo "serve: stopping ganesha.nfsd ($pid ${ds_pids[*]})"; sparse_stop_server "$pid"; stop_ds; exit 0' INT TERM
 if ! sparse_wait_ready "$pid" "$PORT" "$log" 60; then
 	echo "serve: ganesha.nfsd did not start; from $log:" >&2
 	sparse_log_errors "$log" >&2
 	sparse_stop_server "$pid" 2
+	stop_ds
+	exit 1
+fi
+if ! check_head_bus "the server" "$pid" "$bus" "$log"; then
+	sparse_stop_server "$pid"
 	stop_ds
 	exit 1
 fi
@@ -363,10 +446,21 @@ fi
 if [ $with_v4 = 1 ] && [[ ", $MINOR_VERSIONS" == *", 0"* ]]; then
 	echo "serve: NFSv4.0, libnfs: nfs-ls 'nfs://127.0.0.1$url_path?version=4&nfsport=$PORT'"
 fi
-if grep -q "dbus_bus_get failed\|server bus reg failed" "$log"; then
-	echo "serve: no DBus (no system bus, org.ganesha.nfsd not allowed on it, or owned by another server): serving without statistics; see docs/statistics.md"
+# stats_cmd BUS: the sparse-stats command for the server on BUS
+stats_cmd() {
+	if [ "$1" = "$system_bus" ] && [ $dbus = system ]; then
+		echo "$repo/tools/sparse-stats 1"
+	else
+		echo "$repo/tools/sparse-stats --bus ${1#unix:path=} 1"
+	fi
+}
+if [ "$bus" = none ]; then
+	echo "serve: no DBus (dbus-daemon and dbus-send, Debian packages dbus-daemon and dbus-bin, are missing): serving without statistics; see docs/statistics.md"
 else
-	echo "serve: statistics: tools/sparse-stats 1"
+	for ((i = 0; i < pnfs; i++)); do
+		echo "serve: data server $i (port ${ds_ports[$i]}) statistics: $(stats_cmd "${ds_buses[$i]}")"
+	done
+	echo "serve: statistics: $(stats_cmd "$bus")"
 fi
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 1 &

@@ -331,3 +331,14 @@ sparse_log_errors() {
 	grep -E ":(CRIT|MAJ|FATAL) :|Error|error" "$1" 2>/dev/null | tail -n 15
 	tail -n 5 "$1.stdout" 2>/dev/null
 }
+
+# sparse_bus_owner ADDRESS [NAME]: the PID of the process that owns NAME
+# (default org.ganesha.nfsd) on the message bus at ADDRESS; 1, nothing
+# printed, when nobody does or the bus cannot be reached
+sparse_bus_owner() {
+	dbus-send --bus="$1" --print-reply --reply-timeout=5000 \
+		--dest=org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.GetConnectionUnixProcessID \
+		"string:${2:-org.ganesha.nfsd}" 2>/dev/null |
+		sed -n 's/^ *uint32 \([0-9][0-9]*\)$/\1/p' | grep .
+}

@@ -55,6 +55,21 @@ foreach(backend ${SPARSE_COURTESY_BACKENDS})
     ENVIRONMENT SPARSE_RECOVERY_BACKEND=${backend} GRACELESS=false)
 endforeach()
 
+# (e') sqlite: the database held 10 s past A's lease with Busy_Timeout_Ms
+# = 500, so that the reaper's removal of A's record fails at several
+# passes: A keeps its lock until a pass removes the record (issue #27
+# item 5, patch 0052).
+if("sqlite" IN_LIST SPARSE_COURTESY_BACKENDS)
+  sparse_e2e_run(e2e_courtesy_reaper_busy_sqlite e2e_courtesy ARGS reaper
+    TIMEOUT 240
+    HARNESS_ARGS --nfsv4-opts
+    "Lease_Lifetime = 4$<SEMICOLON> Grace_Period = 60$<SEMICOLON> Expired_Client_Threshold = 0$<SEMICOLON>"
+    --conf-extra "SQLITE_RECOVERY { Busy_Timeout_Ms = 500$<SEMICOLON> }")
+  set_property(TEST e2e/e2e_courtesy_reaper_busy_sqlite APPEND PROPERTY
+    ENVIRONMENT SPARSE_RECOVERY_BACKEND=sqlite GRACELESS=false
+                SPARSE_REAPER_HOLD_MS=10000)
+endif()
+
 # (f) an OPEN upgrade releasing an expired client races a CLOSE of the
 # same open state (issue #18, patch 0055); the test holds the sqlite
 # database to keep the release waiting, so sqlite only.

@@ -3,7 +3,7 @@
 /*
  * What the delegation tests (e2e_proto_deleg, e2e_proto_wdeleg) share:
  * unique names, the server log, a client that leaves recalls to the test,
- * and a local process holding a backing file open.
+ * a backing file's bytes and a local process holding a backing file open.
  */
 #ifndef E2E_DELEG_UTIL_H
 #define E2E_DELEG_UTIL_H
@@ -22,6 +22,19 @@ static inline const char *e2e_deleg_uniq(const char *prefix, const char *what)
 				  (int)getpid(), ++seq),
 			 0);
 	return e2e_keep(p);
+}
+
+/* The backing file's bytes (at most size - 1 of them, NUL-terminated).
+ * A local open: it breaks a delegation's lease. */
+static inline void e2e_backing_read(const char *name, char *buf, size_t size)
+{
+	FILE *f = fopen(e2e_backing(name), "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
 }
 
 /* A client that leaves recalls to the test (nfs42_serve_recalls). */

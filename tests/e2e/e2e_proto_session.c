@@ -16,6 +16,8 @@
  *  - "lease" mode (run with a short Lease_Lifetime): an EXCHANGE_ID never
  *    confirmed is stale after its lease (patch 0082).
  */
+#include <pthread.h>
+
 #include "e2e_fsal_util.h"
 
 #define RPC_GSS_SVC_NONE 1
@@ -662,6 +664,177 @@ START_TEST(backchannel_ctl_offers)
 }
 END_TEST
 
+/*
+ * BACKCHANNEL_CTL racing BIND_CONN_TO_SESSION and another BACKCHANNEL_CTL
+ * (issue #27 item 2).  BACKCHANNEL_CTL swaps the session's callback
+ * security parameters and frees the old ones; the back channel's rebuild
+ * and BIND_CONN_TO_SESSION read them.  Two connections bind themselves
+ * for the back channel over and over while two slots (on two more
+ * connections) change the parameters over and over, for BC_RACE_MS;
+ * under ASan a read of freed parameters stops the server, and every
+ * thread must see each of its calls answered, and the session serve
+ * afterwards.
+ */
+#define BC_RACE_MS 4000
+
+/* A connection bound to s's session, using slot `slot`. */
+struct bc_conn {
+	struct rs *s;
+	struct nfs42_client *cl;
+	uint32_t slot, seqid;
+	unsigned int calls, ok;
+	int failed; /* a transport error (< 0), 0 if none */
+	pthread_t thread;
+};
+
+/* BIND_CONN_TO_SESSION (RFC 8881 18.34) of cl's connection to the
+ * session sid in direction dir: the status. */
+static int bind_conn(struct nfs42_client *cl, const uint8_t *sid,
+		     uint32_t dir)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_xdr x;
+	int rc;
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_BIND_CONN_TO_SESSION);
+	nfs42_xdr_put_fixed(&x, sid, NFS4_SESSIONID_SIZE);
+	nfs42_xdr_put_u32(&x, dir);
+	nfs42_xdr_put_bool(&x, false); /* not RDMA */
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	nfs42_op_raw(c, OP_BIND_CONN_TO_SESSION, x.buf, x.len);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	nfs42_xdr_free(&x);
+	return rc;
+}
+
+#define CDFC4_FORE_OR_BOTH 3
+#define CDFC4_BACK_OR_BOTH 7
+
+/* The offers a racer cycles through: AUTH_SYS entries (what the server
+ * copies deep: a machine name, and is most likely to read once freed),
+ * AUTH_NONE, both. */
+static void bc_offer(unsigned int i, struct nfs42_cb_sec *secs,
+		     unsigned int *n)
+{
+	static const char *const names[] = { "bc-race-a", "bc-race-bb",
+					      "bc-race-ccc" };
+
+	secs[0] = sec_sys();
+	secs[0].machinename = names[i % 3];
+	secs[1] = SEC_NONE;
+	*n = i % 4 == 3 ? 1 : 2;
+	if (i % 4 == 2)
+		secs[0] = SEC_NONE;
+}
+
+/* Racer: BACKCHANNEL_CTL on its slot until the deadline. */
+static void *bc_ctl_racer(void *arg)
+{
+	struct bc_conn *b = arg;
+	int64_t until = e2e_now_ms() + BC_RACE_MS;
+	struct nfs42_cb_sec secs[2];
+	const struct nfs42_res *seq;
+	struct nfs42_compound *c;
+	unsigned int n;
+	int rc;
+
+	while (e2e_now_ms() < until && !b->failed) {
+		bc_offer(b->calls + b->slot, secs, &n);
+		c = nfs42_compound_new(b->cl);
+		nfs42_compound_no_sequence(c);
+		nfs42_compound_no_retry(c);
+		nfs42_op_sequence(c, b->s->sid, b->seqid, b->slot, 1, false);
+		nfs42_op_backchannel_ctl(c, 0x40000100 + b->calls % 7, secs,
+					 n);
+		rc = nfs42_compound_run(c);
+		seq = nfs42_res(c, 0);
+		if (seq && seq->status == NFS4_OK)
+			b->seqid++;
+		nfs42_compound_free(c);
+		b->calls++;
+		b->ok += rc == 0;
+		if (rc < 0)
+			b->failed = rc;
+	}
+	return NULL;
+}
+
+/* Racer: BIND_CONN_TO_SESSION for the back channel until the deadline. */
+static void *bind_racer(void *arg)
+{
+	struct bc_conn *b = arg;
+	int64_t until = e2e_now_ms() + BC_RACE_MS;
+	int rc;
+
+	while (e2e_now_ms() < until && !b->failed) {
+		rc = bind_conn(b->cl, b->s->sid, CDFC4_BACK_OR_BOTH);
+		b->calls++;
+		b->ok += rc == 0;
+		if (rc < 0)
+			b->failed = rc;
+	}
+	return NULL;
+}
+
+START_TEST(backchannel_ctl_races_bind_conn)
+{
+	const struct nfs42_cb_sec secs[] = { sec_sys() };
+	struct nfs42_chan_attrs fore, back;
+	struct bc_conn racers[4];
+	uint32_t csr_flags = 0;
+	unsigned int i;
+	struct rs s;
+
+	rs_unconfirmed(&s, "e2e-bcrace");
+	rs_attrs(&fore, &back, 1u << 20, 16);
+	fore.maxreqs = 2;
+	ck_assert_int_eq(create_session_attrs(&s,
+					      CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+					      &fore, &back, secs, 1,
+					      &csr_flags),
+			 0);
+	ck_session_works(&s);
+
+	memset(racers, 0, sizeof(racers));
+	for (i = 0; i < 4; i++) {
+		racers[i].s = &s;
+		racers[i].cl = rs_connect();
+		racers[i].seqid = 1;
+	}
+	/* racers 0 and 1 change the parameters on slots 0 and 1 (0 on the
+	 * session's own connection, whose slot 0 s no longer uses), 2 and 3
+	 * bind for the back channel */
+	nfs42_client_free(racers[0].cl);
+	racers[0].cl = s.cl;
+	racers[0].seqid = s.seqid;
+	racers[1].slot = 1;
+	ck_assert_int_eq(bind_conn(racers[1].cl, s.sid, CDFC4_FORE_OR_BOTH), 0);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&racers[i].thread, NULL,
+						i < 2 ? bc_ctl_racer :
+							bind_racer,
+						&racers[i]),
+				 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(pthread_join(racers[i].thread, NULL), 0);
+		ck_assert_msg(!racers[i].failed,
+			      "racer %u: %s after %u calls (%u answered NFS4_OK)",
+			      i, nfs42_strerror(racers[i].failed),
+			      racers[i].calls, racers[i].ok);
+		ck_assert_msg(racers[i].ok > 0, "racer %u: none of %u calls OK",
+			      i, racers[i].calls);
+	}
+	s.seqid = racers[0].seqid;
+	ck_session_serves(&s);
+	for (i = 1; i < 4; i++)
+		nfs42_client_free(racers[i].cl);
+	rs_done(&s);
+}
+END_TEST
+
 START_TEST(unconfirmed_clientid_expires)
 {
 	const char *owner = e2e_uniq("e2e-lease");
@@ -707,6 +880,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	if (!strcmp(mode, "lease")) {
 		tcase_add_test(tc, unconfirmed_clientid_expires);
+	} else if (!strcmp(mode, "bcrace")) {
+		tcase_add_test(tc, backchannel_ctl_races_bind_conn);
 	} else {
 		tcase_add_test(tc, too_many_ops_fail_in_sequence);
 		tcase_add_test(tc, request_too_big_fails_in_sequence);

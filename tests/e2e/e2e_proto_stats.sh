@@ -49,7 +49,7 @@ expect_export() {
 $(row copy_sync "$5" "$6")
 $(row copy_async "$7" "$8")
 $(row clone "$9" "${10}")"
-	if [ "$(sed -n '3,6p' <<<"$out")" = "$want" ]; then
+	if [ "$(sed -n '4,7p' <<<"$out")" = "$want" ]; then
 		ok
 	else
 		bad "export $id: got
@@ -66,7 +66,7 @@ expect_fsal() {
 	want="$(printf '%-16s %12s %18s' clone "$1" "$2")
 $(printf '%-16s %12s %18s' copy_file_range "$3" "$4")
 $(printf '%-16s %12s %18s' read/write "$5" "$6")"
-	if [ "$(sed -n '3,5p' <<<"$out")" = "$want" ]; then
+	if [ "$(sed -n '4,6p' <<<"$out")" = "$want" ]; then
 		ok
 	else
 		bad "fsal: got
@@ -87,6 +87,13 @@ put "$NFS42_BACKING/e" 4096
 # 8 KiB of data, then a 56 KiB hole to EOF
 put "$NFS42_BACKING/rp" 8192
 truncate -s 65536 "$NFS42_BACKING/rp"
+
+# 0. the table names the server it was read from: this harness's server,
+# its NFS port, its configuration file, the harness's bus
+server_pid=$(cat "$NFS42_SERVER_PID_FILE")
+out=$("$stats" 1) || bad "sparse-stats 1 failed"
+want="server: org.ganesha.nfsd $server_pid, ports ([0-9]+ )*$NFS42_PORT( [0-9]+)*, /[^ ]*\\.conf on the system bus \\($DBUS_SYSTEM_BUS_ADDRESS\\)"
+if grep -qxE "$want" <<<"$(head -n 1 <<<"$out")"; then ok; else bad "server line: $(head -n 1 <<<"$out") (want $want)"; fi
 
 # 1. all zero at start, for every export
 for id in 1 6 7; do

@@ -15,8 +15,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "e2e_deleg_util.h"
 
@@ -73,18 +76,6 @@ static int io_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	}
 	nfs42_compound_free(c);
 	return rc;
-}
-
-/* The backing file's bytes (at most size - 1 of them, NUL-terminated). */
-static void backing_read(const char *name, char *buf, size_t size)
-{
-	FILE *f = fopen(e2e_backing(name), "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
-	fclose(f);
 }
 
 /* The holder: serves its back channel until recalled, then "flushes its
@@ -224,7 +215,7 @@ START_TEST(t_granted_and_used)
 	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
 	/* (reading the backing file before would be a local open: a
 	 * recall, which this thread could not serve while in fopen) */
-	backing_read(name, got, sizeof(got));
+	e2e_backing_read(name, got, sizeof(got));
 	ck_assert_str_eq(got, "XYc3456789");
 	nfs42_client_free(a);
 }
@@ -299,7 +290,7 @@ static void local_open_waits_for_flush(int flags)
 	local_open_wait(&lo, got, sizeof(got), &took);
 	if ((flags & O_ACCMODE) != O_WRONLY)
 		ck_assert_str_eq(got, "fresh data");
-	backing_read(name, got, sizeof(got));
+	e2e_backing_read(name, got, sizeof(got));
 	ck_assert_str_eq(got, "fresh data");
 	/* the open returned after the recall, well before lease-break-time */
 	ck_assert_msg(lo.t0 + took >= h.recalled_ms,
@@ -402,11 +393,24 @@ END_TEST
 struct cb_answerer {
 	struct nfs42_client *cl;
 	const struct nfs42_fh *fh;
-	uint64_t change, size; /* what it reports */
+	uint64_t change, size; /* what it reports (atomic) */
 	unsigned int calls; /* CB_GETATTRs answered */
 	bool stop;
+	/* gated: each answer waits until the test opens the gate */
+	bool gated, gate_open;
 	pthread_t thread;
 };
+
+/* A gated answerer's answer waits (at most 10 s) for the gate. */
+static void answerer_gate(struct cb_answerer *ans)
+{
+	int64_t until = e2e_now_ms() + 10000;
+
+	while (__atomic_load_n(&ans->gated, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&ans->gate_open, __ATOMIC_ACQUIRE) &&
+	       e2e_now_ms() < until)
+		usleep(1000);
+}
 
 static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 				  uint32_t op, struct nfs42_xdr *args,
@@ -425,15 +429,18 @@ static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 		return NFS4ERR_BADXDR;
 	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
 		return NFS4ERR_BADHANDLE;
+	answerer_gate(ans);
 	nfs42_bm_clear(&have);
 	nfs42_xdr_enc_init(&vals);
 	if (nfs42_bm_isset(&want, FATTR4_CHANGE)) {
 		nfs42_bm_set(&have, FATTR4_CHANGE);
-		nfs42_xdr_put_u64(&vals, ans->change);
+		nfs42_xdr_put_u64(&vals, __atomic_load_n(&ans->change,
+							 __ATOMIC_RELAXED));
 	}
 	if (nfs42_bm_isset(&want, FATTR4_SIZE)) {
 		nfs42_bm_set(&have, FATTR4_SIZE);
-		nfs42_xdr_put_u64(&vals, ans->size);
+		nfs42_xdr_put_u64(&vals, __atomic_load_n(&ans->size,
+							 __ATOMIC_RELAXED));
 	}
 	nfs42_bitmap_encode(res, &have);
 	nfs42_xdr_put_opaque(res, vals.buf, vals.len);
@@ -452,18 +459,39 @@ static void *answerer_main(void *arg)
 	return NULL;
 }
 
-static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
-			   const struct nfs42_fh *fh, uint64_t change,
-			   uint64_t size)
+static void answerer_start_gated(struct cb_answerer *ans,
+				 struct nfs42_client *cl,
+				 const struct nfs42_fh *fh, uint64_t change,
+				 uint64_t size, bool gated)
 {
 	memset(ans, 0, sizeof(*ans));
 	ans->cl = cl;
 	ans->fh = fh;
 	ans->change = change;
 	ans->size = size;
+	ans->gated = gated;
 	nfs42_set_cb_handler(cl, answer_cb_getattr, ans);
 	ck_assert_int_eq(pthread_create(&ans->thread, NULL, answerer_main, ans),
 			 0);
+}
+
+static void answerer_start(struct cb_answerer *ans, struct nfs42_client *cl,
+			   const struct nfs42_fh *fh, uint64_t change,
+			   uint64_t size)
+{
+	answerer_start_gated(ans, cl, fh, change, size, false);
+}
+
+/* Open the gate and wait (at most 10 s) until n answers went out. */
+static void answerer_release(struct cb_answerer *ans, unsigned int n)
+{
+	int64_t until = e2e_now_ms() + 10000;
+
+	__atomic_store_n(&ans->gate_open, true, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&ans->calls, __ATOMIC_RELAXED) < n &&
+	       e2e_now_ms() < until)
+		usleep(1000);
+	ck_assert_uint_ge(__atomic_load_n(&ans->calls, __ATOMIC_RELAXED), n);
 }
 
 static unsigned int answerer_stop(struct cb_answerer *ans)
@@ -646,6 +674,401 @@ START_TEST(t_getattr_recalls_without_answer)
 }
 END_TEST
 
+/* B's GETATTR of change and size, NFS4ERR_DELAY not retried: the status
+ * (the server waits 50 ms for the holder's answer before that). */
+static int change_and_size_once(struct nfs42_client *b,
+				const struct nfs42_fh *fh)
+{
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
+	struct nfs42_compound *c = nfs42_compound_new(b);
+	int rc;
+
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_getattr(c, &bm);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * A CB_GETATTR answer is for its own request (issue #27 item 3).  The
+ * holder answers (4096 bytes) only after the GETATTR that asked gave up
+ * (NFS4ERR_DELAY); well after (past the second such an answer serves a
+ * retry) the holder has 8192 bytes: the next GETATTR asks it again and
+ * gets 8192 (patch 0121 alone served the old 4096 without asking).
+ */
+START_TEST(t_getattr_old_answer_not_served)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("cb-old", "0123456789");
+	struct nfs42_attrs at0, at;
+	struct cb_answerer ans;
+	struct nfs42_file fa;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	answerer_start_gated(&ans, a, &fa.fh, at0.change + 1, 4096, true);
+	ck_assert_int_eq(change_and_size_once(b, &fa.fh), NFS4ERR_DELAY);
+	answerer_release(&ans, 1);
+	__atomic_store_n(&ans.size, 8192, __ATOMIC_RELAXED);
+	/* the server keeps a late answer for a retry for 1 s */
+	usleep(2500 * 1000);
+	change_and_size(b, &fa.fh, &at);
+	ck_assert_msg(
+		at.size == 8192,
+		"GETATTR 2.5 s after a late answer: size %llu (the old answer), not the holder's 8192 now",
+		(unsigned long long)at.size);
+	ck_assert_uint_eq(answerer_stop(&ans), 2);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A late answer of a previous holder is not served for the next one
+ * (issue #27 item 3): A's CB_GETATTR answer (4096 bytes) comes after A
+ * returned its write delegation and C got one; B's GETATTRs get the size
+ * C's library answers (the file's 10 bytes), never A's 4096 (patch 0121
+ * alone stored A's answer and served it for C's delegation).
+ */
+START_TEST(t_getattr_previous_holder_answer_dropped)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client(),
+			    *c = e2e_client();
+	const char *name = local_file("cb-prev", "0123456789");
+	struct cb_answerer ans, srv;
+	struct nfs42_attrs at0, at;
+	struct nfs42_file fa, fc;
+	int i;
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a, nfs42_getattr_fh(a, &fa.fh, NULL, &at0));
+	ck_nfs_ok(a, nfs42_close(&fa)); /* the delegation stays */
+	answerer_start_gated(&ans, a, &fa.fh, at0.change + 1, 4096, true);
+	ck_assert_int_eq(change_and_size_once(b, &fa.fh), NFS4ERR_DELAY);
+	/* A's answer waits in its hook; A returns meanwhile, C opens */
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	open_write_delegated(c, name, &fc);
+	serve_start(&srv, c);
+	answerer_release(&ans, 1);
+	for (i = 0; i < 5; i++) {
+		change_and_size(b, &fa.fh, &at);
+		ck_assert_msg(
+			at.size == 10,
+			"GETATTR %d under C's delegation: size %llu (A's late answer?)",
+			i, (unsigned long long)at.size);
+		usleep(100 * 1000);
+	}
+	serve_stop(&srv);
+	ck_assert_uint_ge(nfs42_cb_getattrs_answered(c), 1);
+	answerer_stop(&ans);
+	ck_nfs_ok(c, nfs42_delegreturn(c, &fc.fh, &fc.deleg_stateid));
+	ck_nfs_ok(c, nfs42_close(&fc));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+	nfs42_client_free(c);
+}
+END_TEST
+
+/*
+ * Another client's change of anything of a delegated file recalls the
+ * delegation (issue #27 item 4; RFC 8881 10.4): a SETATTR of the times,
+ * the owner or the group, a SETXATTR, a REMOVEXATTR; as a SETATTR of the
+ * size or the mode did before.  B's change is NFS4ERR_DELAY while A is
+ * recalled, and goes through once A returned.
+ */
+enum remote_change {
+	RC_MTIME,
+	RC_ATIME,
+	RC_OWNER,
+	RC_GROUP,
+	RC_SETXATTR,
+	RC_REMOVEXATTR,
+	RC_COUNT
+};
+
+static const char *const remote_change_name[RC_COUNT] = { "SETATTR time_modify",
+							  "SETATTR time_access",
+							  "SETATTR owner",
+							  "SETATTR owner_group",
+							  "SETXATTR",
+							  "REMOVEXATTR" };
+
+/* B's change what of fh, NFS4ERR_DELAY not retried: the status. */
+static int remote_change(struct nfs42_client *b, const struct nfs42_fh *fh,
+			 enum remote_change what)
+{
+	struct nfs42_compound *c = nfs42_compound_new(b);
+	struct nfs42_stateid anon = { 0 };
+	struct nfs42_time t = { .seconds = 1000000000 };
+	struct nfs42_sattr sa;
+	int rc;
+
+	nfs42_sattr_init(&sa);
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	switch (what) {
+	case RC_MTIME:
+		nfs42_sattr_mtime(&sa, NULL);
+		break;
+	case RC_ATIME:
+		nfs42_sattr_atime(&sa, &t);
+		break;
+	case RC_OWNER:
+		nfs42_sattr_owner(&sa, "0");
+		break;
+	case RC_GROUP:
+		nfs42_sattr_group(&sa, "0");
+		break;
+	default:
+		break;
+	}
+	if (what == RC_SETXATTR)
+		nfs42_op_setxattr(c, SETXATTR4_EITHER, "remote", "v", 1);
+	else if (what == RC_REMOVEXATTR)
+		nfs42_op_removexattr(c, "before");
+	else
+		nfs42_op_setattr(c, &anon, &sa);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * name gets the xattr user.before (before the grant: a local setxattr
+ * later would recall), then a is granted a write delegation (an open
+ * for both) or a read one (an open for reading) on it.
+ */
+static void open_with_xattr(struct nfs42_client *a, const char *name,
+			    bool write, struct nfs42_file *fa)
+{
+	ck_assert_int_eq(setxattr(e2e_backing(name), "user.before", "x", 1, 0),
+			 0);
+	if (write)
+		open_write_delegated(a, name, fa);
+	else
+		ck_nfs_ok(a,
+			  nfs42_open(a, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				     NFS42_NOCREATE, 0, false, fa));
+	ck_assert_uint_eq(fa->deleg_type,
+			  write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ);
+}
+
+static void remote_change_recalls(enum remote_change what, bool write)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("remote", "0123456789");
+	struct nfs42_recall r;
+	struct nfs42_file fa;
+	unsigned int n = 0;
+	int rc;
+
+	open_with_xattr(a, name, write, &fa);
+	rc = remote_change(b, &fa.fh, what);
+	ck_assert_msg(
+		rc == NFS4ERR_DELAY,
+		"%s by another client under a %s delegation: %s, not NFS4ERR_DELAY (no recall)",
+		remote_change_name[what], write ? "write" : "read",
+		nfs42_strerror(rc));
+	ck_nfs_ok(a, nfs42_serve_recalls(a, 10000, false, &r, 1, &n));
+	ck_assert_uint_eq(n, 1);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	rc = remote_change(b, &fa.fh, what);
+	ck_assert_msg(rc == 0, "%s after the return: %s",
+		      remote_change_name[what], nfs42_strerror(rc));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+
+START_TEST(t_remote_changes_recall)
+{
+	int what;
+
+	for (what = 0; what < RC_COUNT; what++)
+		remote_change_recalls(what, true);
+	remote_change_recalls(RC_MTIME, false);
+	remote_change_recalls(RC_SETXATTR, false);
+}
+END_TEST
+
+/*
+ * A process on the server changes a delegated file in a way that breaks
+ * no Linux lease: chmod, chown, utimes, setxattr, removexattr, rename,
+ * link, unlink.  FSAL_SPARSE sees it through fanotify and recalls the
+ * delegation (issue #27 item 4; after the fact: the change is done when
+ * the recall goes out, as docs/design.md says); before, nothing was
+ * recalled.
+ */
+enum local_change {
+	LC_CHMOD,
+	LC_CHOWN,
+	LC_UTIMES,
+	LC_SETXATTR,
+	LC_REMOVEXATTR,
+	LC_RENAME,
+	LC_LINK,
+	LC_UNLINK,
+	LC_COUNT
+};
+
+static const char *const local_change_name[LC_COUNT] = {
+	"chmod",       "chown",	 "utimes", "setxattr",
+	"removexattr", "rename", "link",   "unlink"
+};
+
+static int local_change(const char *name, enum local_change what)
+{
+	const char *path = e2e_backing(name);
+	char *other;
+	int rc;
+
+	ck_assert_int_gt(asprintf(&other, "%s.other", path), 0);
+	switch (what) {
+	case LC_CHMOD:
+		rc = chmod(path, 0600);
+		break;
+	case LC_CHOWN:
+		rc = chown(path, 0, 0);
+		break;
+	case LC_UTIMES:
+		rc = utimes(path, NULL);
+		break;
+	case LC_SETXATTR:
+		rc = setxattr(path, "user.local", "v", 1, 0);
+		break;
+	case LC_REMOVEXATTR:
+		rc = removexattr(path, "user.before");
+		break;
+	case LC_RENAME:
+		rc = rename(path, other);
+		break;
+	case LC_LINK:
+		rc = link(path, other);
+		break;
+	default:
+		rc = unlink(path);
+		break;
+	}
+	free(other);
+	return rc;
+}
+
+static void local_change_recalls(enum local_change what, bool write)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("local-change", "0123456789");
+	struct nfs42_recall r;
+	struct nfs42_file fa;
+	unsigned int n = 0;
+
+	open_with_xattr(a, name, write, &fa);
+	ck_assert_msg(local_change(name, what) == 0, "%s: %s",
+		      local_change_name[what], strerror(errno));
+	ck_nfs_ok(a, nfs42_serve_recalls(a, 5000, false, &r, 1, &n));
+	ck_assert_msg(n == 1,
+		      "local %s of a file under a %s delegation: no recall",
+		      local_change_name[what], write ? "write" : "read");
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+
+/*
+ * Whether this machine lets a process watch path as sparse_watch.c does
+ * (a fanotify group reporting file handles, an inode mark for FAN_ATTRIB
+ * and FAN_MOVE_SELF).  The test runs on the server's machine as the
+ * server's user: where it can, the server can, and must.
+ */
+static bool fanotify_can_watch(const char *path)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC,
+			       O_RDONLY | O_CLOEXEC);
+	bool can;
+
+	if (fd < 0)
+		return false;
+	can = fanotify_mark(fd, FAN_MARK_ADD, FAN_ATTRIB | FAN_MOVE_SELF,
+			    AT_FDCWD, path) == 0;
+	close(fd);
+	return can;
+}
+
+/* The server's WARN when it has no watch (sparse_watch_refused()). */
+#define NO_WATCH_WARN "recalls no delegation (a local open or truncate still does)"
+
+/* The server watches: else a skip where fanotify cannot be had at all
+ * (the limit design.md states), a failure where it can. */
+static bool server_watches(const char *test)
+{
+	if (!fanotify_can_watch(e2e_backing(""))) {
+		fprintf(stderr,
+			"%s: no fanotify watch can be had here (a local chmod, rename, unlink... recalls nothing: the documented limit); not tested\n",
+			test);
+		return false;
+	}
+	ck_assert_msg(!log_has(NO_WATCH_WARN),
+		      "the server has no fanotify watch (its WARN) though this machine allows one");
+	return true;
+}
+
+START_TEST(t_local_changes_recall)
+{
+	int what;
+
+	if (!server_watches("t_local_changes_recall"))
+		return;
+	for (what = 0; what < LC_COUNT; what++)
+		local_change_recalls(what, true);
+	local_change_recalls(LC_CHMOD, false);
+	local_change_recalls(LC_RENAME, false);
+	local_change_recalls(LC_UNLINK, false);
+	ck_assert(log_has("was changed on the server"));
+	ck_assert(!log_has(NO_WATCH_WARN));
+}
+END_TEST
+
+/*
+ * The watch's limit (docs/design.md "Local changes no lease sees"): it
+ * is after the fact.  knfsd holds a local chmod or unlink of a delegated
+ * file until the delegation is returned; here both are done at once and
+ * seen on the server while the write delegation's holder has not heard
+ * of them, and the holder, still writing through its delegation, gets
+ * NFS4_OK for data that now goes to an unlinked file.  The recall comes
+ * after.
+ */
+START_TEST(t_local_change_after_the_fact)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("after-the-fact", "0123456789");
+	const char *path = e2e_backing(name);
+	struct nfs42_recall r;
+	struct nfs42_file fa;
+	unsigned int n = 0;
+	struct stat st;
+
+	if (!server_watches("t_local_change_after_the_fact"))
+		return;
+	open_write_delegated(a, name, &fa);
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	/* the holder has returned nothing: it writes through its delegation */
+	ck_nfs_ok(a,
+		  io_with(a, &fa.fh, &fa.deleg_stateid, true, "late", NULL, 4));
+	ck_nfs_ok(a, nfs42_serve_recalls(a, 5000, false, &r, 1, &n));
+	ck_assert_msg(n == 1, "a local chmod and unlink: no recall");
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fa.fh, &fa.deleg_stateid));
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* Is exactly the set of values (terminated by -1) set in bm? */
 static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
 {
@@ -790,7 +1213,12 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_getattr_answered_by_holder);
 		tcase_add_test(tc, t_getattr_answered_by_library);
 		tcase_add_test(tc, t_getattr_recalls_without_answer);
+		tcase_add_test(tc, t_getattr_old_answer_not_served);
+		tcase_add_test(tc, t_getattr_previous_holder_answer_dropped);
 		tcase_add_test(tc, t_open_arguments);
+		tcase_add_test(tc, t_remote_changes_recall);
+		tcase_add_test(tc, t_local_changes_recall);
+		tcase_add_test(tc, t_local_change_after_the_fact);
 	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

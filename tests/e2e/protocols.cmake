@@ -182,8 +182,15 @@ set_tests_properties(e2e/e2e_proto_xattr PROPERTIES
 # Session-layer fixes (issue #11, patches 0080-0082): fore channel limits
 # checked in SEQUENCE, RPCSEC_GSS in csa_sec_parms; and, with a 3 s lease,
 # an unconfirmed clientid going stale.
+find_package(Threads REQUIRED)
 sparse_e2e_test(e2e_proto_session
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_session.c TIMEOUT 120)
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_session.c TIMEOUT 120
+  LIBS Threads::Threads)
+# BACKCHANNEL_CTL racing BIND_CONN_TO_SESSION (issue #27 item 2): meant
+# for ./scripts/test.sh --asan, where a read of freed callback security
+# parameters stops the server.
+sparse_e2e_run(e2e_proto_session_bcrace e2e_proto_session ARGS bcrace
+  TIMEOUT 120)
 sparse_e2e_run(e2e_proto_session_lease e2e_proto_session ARGS lease 3
   TIMEOUT 120 HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 3$<SEMICOLON>")
 # The same program under a tshark capture (wire_check_session.sh): every
@@ -231,6 +238,17 @@ sparse_e2e_test(e2e_proto_wdeleg
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# OPEN's delegation claims (issue #27 item 1): only the caller's own
+# delegation on the file lets CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH
+# through; NFSv4.0 on for its CLAIM_DELEGATE_CUR.
+sparse_e2e_test(e2e_proto_deleg_claim
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_deleg_claim.c
+  LIBS Threads::Threads
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+set_property(TEST e2e/e2e_proto_deleg_claim APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
 # No write delegation while lease-break-time is shorter than Ganesha may
 # take to revoke (2 x Lease_Lifetime).
 sparse_e2e_run(e2e_proto_wdeleg_shortbreak e2e_proto_wdeleg ARGS shortbreak

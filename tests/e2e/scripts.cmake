@@ -59,3 +59,29 @@ add_test(NAME e2e/test_hooks_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_hooks_check.sh)
 set_tests_properties(e2e/test_hooks_check PROPERTIES LABELS e2e TIMEOUT 180
   ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX}")
+
+# A malformed handle key on an export root: the export is refused, the
+# key left as found (issue #27 item 5)
+add_test(NAME e2e/handle_key_refuse
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/handle_key_refuse.sh)
+set_tests_properties(e2e/handle_key_refuse PROPERTIES LABELS e2e TIMEOUT 180
+  SKIP_RETURN_CODE 77
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+
+# serve.sh's servers each own org.ganesha.nfsd on a bus of their own (one
+# sparse-stats command per head), a second server for the name on a shared
+# bus is refused, and a healthy start and reload log nothing above EVENT
+# (issue #28), on ext4 filesystems with a UUID (the multifs fixture's)
+set(serveheadsfs_dir ${CMAKE_CURRENT_BINARY_DIR}/serveheadsfs)
+add_test(NAME e2e/serve_heads_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_heads_check.sh ${serveheadsfs_dir})
+set_tests_properties(e2e/serve_heads_check PROPERTIES LABELS e2e TIMEOUT 180
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")
+sparse_loop_fixture(serve_heads_check serveheadsfs multifs-setup.sh)
+
+# The sample configuration's commented examples (pNFS, a second export)
+# work once uncommented as they say (issue #28)
+add_test(NAME e2e/sample_conf_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sample_conf_check.sh)
+set_tests_properties(e2e/sample_conf_check PROPERTIES LABELS e2e TIMEOUT 120
+  ENVIRONMENT "SPARSE_STAGE=${GANESHA_PREFIX};SPARSE_NFS42=$<TARGET_FILE:nfs42>")

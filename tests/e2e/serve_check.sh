@@ -16,23 +16,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 stage=${SPARSE_STAGE:?}
 nfs42=${SPARSE_NFS42:?}
-export SPARSE_BUILD_DIR
-SPARSE_BUILD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/nfs-sparse-serve.XXXXXX")
-# serve.sh --no-build looks for BUILD/stage: borrow the real one.
-ln -s "$stage" "$SPARSE_BUILD_DIR/stage"
-serve_pids=()
-cleanup() {
-	local p
-	for p in "${serve_pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$SPARSE_BUILD_DIR"
-}
-trap cleanup EXIT
+. "$repo/tests/e2e/serve-lib.sh"
 . "$repo/tests/check-lib.sh"
 
-serve=$repo/scripts/serve.sh
 check bad-port 2 "bad port '99999'" -- "$serve" --no-build -p 99999
 check port-not-number 2 "bad port 'abc'" -- "$serve" --no-build -p abc
 check bad-log-level 2 "bad log level 'LOUD'" -- "$serve" --no-build -l LOUD
@@ -57,26 +43,6 @@ check client-dead-server 3 "cannot connect to 127.0.0.1" -- "$nfs42" -p 1 ls /
 check client-bad-path 1 "NFS4ERR_NOENT" -- "$nfs42" ls "$NFS42_EXPORT/no/such"
 
 . "$repo/scripts/server-lib.sh"
-
-# start_serve OUT ARGS...: serve.sh in the background (SIGINT restored:
-# background jobs of a script ignore it, perl gives serve.sh back the
-# default so it sees Ctrl-C as at a terminal); its PID in $started, once
-# it says it serves (or has exited)
-start_serve() {
-	local out=$1
-	shift
-	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-		"$serve" --no-build "$@" >"$out" 2>&1 &
-	started=$!
-	serve_pids+=("$started")
-	# its last line before it waits for the server (statistics or not):
-	# all it says about the server is out by then
-	for _ in $(seq 300); do
-		grep -q "^serve: statistics\|^serve: no DBus" "$out" && break
-		kill -0 "$started" 2>/dev/null || break
-		sleep 0.1
-	done
-}
 
 # stop_serve PID OUT NAME: Ctrl-C; serve.sh exits 0 and its server is gone
 stop_serve() {
@@ -133,17 +99,29 @@ check serve-write-after-read 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE
 check serve-write-after-write 0 "" -- timeout 10 "$nfs42" -p "$port" put "$SPARSE_BUILD_DIR/new" /sparse/wdeleg
 ganesha_pid=$(cat "$run/pid")
 
-# The README's nfs42 examples, as written, against this server (its port
-# for 2049), in a directory of their own (cat -o writes there)
-readme_cmds=$(sed -n 's/^    \$nfs42 -p 2049 \(.*\)$/\1/p' "$repo/README.md" | sed 's/ *#.*$//')
-[ -n "$readme_cmds" ] || { fail=$((fail + 1)); echo "FAIL readme: no nfs42 examples found" >&2; }
+# The README's nfs42 examples, as written, line by line, against this
+# server (its port for 2049), in a directory of their own (get writes
+# there): the indented block that starts with "nfs42=build/..."
+readme_cmds=$(awk '/^    nfs42=build\/inner\/tools\/nfs42$/ { on = 1; next }
+	on && !/^    / { exit }
+	on { sub(/^    /, ""); sub(/ +#.*$/, ""); print }' "$repo/README.md" |
+	sed "s/-p 2049 /-p $port /")
+[ "$(grep -c . <<<"$readme_cmds")" -ge 10 ] ||
+	{ fail=$((fail + 1)); echo "FAIL readme: the nfs42 examples not found" >&2; }
 mkdir "$SPARSE_BUILD_DIR/readme"
-while read -r args; do
-	# shellcheck disable=SC2086
-	check "readme: nfs42 $args" 0 "" -- bash -c "cd '$SPARSE_BUILD_DIR/readme' && '$nfs42' -p $port $args"
+while read -r line; do
+	check "readme: $line" 0 "" -- \
+		bash -c "cd '$SPARSE_BUILD_DIR/readme' && nfs42='$nfs42' && $line"
 done <<<"$readme_cmds"
 check readme-copy 0 "" -- cmp /etc/os-release "$SPARSE_BUILD_DIR/readme/a.copy"
+check readme-stream 0 "^hello$" -- cat "$export_dir/h"
 check readme-xattr 0 "^color$" -- "$nfs42" -p "$port" xattr ls /sparse/a
+# truncate -s 1G f, put, get (issue #28 item 3: get filled the holes): 1 GiB
+# on the server and back, no block allocated on either side
+sparse_pair="'$export_dir/f' '$SPARSE_BUILD_DIR/readme/f.copy'"
+check readme-sparse-size 0 "^1073741824 1073741824$" -- \
+	bash -c "echo \$(stat -c %s $sparse_pair)"
+check readme-sparse-blocks 0 "^0 0$" -- bash -c "echo \$(stat -c %b $sparse_pair)"
 
 # A second serve.sh from the same build: on the same port it is refused,
 # on another it runs beside the first; neither touches the first one's

@@ -24,7 +24,7 @@ for n in alpha beta gamma; do : >"$backing/$n"; done
 
 wire_start
 "$nfs42" ls "$exp" >"$work/ls.out"
-"$nfs42" cat "$exp/wire.bin" -o "$work/wire.out"
+"$nfs42" cat --plain-read "$exp/wire.bin" -o "$work/wire.out"
 rc=0
 "$nfs42" stat "$exp/no-such-name" >/dev/null 2>&1 || rc=$?
 [ $rc -eq 1 ] || fail "stat of a missing name exited $rc, want 1"

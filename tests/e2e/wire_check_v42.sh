@@ -17,7 +17,9 @@
 # adjacent runs merged): content type (0 data, 1 hole), offset and length
 # of each, in order; eof exactly when the window reaches the file size;
 # each data segment's bytes those of the backing file there. Every file
-# must be covered from 0 to its size by the replies. Then an async COPY
+# must be covered from 0 to its size by the replies and the holes SEEK
+# answers for data prove (the client skips holes with SEEK; each such
+# answer is checked against the layout). Then an async COPY
 # that the harness's NFSv4 Test_Hooks Copy_Chunk_Delay_Ms (100 ms per 1 MiB chunk)
 # makes last ~1.2 s, so that the CLI's OFFLOAD_STATUS (op 67) poll at
 # 500 ms sees it running, and one interrupted (SIGINT, as Ctrl-C) once
@@ -135,11 +137,20 @@ decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 68' -T fields \
 	-e tcp.stream -e rpc.xid -e nfs.nfsstat4 -e nfs.eof -e nfs.content.type \
 	-e nfs.offset4 -e nfs.read.data_length -e nfs.length4 -e nfs.data \
 	>"$work/rp.replies"
+# SEEK (op 69) calls and replies: the client skips holes with SEEK for
+# data (issue #28), so a file is covered by READ_PLUS replies and the
+# holes SEEK answers prove, each checked against the layout.
+decode -Y 'nfs && rpc.msgtyp == 0 && nfs.opcode == 69' -T fields \
+	-e tcp.stream -e rpc.xid -e nfs.fh.hash -e nfs.offset4 -e nfs.data_content \
+	>"$work/seek.calls"
+decode -Y 'nfs && rpc.msgtyp == 1 && nfs.opcode == 69' -T fields \
+	-e tcp.stream -e rpc.xid -e nfs.nfsstat4 -e nfs.eof -e nfs.offset4 \
+	>"$work/seek.replies"
 specs=
 for f in $files; do specs="$specs$f=${layout[$f]};"; done
 perl -e '
 use strict; use warnings;
-my ($calls, $replies, $backing, $specs) = @ARGV;
+my ($calls, $replies, $backing, $specs, $seekcalls, $seekreplies) = @ARGV;
 my (%lay, %size, @order, %file_of, %call, %covered, $nrep, $maxseg);
 $maxseg = 0;
 for (split /;/, $specs) {
@@ -218,15 +229,49 @@ while (<$r>) {
 	$nrep++;
 	$maxseg = @got if @got > $maxseg;
 }
+# SEEK for data from a answered b (or eof: none): [a, b) is a hole
+my %scall;
+open my $sc, "<", $seekcalls or die;
+while (<$sc>) {
+	chomp;
+	my ($tcp, $xid, $fh, $off, $what) = split /\t/;
+	$fh = (split /,/, $fh)[-1];
+	next unless exists $file_of{$fh} && $what == 0;
+	$scall{"$tcp/$xid"} = [$file_of{$fh}, $off];
+}
+my $nseek = 0;
+open my $sr, "<", $seekreplies or die;
+while (<$sr>) {
+	chomp;
+	my ($tcp, $xid, $st, $eof, $off) = split /\t/, $_, -1;
+	my $k = $scall{"$tcp/$xid"} or next;
+	my ($f, $a) = @$k;
+	$st = (split /,/, $st)[-1];
+	# NFS4ERR_NXIO: no data from a on (a trailing hole, or past EOF),
+	# as sr_eof says it (RFC 7862 15.11.3)
+	bad("$f SEEK at $a: status $st") if $st != 0 && $st != 6;
+	my $b = ($eof || $st == 6) ? $size{$f} : $off;
+	$b = $a if $b < $a;
+	for my $x (@{$lay{$f}}) {
+		my ($o, $l, $t) = @$x;
+		bad("$f SEEK data from $a answered $b, over data at $o")
+			if !$t && $o < $b && $o + $l > $a;
+	}
+	bad("$f SEEK data from $a answered $b: data there not found")
+		if !$eof && $st == 0 && !grep { !$_->[2] && $_->[0] <= $b && $b < $_->[0] + $_->[1] } @{$lay{$f}};
+	push @{$covered{$f}}, [$a, $b];
+	$nseek++;
+}
 for my $f (@order) {
 	my $at = 0;
 	for (sort { $a->[0] <=> $b->[0] } @{$covered{$f} || []}) {
 		$at = $_->[1] if $_->[0] <= $at && $_->[1] > $at;
 	}
-	bad("$f: READ_PLUS replies cover [0, $at) of $size{$f} bytes") if $at < $size{$f};
+	bad("$f: READ_PLUS replies and SEEK holes cover [0, $at) of $size{$f} bytes") if $at < $size{$f};
 }
-print "$nrep READ_PLUS replies match their layouts (up to $maxseg segments in one)\n";
-' "$work/rp.calls" "$work/rp.replies" "$backing" "$specs" >"$work/rp.result" ||
+print "$nrep READ_PLUS replies match their layouts (up to $maxseg segments in one), $nseek SEEK holes too\n";
+' "$work/rp.calls" "$work/rp.replies" "$backing" "$specs" \
+	"$work/seek.calls" "$work/seek.replies" >"$work/rp.result" ||
 	exit 1
 rp_result=$(cat "$work/rp.result")
 

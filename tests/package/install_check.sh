@@ -8,17 +8,25 @@
 #   - `apt-get install ./*.deb` succeeds with only the archive's packages;
 #   - /etc/ganesha/ganesha.conf is the sample (no Test_* parameter, no
 #     template value left);
-#   - the daemon is started as nfs-ganesha.service starts it (no systemd
-#     in a chroot: its EnvironmentFile read, its RuntimeDirectory made, its
-#     ExecStart run), after the one step README.Debian asks of the admin
-#     (mkdir /srv/nfs-sparse), with a system bus (the package's DBus
-#     policy lets it own org.ganesha.nfsd);
+#   - the sample's export directory, /srv/nfs-sparse, is there (made by
+#     the postinst: the unit is enabled, and the first boot must serve);
+#     the commented sysctl.d file for write delegations is a conffile
+#     whose setting matches the sample's Lease_Lifetime; the sample shows
+#     a second export and pNFS, commented out;
+#   - the daemon is started as nfs-ganesha.service starts it at boot (no
+#     systemd in a chroot: its EnvironmentFile read, its RuntimeDirectory
+#     made, its ExecStart run), with no step of the admin's, with a
+#     system bus (the package's DBus policy lets it own org.ganesha.nfsd);
 #   - it serves the sample export: the installed nfs42 writes, reads,
 #     copies and maps through it, owners come numeric, the client records
 #     go to the sqlite database, write delegations are granted or (with
 #     the kernel's default lease-break-time) refused with a WARN naming
 #     the sysctl, sparse-stats reads the statistics, SIGHUP
-#     (the unit's ExecReload) keeps it serving, SIGTERM stops it.
+#     (the unit's ExecReload) keeps it serving, SIGTERM stops it;
+#   - the packages' READMEs name only what is installed (no source-tree
+#     command; every path they name exists);
+#   - a purge keeps /srv/nfs-sparse while it holds files, and removes it
+#     once empty.
 # The server runs in a network namespace of its own (loopback only, port
 # 2049 free whatever the machine runs). Exit 77 (skipped) with the reason
 # where this cannot run: not root, no debootstrap, no private mount or
@@ -81,6 +89,15 @@ unit=$(in_root dpkg -L nfs-ganesha | grep '/nfs-ganesha\.service$' | head -n1)
 check unit-installed 0 "nfs-ganesha.service" -- echo "$unit"
 check unit-enabled 0 "nfs-ganesha.service" -- \
 	in_root ls /etc/systemd/system/multi-user.target.wants/
+check export-dir-made 0 "^directory 755 root$" -- in_root stat -c "%F %a %U" /srv/nfs-sparse
+sysctl_file=/etc/sysctl.d/60-nfs-ganesha-delegations.conf
+lease=$(in_root sed -n 's/^[[:space:]]*Lease_Lifetime = \([0-9]*\);.*/\1/p' /etc/ganesha/ganesha.conf)
+check sysctl-conffile 0 "$sysctl_file" -- in_root dpkg-query -W -f='${Conffiles}' nfs-ganesha
+check sysctl-all-commented 1 "" -- in_root grep -vE "^(#|[[:space:]]*$)" "$sysctl_file"
+check sysctl-matches-lease 0 "^#fs\.lease-break-time = $((2 * lease + 5))$" -- in_root cat "$sysctl_file"
+check sample-second-export 0 "^1$" -- in_root grep -c "^#EXPORT {$" /etc/ganesha/ganesha.conf
+check sample-pnfs-shown 0 "^[[:space:]]+# PNFS_MDS = true;$" -- in_root cat /etc/ganesha/ganesha.conf
+check sample-pnfs-off 1 "" -- in_root grep -E "^[[:space:]]*(PNFS_MDS|PNFS_DS|Data_Server)" /etc/ganesha/ganesha.conf
 
 # The script run in the chroot, in a network namespace of its own: the
 # unit's start, then the client's round.
@@ -106,7 +123,6 @@ envfile=${envfile#-}
 [ ! -f "$envfile" ] || . "$envfile"
 mkdir -p "/run/$(unit_value RuntimeDirectory)"
 execstart=$(unit_value ExecStart)
-mkdir -p /srv/nfs-sparse              # README.Debian: the admin's step
 mkdir -p /run/dbus
 dbus-daemon --system --fork --print-pid >/run/dbus/check.pid
 eval "set -- $execstart"
@@ -144,7 +160,13 @@ expect copy nfs42 cp --async /sparse/sparse /sparse/copy
 expect copied cmp /srv/nfs-sparse/copy /tmp/sparse
 expect xattr bash -c 'nfs42 xattr set /sparse/copy color blue && [ "$(nfs42 xattr get /sparse/copy color)" = blue ]'
 expect records test -s /var/lib/nfs/ganesha/sparse_recovery.db
-expect stats bash -c 'sparse-stats 1 | grep -qE "^copy_(sync|async) +1 +67108864"'
+# one COPY, of the file's data alone (nfs42 cp copies data extents: the
+# 4 KiB block os-release is in, not the 64 MiB of holes around it)
+one_data_copy() {
+	sparse-stats 1 | awk '$1 ~ /^copy_(sync|async)$/ && $2 == 1 &&
+		$3 > 0 && $3 <= 65536 { ok = 1 } END { exit !ok }'
+}
+expect stats one_data_copy
 expect reload kill -HUP $gpid
 sleep 1
 expect after-reload nfs42 ls /sparse
@@ -170,6 +192,29 @@ netns_setup='ip link set lo up &&
 out=$(unshare --net bash -c "$netns_setup && $(declare -f chroot_run); chroot_run '$root' /bin/bash /root/serve-check.sh '$unit'" 2>&1) || true
 echo "$out" | grep -E "^FAIL|^serve-check:|^---" >&2 || true
 check served 0 "serve-check: [0-9]+ passed, 0 failed" -- echo "$out"
+
+# The READMEs describe what the packages install: no command of the
+# project's source tree, every path they name there (globs expanded)
+readmes=$(in_root bash -c 'ls /usr/share/doc/nfs-ganesha*/README* /usr/share/doc/nfs-sparse-tools/README* 2>/dev/null' || true)
+check readme-not-project 1 "" -- in_root bash -c 'ls -d /usr/share/doc/nfs-ganesha-sparse/README.md* 2>/dev/null | grep .'
+check readme-sparse 0 "nfs-ganesha-sparse/README.Debian" -- echo "$readmes"
+for r in $readmes; do
+	text=$(in_root zcat -f "$r")
+	check "readme-no-source-tree $r" 1 "" -- grep -nE "scripts/|serve\.sh|test\.sh|build/|\./" <<<"$text"
+	for path in $(grep -ohE "/(usr|etc|var|srv)/[A-Za-z0-9_.*/+-]*" <<<"$text" | sed 's/[.]$//' | sort -u); do
+		check "readme-path $r $path" 0 "" -- in_root bash -c "ls -d $path >/dev/null"
+	done
+done
+
+# A purge keeps the export directory while it holds files, and removes it
+# once it is empty (reinstalled first: a purged package is installed anew)
+purge() { in_root apt-get -q -y -o Dpkg::Use-Pty=0 purge nfs-ganesha nfs-ganesha-sparse nfs-ganesha-vfs; }
+check purge 0 "" -- purge
+check purge-keeps-data 0 "^os-release$" -- in_root ls /srv/nfs-sparse
+check reinstall 0 "" -- in_root bash -c 'rm -rf /srv/nfs-sparse/* && apt-get -q -y -o Dpkg::Use-Pty=0 install /debs/*.deb'
+check reinstalled-dir 0 "" -- in_root test -d /srv/nfs-sparse
+check purge-again 0 "" -- purge
+check purge-removes-empty 1 "" -- in_root test -e /srv/nfs-sparse
 [ $fail -eq 0 ] || echo "$out" | tail -n 60 >&2
 echo "install_check: $(($(date +%s) - start)) s in all"
 check_summary install_check

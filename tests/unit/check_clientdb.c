@@ -295,7 +295,7 @@ START_TEST(t_newer_version_refused)
 	struct clientdb *db;
 
 	raw_sql("PRAGMA user_version = 99;");
-	ck_assert_int_eq(clientdb_open(dir, &db), -ENOTSUP);
+	ck_assert_int_eq(clientdb_open(dir, CLIENTDB_BUSY_MS, &db), -ENOTSUP);
 	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "99"));
 	clientdb_close(db);
 }
@@ -376,7 +376,7 @@ START_TEST(t_corrupt_header)
 
 	fill_and_close(10);
 	garbage(0, 100);
-	rc = clientdb_open(dir, &db);
+	rc = clientdb_open(dir, CLIENTDB_BUSY_MS, &db);
 	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, clientdb_errmsg(db));
 	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), dbfile()));
 	clientdb_close(db);
@@ -391,7 +391,7 @@ START_TEST(t_corrupt_page)
 	/* Enough rows for a multi-page table; smash a page in the middle. */
 	fill_and_close(2000);
 	garbage(4 * 4096 + 8, 2000);
-	rc = clientdb_open(dir, &db);
+	rc = clientdb_open(dir, CLIENTDB_BUSY_MS, &db);
 	ck_assert_msg(rc == -EUCLEAN, "rc %d: %s", rc, clientdb_errmsg(db));
 	clientdb_close(db);
 }
@@ -407,7 +407,7 @@ START_TEST(t_dir_is_file)
 	fd = open(f, O_CREAT | O_WRONLY, 0600);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	rc = clientdb_open(f, &db);
+	rc = clientdb_open(f, CLIENTDB_BUSY_MS, &db);
 	ck_assert_msg(rc == -ENOTDIR, "rc %d: %s", rc, clientdb_errmsg(db));
 	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "notadir"));
 	clientdb_close(db);
@@ -465,7 +465,7 @@ static void readonly_dir_case(int records)
 			dir);
 		return;
 	}
-	rc = clientdb_open(dir, &db);
+	rc = clientdb_open(dir, CLIENTDB_BUSY_MS, &db);
 	undo_readonly();
 	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, clientdb_errmsg(db));
 	ck_assert_ptr_nonnull(strstr(clientdb_errmsg(db), "not writable"));
@@ -495,7 +495,7 @@ START_TEST(t_readonly_file)
 		fprintf(stderr, "readonly file: not possible here\n");
 		return;
 	}
-	rc = clientdb_open(dir, &db);
+	rc = clientdb_open(dir, CLIENTDB_BUSY_MS, &db);
 	if (geteuid() == 0)
 		immutable(dbfile(), 0);
 	ck_assert_msg(rc == -EROFS, "rc %d: %s", rc, clientdb_errmsg(db));

@@ -14,6 +14,8 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +313,106 @@ START_TEST(t_remove_nowait)
 }
 END_TEST
 
+/* Records key-0 .. key-(n-1), written directly. */
+static void add_keys(struct clientdb *db, int n)
+{
+	char key[32];
+	int i;
+
+	ck_assert_int_eq(clientdb_begin(db), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		ck_assert_int_eq(clientdb_add(db, key, strlen(key), "v", 1), 0);
+	}
+	ck_assert_int_eq(clientdb_commit(db), 0);
+}
+
+#define ALL_KEYS 300
+
+/*
+ * The reaper's pass (issue #27): 300 records and one that is not there
+ * removed with one call: one transaction, every result 0, all gone.
+ */
+START_TEST(t_remove_all_one_commit)
+{
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_batch_stats st;
+	struct clientdb_key keys[ALL_KEYS + 1];
+	char names[ALL_KEYS + 1][32];
+	int rcs[ALL_KEYS + 1], i;
+
+	add_keys(db, ALL_KEYS);
+	for (i = 0; i <= ALL_KEYS; i++) {
+		snprintf(names[i], sizeof(names[i]), "key-%d", i);
+		keys[i].key = names[i];
+		keys[i].klen = strlen(names[i]);
+	}
+	ck_assert_int_eq(clientdb_batch_start(db, 2, &committer), 0);
+	ck_assert_int_eq(clientdb_batch_remove_all(committer, keys, rcs,
+						   ALL_KEYS + 1),
+			 0);
+	for (i = 0; i <= ALL_KEYS; i++)
+		ck_assert_int_eq(rcs[i], 0);
+	clientdb_batch_get_stats(committer, &st);
+	ck_assert_uint_eq(st.requests, ALL_KEYS + 1);
+	ck_assert_uint_eq(st.commits, 1);
+	ck_assert_int_eq(count(db), 0);
+	ck_assert_int_eq(clientdb_batch_remove_all(committer, keys, rcs, 0), 0);
+	clientdb_batch_stop(committer);
+	clientdb_close(db);
+}
+END_TEST
+
+#define LOCKED_KEYS 20
+
+/*
+ * Another process holds the write lock past the busy timeout (300 ms):
+ * 20 removals queued together all fail with -EBUSY after one timeout,
+ * not one timeout each (written one by one after the failed transaction
+ * they took 20 more: over 6 s).  The records are still there.
+ */
+START_TEST(t_locked_batch_fails_once)
+{
+	struct clientdb *db = open_db();
+	struct clientdb_batch *committer;
+	struct clientdb_key keys[LOCKED_KEYS];
+	char names[LOCKED_KEYS][32], path[512];
+	int rcs[LOCKED_KEYS], i;
+	sqlite3 *holder;
+	int64_t t0, took;
+
+	add_keys(db, LOCKED_KEYS);
+	for (i = 0; i < LOCKED_KEYS; i++) {
+		snprintf(names[i], sizeof(names[i]), "key-%d", i);
+		keys[i].key = names[i];
+		keys[i].klen = strlen(names[i]);
+	}
+	ck_assert_int_eq(clientdb_set_busy_timeout(db, 300), 0);
+	ck_assert_int_eq(clientdb_batch_start(db, 2, &committer), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, CLIENTDB_FILE);
+	ck_assert_int_eq(sqlite3_open(path, &holder), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	t0 = now_ms();
+	ck_assert_int_eq(clientdb_batch_remove_all(committer, keys, rcs,
+						   LOCKED_KEYS),
+			 LOCKED_KEYS);
+	took = now_ms() - t0;
+	sqlite3_exec(holder, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(holder);
+	for (i = 0; i < LOCKED_KEYS; i++)
+		ck_assert_int_eq(rcs[i], -EBUSY);
+	ck_assert_msg(took < 2000,
+		      "20 removals over a locked database: %lld ms",
+		      (long long)took);
+	ck_assert_int_eq(count(db), LOCKED_KEYS);
+	clientdb_batch_stop(committer);
+	clientdb_close(db);
+}
+END_TEST
+
 static void *late_adder(void *arg)
 {
 	struct clientdb_batch *committer = arg;
@@ -357,6 +459,8 @@ int main(void)
 	tcase_add_test(tc, t_remove_revoke_order);
 	tcase_add_test(tc, t_stop_flushes);
 	tcase_add_test(tc, t_remove_nowait);
+	tcase_add_test(tc, t_remove_all_one_commit);
+	tcase_add_test(tc, t_locked_batch_fails_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

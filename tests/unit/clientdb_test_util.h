@@ -34,7 +34,7 @@ static inline void recdb_tmpdir_remove(const char *dir)
 static inline struct clientdb *recdb_open_ok(const char *dir)
 {
 	struct clientdb *db;
-	int rc = clientdb_open(dir, &db);
+	int rc = clientdb_open(dir, CLIENTDB_BUSY_MS, &db);
 
 	ck_assert_msg(rc == 0, "open: %d %s", rc, clientdb_errmsg(db));
 	return db;

@@ -11,3 +11,13 @@ set_tests_properties(unit/fetch_sources_mirror PROPERTIES LABELS unit TIMEOUT 60
 add_test(NAME unit/sparse_stats_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sparse_stats_check.sh)
 set_tests_properties(unit/sparse_stats_check PROPERTIES LABELS unit TIMEOUT 60)
+
+# scripts/build.sh: a first build announced, its steps and progress shown
+add_test(NAME unit/build_progress_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/build_progress_check.sh)
+set_tests_properties(unit/build_progress_check PROPERTIES LABELS unit TIMEOUT 120)
+
+# docs/fsal_sparse.md's file table names every FSAL_SPARSE file
+add_test(NAME unit/fsal_doc_files_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fsal_doc_files_check.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(unit/fsal_doc_files_check PROPERTIES LABELS unit TIMEOUT 30)

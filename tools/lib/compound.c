@@ -226,6 +226,35 @@ static int take_reply(struct nfs42_compound *c, uint8_t *reply, size_t len,
 
 /* Take a slot (if use_seq), encode and send; the reply is waited for by
  * finish_once(). */
+/* The compound c went out: counted (nfs42_calls_sent, _ops_sent). */
+static void count_sent(struct nfs42_compound *c, bool use_seq)
+{
+	struct nfs42_client *cl = c->cl;
+	unsigned int i;
+	uint32_t op;
+
+	__atomic_fetch_add(&cl->calls_sent, 1, __ATOMIC_RELAXED);
+	if (use_seq)
+		__atomic_fetch_add(&cl->ops_sent[OP_SEQUENCE], 1,
+				   __ATOMIC_RELAXED);
+	for (i = 0; i < c->nops; i++) {
+		op = c->opnums[i] < NFS42_OPS_COUNTED ? c->opnums[i] : 0;
+		__atomic_fetch_add(&cl->ops_sent[op], 1, __ATOMIC_RELAXED);
+	}
+}
+
+uint64_t nfs42_calls_sent(const struct nfs42_client *cl)
+{
+	return __atomic_load_n(&cl->calls_sent, __ATOMIC_RELAXED);
+}
+
+uint64_t nfs42_ops_sent(const struct nfs42_client *cl, uint32_t op)
+{
+	if (op >= NFS42_OPS_COUNTED)
+		op = 0;
+	return __atomic_load_n(&cl->ops_sent[op], __ATOMIC_RELAXED);
+}
+
 static int start_once(struct nfs42_compound *c, bool use_seq)
 {
 	struct nfs42_client *cl = c->cl;
@@ -256,6 +285,8 @@ static int start_once(struct nfs42_compound *c, bool use_seq)
 	nfs42_deleg_io_begin(c);
 	c->inflight = nfs42_rpc_start(cl, &x, xid, &rc);
 	nfs42_xdr_free(&x);
+	if (!rc)
+		count_sent(c, use_seq);
 	if (rc) /* perhaps sent in part: as if unanswered */
 		nfs42_deleg_io_end(c, rc < 0 ? rc : -EIO);
 	return rc;

@@ -5,9 +5,11 @@
  * holes (see nfs42_copy_file() in nfs42.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -33,6 +35,33 @@ static int run_timed(struct nfs42_compound *c, struct nfs42_copy_stats *st)
 	return rc;
 }
 
+/*
+ * dst may be written: not src itself, not a directory.  *d gets its
+ * attributes (type 0 when there is no dst yet); *failed is DST after a
+ * failure (SAME for src itself).
+ */
+static int check_dst(struct nfs42_client *cl, const char *dst,
+		     const struct nfs42_attrs *a, struct nfs42_attrs *d,
+		     enum nfs42_copy_failed *failed)
+{
+	int rc;
+
+	*failed = NFS42_COPY_FAILED_DST;
+	rc = nfs42_stat(cl, dst, d);
+	if (rc == NFS4ERR_NOENT) {
+		memset(d, 0, sizeof(*d));
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (d->fileid == a->fileid && d->fsid.major == a->fsid.major &&
+	    d->fsid.minor == a->fsid.minor) {
+		*failed = NFS42_COPY_FAILED_SAME;
+		return NFS4ERR_INVAL;
+	}
+	return d->type == NF4DIR ? NFS4ERR_ISDIR : 0;
+}
+
 /* Open src for read and dst for write (created with src's mode or
  * truncated); *size is src's size; *failed says which one an error is
  * about. */
@@ -50,14 +79,8 @@ static int open_pair(struct nfs42_client *cl, const char *src, const char *dst,
 	if (a.type != NF4REG)
 		return a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
 	/* dst is truncated: never src itself */
-	*failed = NFS42_COPY_FAILED_DST;
-	rc = nfs42_stat(cl, dst, &d);
-	if (!rc && d.fileid == a.fileid && d.fsid.major == a.fsid.major &&
-	    d.fsid.minor == a.fsid.minor) {
-		*failed = NFS42_COPY_FAILED_SAME;
-		return NFS4ERR_INVAL;
-	}
-	if (rc && rc != NFS4ERR_NOENT)
+	rc = check_dst(cl, dst, &a, &d, failed);
+	if (rc)
 		return rc;
 	*failed = NFS42_COPY_FAILED_SRC;
 	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
@@ -139,23 +162,24 @@ static int clone_whole(struct nfs42_file *sf, struct nfs42_file *df,
 }
 
 /*
- * Synchronous COPYs of [*done, size): *done is how far they got.  A COPY
- * may stop short (wr_count < what was asked): go on from there.
+ * Synchronous COPYs of [off, end), at the same offsets.  A COPY may stop
+ * short (wr_count < what was asked): go on from there.  *copied: bytes
+ * copied.
  */
-static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
-		       uint64_t size, uint64_t *done,
-		       struct nfs42_copy_stats *st)
+static int copy_run_server(struct nfs42_file *sf, struct nfs42_file *df,
+			   uint64_t off, uint64_t end, uint64_t *copied,
+			   struct nfs42_copy_stats *st)
 {
 	const struct nfs42_res *r;
 	struct nfs42_compound *c;
 	int rc = 0, idx;
 
-	while (*done < size) {
+	while (off < end) {
 		c = pair_compound(sf, df);
 		if (!c)
 			return -ENOMEM;
-		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, *done, *done,
-				    size - *done, true, true);
+		idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, off, off,
+				    end - off, true, true);
 		rc = run_timed(c, st);
 		r = nfs42_res(c, idx);
 		if (!rc && r->u.copy.has_callback_id) {
@@ -163,18 +187,49 @@ static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 					"COPY went asynchronous (not asked)");
 			rc = -EPROTO;
 		} else if (!rc && (r->u.copy.count == 0 ||
-				   r->u.copy.count > size - *done)) {
+				   r->u.copy.count > end - off)) {
 			nfs42_set_error(sf->cl,
 					"COPY copied %llu of %llu bytes",
 					(unsigned long long)r->u.copy.count,
-					(unsigned long long)(size - *done));
+					(unsigned long long)(end - off));
 			rc = -EIO;
 		} else if (!rc) {
-			*done += r->u.copy.count;
+			off += r->u.copy.count;
+			*copied += r->u.copy.count;
 		}
 		nfs42_compound_free(c);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+static int next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
+		     uint64_t *d, uint64_t *h);
+
+/*
+ * Synchronous COPYs of the data of [from, size), extent by extent (SEEK):
+ * dst holds nothing there (it was truncated), so what is not copied is a
+ * hole, and a sparse file costs its data, not its size.  *copied: bytes
+ * copied.
+ */
+static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
+		       uint64_t from, uint64_t size, uint64_t *copied,
+		       struct nfs42_copy_stats *st)
+{
+	uint64_t off = from, d, h;
+	int rc;
+
+	while (off < size) {
+		rc = next_data(sf, off, size, &d, &h);
+		if (rc)
+			return rc;
+		if (d >= size)
+			break;
+		rc = copy_run_server(sf, df, d, h, copied, st);
+		if (rc)
+			return rc;
+		off = h;
 	}
 	return 0;
 }
@@ -262,6 +317,102 @@ static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
 	return rc;
 }
 
+/*
+ * A new file beside path, opened for write: ".NAME.nfs42-XXXXXX" (GUARDED4,
+ * another name if it exists), with mode.  *tmp (malloc'ed) its path.
+ */
+static int open_temp(struct nfs42_client *cl, const char *path, uint32_t mode,
+		     struct nfs42_file *f, char **tmp)
+{
+	static unsigned int seq;
+	const char *name;
+	char *parent, *t;
+	unsigned int i, tag;
+	int rc, len;
+
+	rc = nfs42_split_path(path, &parent, &name);
+	if (rc)
+		return rc;
+	/* the name without a trailing slash, short enough for a suffix */
+	len = strcspn(name, "/");
+	if (len > 200)
+		len = 200;
+	for (i = 0; i < 8; i++) {
+		tag = (unsigned int)nfs42_now_ms() * 2654435761u ^
+		      (unsigned int)getpid() << 8 ^ seq++;
+		if (asprintf(&t, "%s/.%.*s.nfs42-%06x",
+			     strcmp(parent, "/") ? parent : "", len, name,
+			     tag & 0xffffff) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = nfs42_open(cl, t, OPEN4_SHARE_ACCESS_WRITE, GUARDED4, mode,
+				false, f);
+		if (!rc) {
+			*tmp = t;
+			break;
+		}
+		free(t);
+		if (rc != NFS4ERR_EXIST)
+			break;
+	}
+	free(parent);
+	return rc;
+}
+
+/*
+ * CLONE of the whole of src into a new file beside dst, renamed over dst
+ * once the clone is done: a server that cannot clone (NOTSUPP) or any
+ * other failure leaves dst as it was, and the new file is removed.  An
+ * existing dst keeps its mode (its inode does not: RENAME replaces it).
+ */
+static int clone_file(struct nfs42_client *cl, const char *src, const char *dst,
+		      struct nfs42_copy_stats *st)
+{
+	struct nfs42_attrs a, d;
+	struct nfs42_file sf, df;
+	char *tmp = NULL;
+	int rc, rc2;
+
+	st->failed = NFS42_COPY_FAILED_SRC;
+	rc = nfs42_stat(cl, src, &a);
+	if (!rc && a.type != NF4REG)
+		rc = a.type == NF4DIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	if (!rc)
+		rc = check_dst(cl, dst, &a, &d, &st->failed);
+	if (rc)
+		return rc;
+	st->failed = NFS42_COPY_FAILED_SRC;
+	rc = nfs42_open(cl, src, OPEN4_SHARE_ACCESS_READ, NFS42_NOCREATE, 0,
+			false, &sf);
+	if (!rc)
+		rc = nfs42_getattr_fh(cl, &sf.fh, NULL, &a);
+	if (rc)
+		return rc;
+	st->failed = NFS42_COPY_FAILED_DST;
+	rc = open_temp(cl, dst, (d.type ? d.mode : a.mode) & 07777, &df, &tmp);
+	if (rc) {
+		nfs42_close(&sf);
+		return rc;
+	}
+	st->failed = NFS42_COPY_FAILED_NONE;
+	rc = close_pair(&sf, &df, clone_whole(&sf, &df, a.size, st));
+	if (!rc) {
+		st->failed = NFS42_COPY_FAILED_DST;
+		rc = nfs42_rename(cl, tmp, dst);
+	}
+	if (rc) {
+		rc2 = nfs42_remove(cl, tmp);
+		if (rc2 && rc2 != NFS4ERR_NOENT)
+			nfs42_set_error(cl, "%s left behind: %s", tmp,
+					nfs42_strerror(rc2));
+	} else {
+		st->failed = NFS42_COPY_FAILED_NONE;
+	}
+	free(tmp);
+	return rc;
+}
+
 int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 		       const char *dst, const struct nfs42_copy_opts *o,
 		       struct nfs42_copy_stats *st)
@@ -277,13 +428,13 @@ int nfs42_copy_file_ex(struct nfs42_client *cl, const char *src,
 	if (!st)
 		st = &mine;
 	memset(st, 0, sizeof(*st));
+	if (o->clone)
+		return clone_file(cl, src, dst, st);
 	rc = open_pair(cl, src, dst, &sf, &df, &size, &st->failed);
 	if (rc)
 		return rc;
-	if (o->clone)
-		return close_pair(&sf, &df, clone_whole(&sf, &df, size, st));
 	rc = o->via_client ? NFS4ERR_NOTSUPP :
-			     copy_server(&sf, &df, size, &done, st);
+			     copy_server(&sf, &df, 0, size, &done, st);
 	/* OP_ILLEGAL: NFSv4.1, which has no COPY */
 	if ((rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OFFLOAD_NO_REQS ||
 	     rc == NFS4ERR_OP_ILLEGAL) &&
@@ -382,13 +533,16 @@ int nfs42_offload_cancel(struct nfs42_client *cl,
 }
 
 /*
- * Wait for the end of the async copy ac->callback_id: CB_OFFLOAD, or
- * OFFLOAD_STATUS saying it completed; OFFLOAD_CANCEL when *ac->stop.
- * *done: bytes copied; the copy's final status is returned.
+ * Wait for the end of the async copy ac->callback_id (of a range at
+ * base): CB_OFFLOAD, or OFFLOAD_STATUS saying it completed;
+ * OFFLOAD_CANCEL when *ac->stop.  *done: bytes copied; the copy's final
+ * status is returned.
  */
 static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
-		      uint64_t size, uint64_t *done)
+		      uint64_t base, uint64_t *done)
 {
+	uint64_t size = ac->size;
+
 	int poll_ms = ac->poll_ms > 0 ? ac->poll_ms : 500;
 	uint64_t count = 0;
 	bool complete = false, cancelled = false;
@@ -402,7 +556,7 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 		if (ac->got_callback) {
 			*done = ac->cb.count;
 			if (ac->progress)
-				ac->progress(ac->arg, *done, size);
+				ac->progress(ac->arg, base + *done, size);
 			return ac->cb.status;
 		}
 		if (ac->stop && *ac->stop && !cancelled) {
@@ -420,7 +574,7 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 			ac->status_count = count;
 		ac->status_polls++;
 		if (ac->progress)
-			ac->progress(ac->arg, count, size);
+			ac->progress(ac->arg, base + count, size);
 		/* done: wait one more period for its CB_OFFLOAD (none comes
 		 * after a cancel) */
 		if (complete && (cancelled || grace++ > 0 || ac->got_callback))
@@ -430,15 +584,105 @@ static int async_wait(struct nfs42_client *cl, struct nfs42_async_copy *ac,
 	return status;
 }
 
+/*
+ * One asynchronous COPY of [off, off + len) at the same offset, waited for
+ * (async_wait) when the server takes it so; what it left, or the rest of
+ * a synchronous answer, by synchronous COPYs.  *synced: all of it is
+ * FILE_SYNC on the server.
+ */
+static int async_extent(struct nfs42_client *cl, struct nfs42_file *sf,
+			struct nfs42_file *df, uint64_t off, uint64_t len,
+			struct nfs42_async_copy *ac, bool *synced)
+{
+	struct nfs42_compound *c = pair_compound(sf, df);
+	uint64_t done = 0, rest = 0;
+	const struct nfs42_res *r;
+	bool went = false;
+	int rc, idx;
+
+	if (!c)
+		return -ENOMEM;
+	*synced = false;
+	ac->got_callback = false;
+	memset(&ac->callback_id, 0, sizeof(ac->callback_id));
+	idx = nfs42_op_copy(c, &sf->stateid, &df->stateid, off, off, len, true,
+			    false);
+	rc = run_timed(c, &ac->stats);
+	r = nfs42_res(c, idx);
+	if (!rc && r->u.copy.has_callback_id) {
+		went = ac->went_async = true;
+		ac->callback_id = r->u.copy.callback_id;
+	} else if (!rc) {
+		/* the server answered synchronously (a short copy) */
+		done = r->u.copy.count;
+		*synced = r->u.copy.committed == FILE_SYNC4;
+	}
+	nfs42_compound_free(c);
+	if (!rc && went) {
+		rc = async_wait(cl, ac, off, &done);
+		*synced = ac->got_callback && ac->cb.committed == FILE_SYNC4;
+	}
+	if (rc || ac->cancelled || done >= len)
+		return rc;
+	*synced = false;
+	return copy_run_server(sf, df, off + done, off + len, &rest,
+			       &ac->stats);
+}
+
+/*
+ * Holes shorter than this between data extents are copied by the server
+ * with the data around them (it walks a hole at tens of GB/s: 256 MiB
+ * cost it a few ms, about what one more asynchronous COPY costs).
+ */
+#define ASYNC_MERGE_HOLE (256ull << 20)
+
+/* The data extents of src, walked with SEEK, one looked ahead. */
+struct extent_walk {
+	struct nfs42_file *sf;
+	uint64_t size;
+	uint64_t d, h; /* the next extent, d == size: none */
+	bool have; /* d and h are known */
+};
+
+/*
+ * [*d, *h): the next run of data extents of src at or after off whose
+ * holes between are shorter than ASYNC_MERGE_HOLE; *d == size: none.
+ */
+static int next_run(struct extent_walk *w, uint64_t off, uint64_t *d,
+		    uint64_t *h)
+{
+	int rc = 0;
+
+	if (!w->have || w->d < off)
+		rc = next_data(w->sf, off, w->size, &w->d, &w->h);
+	*d = w->d;
+	*h = w->h;
+	w->have = false;
+	while (!rc && *d < w->size && *h < w->size) {
+		rc = next_data(w->sf, *h, w->size, &w->d, &w->h);
+		w->have = !rc;
+		if (rc || w->d >= w->size || w->d - *h >= ASYNC_MERGE_HOLE)
+			break;
+		*h = w->h;
+		w->have = false;
+	}
+	return rc;
+}
+
+/*
+ * The data of src (SEEK) in asynchronous COPYs, one per run of extents
+ * (next_run), so that a sparse file costs its data, not its size; dst
+ * was truncated, so the holes not copied stay holes, and its size is set
+ * at the end.
+ */
 int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 			  const char *dst, struct nfs42_async_copy *ac)
 {
+	struct extent_walk walk = { 0 };
 	struct nfs42_file sf, df;
-	const struct nfs42_res *r;
-	struct nfs42_compound *c;
-	uint64_t size, done = 0;
-	bool synced = false;
-	int rc, idx;
+	uint64_t size, off, d, h;
+	bool synced, all_synced = true;
+	int rc;
 
 	ac->went_async = ac->got_callback = ac->cancelled = false;
 	ac->status_polls = 0;
@@ -450,41 +694,30 @@ int nfs42_copy_file_async(struct nfs42_client *cl, const char *src,
 	ac->size = size;
 	if (size == 0)
 		return close_pair(&sf, &df, 0);
-	c = pair_compound(&sf, &df);
-	if (!c)
-		return close_pair(&sf, &df, -ENOMEM);
 	/* the hook before the COPY: its CB_OFFLOAD may come first */
 	nfs42_set_cb_handler(cl, async_cb, ac);
-	idx = nfs42_op_copy(c, &sf.stateid, &df.stateid, 0, 0, 0, true, false);
-	rc = run_timed(c, &ac->stats);
-	r = nfs42_res(c, idx);
-	if (!rc && r->u.copy.has_callback_id) {
-		ac->went_async = true;
-		ac->callback_id = r->u.copy.callback_id;
-	} else if (!rc) {
-		/* the server answered synchronously (a short copy) */
-		done = r->u.copy.count;
-		synced = r->u.copy.committed == FILE_SYNC4;
-	}
-	nfs42_compound_free(c);
-	if (!rc && ac->went_async) {
-		rc = async_wait(cl, ac, size, &done);
-		synced = ac->got_callback && ac->cb.committed == FILE_SYNC4;
+	walk.sf = &sf;
+	walk.size = size;
+	for (off = 0; off < size; off = h) {
+		rc = next_run(&walk, off, &d, &h);
+		if (rc || d >= size)
+			break;
+		rc = async_extent(cl, &sf, &df, d, h - d, ac, &synced);
+		if (rc || ac->cancelled)
+			break;
+		all_synced = all_synced && synced;
 	}
 	nfs42_set_cb_handler(cl, NULL, NULL);
 	if (rc || ac->cancelled)
 		return close_pair(&sf, &df, rc);
-	/* what the async copy left (or a synchronous answer): the sync loop */
-	if (done < size) {
-		rc = copy_server(&sf, &df, size, &done, &ac->stats);
-		synced = false;
-	}
-	if (!rc)
-		rc = set_size(&df, size);
-	if (!rc && !synced)
+	if (ac->progress)
+		ac->progress(ac->arg, size, size);
+	rc = set_size(&df, size);
+	if (!rc && !all_synced)
 		rc = nfs42_commit(&df);
 	return close_pair(&sf, &df, rc);
 }
+
 int nfs42_clone_file(struct nfs42_client *cl, const char *src, const char *dst)
 {
 	const struct nfs42_copy_opts o = { .clone = true };

@@ -719,31 +719,77 @@ static int put_extents(struct nfs42_file *f, int fd, uint64_t size, void *buf,
 	return nfs42_file_setattr(f, &sa);
 }
 
-/* Anything else: read to its end. */
-static int put_stream(struct nfs42_file *f, int fd, void *buf, uint32_t sz,
-		      struct nfs42_put_result *r)
+/* read(2) until len bytes or the end of fd; bytes read or -errno */
+static ssize_t read_full(int fd, void *buf, size_t len)
 {
-	uint64_t off = 0;
+	size_t got = 0;
 	ssize_t n;
-	int rc;
 
-	for (;;) {
-		n = read(fd, buf, sz);
+	while (got < len) {
+		n = read(fd, (char *)buf + got, len - got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			r->local_errno = errno;
+		if (n < 0)
 			return -errno;
-		}
 		if (n == 0)
-			return 0;
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* Anything else: read to its end, in order; the first head bytes are
+ * in buf already. */
+static int put_stream(struct nfs42_file *f, int fd, void *buf, uint32_t sz,
+		      ssize_t head, struct nfs42_put_result *r)
+{
+	uint64_t off = 0;
+	ssize_t n = head;
+	int rc;
+
+	while (n > 0) {
 		rc = nfs42_pwrite(f, buf, n, off, UNSTABLE4);
 		if (rc)
 			return rc;
 		r->sent += n;
 		off += n;
 		r->size = off;
+		if ((size_t)n < sz)
+			return 0; /* the end came */
+		n = read_full(fd, buf, sz);
 	}
+	if (n < 0)
+		r->local_errno = -n;
+	return n;
+}
+
+/*
+ * Before the remote file is opened (and truncated), read the start of
+ * fd: a stream's first block (consumed: put_stream sends it), or a
+ * regular file's first byte of data (pread).  A source that cannot be
+ * read then changes nothing on the server.  *head: the stream's bytes.
+ */
+static int check_source(int fd, bool stream, void *buf, uint32_t sz,
+			ssize_t *head, struct nfs42_put_result *r)
+{
+	off_t d;
+
+	if (stream) {
+		*head = read_full(fd, buf, sz);
+		if (*head >= 0)
+			return 0;
+		r->local_errno = -*head;
+		return *head;
+	}
+	d = lseek(fd, 0, SEEK_DATA);
+	if (d < 0 && errno == ENXIO)
+		return 0; /* a hole to the end */
+	if (d < 0)
+		d = 0; /* no SEEK_DATA here: the start */
+	if (pread(fd, buf, 1, d) >= 0)
+		return 0;
+	r->local_errno = errno;
+	return -errno;
 }
 
 int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
@@ -752,7 +798,9 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 	struct nfs42_put_result mine;
 	uint32_t sz = nfs42_io_size(cl);
 	struct nfs42_file f;
+	ssize_t head = 0;
 	struct stat st;
+	bool stream;
 	void *buf;
 	int rc;
 
@@ -767,20 +815,27 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 		r->local_errno = EISDIR;
 		return -EISDIR;
 	}
+	/* a regular file of size 0 may have contents all the same (procfs,
+	 * sysfs): read to its end like a pipe */
+	stream = !S_ISREG(st.st_mode) || st.st_size == 0;
 	buf = malloc(sz);
 	if (!buf)
 		return -ENOMEM;
+	rc = check_source(fd, stream, buf, sz, &head, r);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
 	rc = nfs42_open(cl, path, OPEN4_SHARE_ACCESS_WRITE, UNCHECKED4, mode,
 			true, &f);
 	if (rc) {
 		free(buf);
 		return rc;
 	}
-	if (S_ISREG(st.st_mode)) {
+	if (stream)
+		rc = put_stream(&f, fd, buf, sz, head, r);
+	else
 		rc = put_extents(&f, fd, st.st_size, buf, sz, r);
-	} else {
-		rc = put_stream(&f, fd, buf, sz, r);
-	}
 	free(buf);
 	return write_finish(&f, rc);
 }

@@ -135,6 +135,11 @@ struct nfs42_client {
 	unsigned int nlayouts;
 	uint64_t layout_recalls;
 	struct nfs42_ds_pool *ds_pool;
+
+	/* COMPOUNDs sent, and the ops in them (atomic: several threads
+	 * send on one client) */
+	uint64_t calls_sent;
+	uint64_t ops_sent[NFS42_OPS_COUNTED];
 };
 
 struct nfs42_arena {

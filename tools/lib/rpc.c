@@ -366,6 +366,7 @@ static int read_one(struct nfs42_client *cl, int timeout_ms, int *ncb)
 		*ncb += dispatch_record(cl, buf, len);
 	else if (rc != -ETIMEDOUT || partial)
 		mark_dead(cl, rc == -ETIMEDOUT ? -EPROTO : rc);
+
 	pthread_cond_broadcast(&cl->cond);
 	return rc;
 }
@@ -408,6 +409,13 @@ static int dead_error(struct nfs42_client *cl)
 
 	if (err == -ECONNRESET)
 		nfs42_set_error(cl, "connection to %s closed by server",
+				cl->peer);
+	else if (err == -EMSGSIZE)
+		/* a record too long to be an RPC reply: another protocol
+		 * (an HTTP server's "HTTP/1.1 400" reads as 1.2 GB) */
+		nfs42_set_error(cl,
+				"%s is not an NFS server: its answer is not "
+				"an RPC reply",
 				cl->peer);
 	else
 		nfs42_set_error(cl, "connection to %s failed: %s", cl->peer,

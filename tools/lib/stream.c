@@ -13,6 +13,7 @@
  * costs one READ, not depth.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,11 +21,13 @@
 
 #include "internal.h"
 
+/* One compound in flight, or a hole known from SEEK (c NULL: no call). */
 struct chunk {
 	struct nfs42_compound *c;
 	uint64_t off;
-	uint32_t count;
+	uint64_t count;
 	int idx;
+	bool eof; /* a hole chunk that ends at EOF */
 };
 
 struct stream {
@@ -33,6 +36,9 @@ struct stream {
 	nfs42_stream_fn fn;
 	void *arg;
 	uint64_t pos; /* contents delivered up to here */
+	bool skip; /* SEEK over holes (skip_holes, until SEEK is refused) */
+	bool tail_hole; /* the last contents delivered were a hole */
+	uint64_t ext_end; /* READ and skip: a data extent known up to here */
 };
 
 void nfs42_stream_opts_init(struct nfs42_stream_opts *o)
@@ -49,6 +55,7 @@ static int chunk_new(struct stream *st, struct chunk *ch, uint64_t off,
 
 	ch->off = off;
 	ch->count = count;
+	ch->eof = false;
 	ch->c = nfs42_compound_new(f->cl);
 	if (!ch->c)
 		return -ENOMEM;
@@ -58,6 +65,18 @@ static int chunk_new(struct stream *st, struct chunk *ch, uint64_t off,
 	else
 		ch->idx = nfs42_op_read(ch->c, &f->stateid, off, count);
 	return 0;
+}
+
+/* Contents to the caller: data, or a hole (data NULL). */
+static int emit(struct stream *st, uint64_t off, uint64_t len, const void *data)
+{
+	int rc = len ? st->fn(st->arg, off, len, data) : 0;
+
+	if (!rc && len) {
+		st->pos = off + len;
+		st->tail_hole = !data;
+	}
+	return rc;
 }
 
 static int bad_reply(struct stream *st, const char *why)
@@ -84,13 +103,10 @@ static int deliver_segs(struct stream *st, const struct nfs42_res *r,
 			if (s->offset != pos || s->length > end - pos)
 				return bad_reply(st,
 						 "data segment out of place");
-			rc = s->length ?
-				     st->fn(st->arg, pos, s->length, s->data) :
-				     0;
+			rc = emit(st, pos, s->length, s->data);
 			if (rc)
 				return rc;
 			pos += s->length;
-			st->pos = pos;
 			continue;
 		}
 		/* a hole may start before the range and end after it */
@@ -103,11 +119,10 @@ static int deliver_segs(struct stream *st, const struct nfs42_res *r,
 			hend = end;
 		if (hend <= pos)
 			continue;
-		rc = st->fn(st->arg, pos, hend - pos, NULL);
+		rc = emit(st, pos, hend - pos, NULL);
 		if (rc)
 			return rc;
 		pos = hend;
-		st->pos = pos;
 	}
 	return 0;
 }
@@ -128,11 +143,7 @@ static int deliver(struct stream *st, struct nfs42_compound *c, int idx,
 		*eof = r->u.read.eof;
 		if (r->u.read.len > count)
 			return bad_reply(st, "more than asked");
-		rc = r->u.read.len ? st->fn(st->arg, off, r->u.read.len,
-					    r->u.read.data) :
-				     0;
-		if (!rc)
-			st->pos = off + r->u.read.len;
+		rc = emit(st, off, r->u.read.len, r->u.read.data);
 	} else {
 		return bad_reply(st, "wrong operation");
 	}
@@ -161,6 +172,133 @@ static int complete_sync(struct stream *st, uint64_t end, bool *eof)
 	return rc;
 }
 
+/* The file's size now (a SEEK found no data past some offset). */
+static int file_size(struct stream *st, uint64_t *size)
+{
+	struct nfs42_attrs a;
+	int rc = nfs42_getattr_fh(st->f->cl, &st->f->fh, NULL, &a);
+
+	if (!rc)
+		*size = a.size;
+	return rc;
+}
+
+/*
+ * SEEK for data at or after off: *d, or UINT64_MAX with *size set when
+ * there is none: NFS4ERR_NXIO (off at or past EOF, or knfsd's answer), or
+ * NFS4_OK with sr_eof (RFC 7862 15.11.3: nothing found; sr_offset is then
+ * not the data's).  1 when the server has no SEEK (skipping is then off).
+ */
+static int seek_data(struct stream *st, uint64_t off, uint64_t *d,
+		     uint64_t *size)
+{
+	bool eof = false;
+	int rc = nfs42_seek(st->f, off, NFS4_CONTENT_DATA, d, &eof);
+
+	if (rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) {
+		st->skip = false;
+		return 1;
+	}
+	if (rc == NFS4ERR_NXIO || (!rc && eof)) {
+		*d = UINT64_MAX;
+		return file_size(st, size);
+	}
+	if (!rc && *d < off)
+		*d = off; /* (a server answering before off) */
+	return rc;
+}
+
+/*
+ * READ with skip: at next, where no data extent is known, SEEK for the
+ * next one [d, h).  A hole [next, d) before it becomes a hole chunk in
+ * ch (1 returned); none left: a hole chunk to EOF, eof, and *limit there.
+ * Else 0, with st->ext_end = h.
+ */
+static int next_extent(struct stream *st, struct chunk *ch, uint64_t next,
+		       uint64_t *limit)
+{
+	uint64_t d, h, size = 0;
+	bool eof;
+	int rc;
+
+	rc = seek_data(st, next, &d, &size);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	memset(ch, 0, sizeof(*ch));
+	ch->off = next;
+	if (d == UINT64_MAX) {
+		/* no data from next on: the rest is a hole to EOF */
+		if (size < *limit)
+			*limit = size;
+		ch->count = *limit > next ? *limit - next : 0;
+		ch->eof = *limit == size;
+		st->ext_end = UINT64_MAX;
+		return 1;
+	}
+	rc = nfs42_seek(st->f, d, NFS4_CONTENT_HOLE, &h, &eof);
+	if (rc == NFS4ERR_NXIO || (!rc && h <= d)) {
+		h = UINT64_MAX; /* it changed: read on */
+		rc = 0;
+	}
+	if (rc)
+		return rc;
+	st->ext_end = h;
+	if (d == next)
+		return 0;
+	ch->count = (d < *limit ? d : *limit) - next;
+	return 1;
+}
+
+/*
+ * READ_PLUS with skip: the reply just delivered ended in a hole at
+ * st->pos.  SEEK for the data after it; when that lies beyond what is in
+ * flight (next), the hole up to it is delivered, the compounds in flight
+ * (all inside it) are dropped, and reading goes on from there: *next.
+ * No data left: the hole to EOF, *done.
+ */
+static int jump_hole(struct stream *st, uint64_t *next, uint64_t limit,
+		     bool *done, bool *jumped)
+{
+	uint64_t d, size = 0, to;
+	int rc;
+
+	rc = seek_data(st, st->pos, &d, &size);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	if (d != UINT64_MAX && d < *next)
+		return 0; /* what is in flight reaches it */
+	to = d != UINT64_MAX ? d : size;
+	if (to > limit)
+		to = limit;
+	if (to > st->pos) {
+		rc = emit(st, st->pos, to - st->pos, NULL);
+		if (rc)
+			return rc;
+	}
+	*done = d == UINT64_MAX || to >= limit;
+	*next = to;
+	*jumped = true;
+	return 0;
+}
+
+/* The head of the ring, finished: its contents to the caller unless
+ * they lie in a hole already delivered (a jump). */
+static int take_chunk(struct stream *st, struct chunk *ch, int rc, bool *eof)
+{
+	*eof = false;
+	if (ch->off < st->pos)
+		return 0; /* dropped: inside a hole jumped over */
+	if (!ch->c) {
+		*eof = ch->eof;
+		return emit(st, ch->off, ch->count, NULL);
+	}
+	if (!rc)
+		rc = deliver(st, ch->c, ch->idx, ch->off, ch->count, eof);
+	if (!rc)
+		rc = complete_sync(st, ch->off + ch->count, eof);
+	return rc;
+}
+
 int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 		      nfs42_stream_fn fn, void *arg, uint64_t *end)
 {
@@ -168,13 +306,14 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 			     .read_plus = o->read_plus,
 			     .fn = fn,
 			     .arg = arg,
-			     .pos = o->offset };
+			     .pos = o->offset,
+			     .skip = o->skip_holes };
 	uint32_t depth = o->depth ? o->depth : 1;
 	uint32_t io = nfs42_io_size(f->cl);
-	uint64_t next = o->offset, limit;
+	uint64_t next = o->offset, limit, want;
 	unsigned int head = 0, n = 0, window = 1;
 	struct chunk *ring, *ch;
-	bool done = false, eof;
+	bool done = false, eof, jumped;
 	int rc = 0, rc2;
 
 	if (depth > nfs42_slot_count(f->cl))
@@ -191,8 +330,24 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 	for (;;) {
 		while (!done && !rc && n < window && next < limit) {
 			ch = &ring[(head + n) % depth];
-			rc = chunk_new(&st, ch, next,
-				       limit - next < io ? limit - next : io);
+			if (st.skip && !st.read_plus && next >= st.ext_end) {
+				rc = next_extent(&st, ch, next, &limit);
+				if (rc == 1) { /* a hole chunk */
+					rc = 0;
+					next += ch->count;
+					n++;
+					if (ch->eof)
+						limit = next;
+					continue;
+				}
+				if (rc)
+					break;
+			}
+			want = limit - next < io ? limit - next : io;
+			if (st.skip && !st.read_plus &&
+			    st.ext_end - next < want)
+				want = st.ext_end - next;
+			rc = chunk_new(&st, ch, next, (uint32_t)want);
 			if (rc)
 				break;
 			nfs42_compound_start(ch->c); /* errors: at finish */
@@ -202,18 +357,18 @@ int nfs42_read_stream(struct nfs42_file *f, const struct nfs42_stream_opts *o,
 		if (!n)
 			break;
 		ch = &ring[head];
-		rc2 = nfs42_compound_finish(ch->c);
+		rc2 = ch->c ? nfs42_compound_finish(ch->c) : 0;
 		if (!rc && !done) {
-			eof = false;
-			rc = rc2;
-			if (!rc)
-				rc = deliver(&st, ch->c, ch->idx, ch->off,
-					     ch->count, &eof);
-			if (!rc)
-				rc = complete_sync(&st, ch->off + ch->count,
-						   &eof);
+			rc = take_chunk(&st, ch, rc2, &eof);
 			done = eof;
 			window = depth; /* not a small file: read ahead */
+			jumped = false;
+			if (!rc && !done && st.skip && st.read_plus &&
+			    st.tail_hole && st.pos < limit)
+				rc = jump_hole(&st, &next, limit, &done,
+					       &jumped);
+			if (jumped)
+				window = 1; /* a new start, as at the first */
 		}
 		nfs42_compound_free(ch->c);
 		ch->c = NULL;
@@ -248,6 +403,23 @@ struct fd_sink {
 	uint64_t first; /* that offset */
 	uint64_t pos; /* stream offset the file position stands at */
 };
+
+/*
+ * Whether holes can be seeked over in fd: a regular file at a known
+ * position (*base), not opened for appending (where every write goes to
+ * the end, so a hole seeked over would vanish).
+ */
+static bool fd_seekable(int fd, off_t *base)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fl < 0 ||
+	    (fl & O_APPEND))
+		return false;
+	*base = lseek(fd, 0, SEEK_CUR);
+	return *base >= 0;
+}
 
 static int fd_seg(void *arg, uint64_t off, uint64_t len, const void *data)
 {
@@ -291,14 +463,10 @@ int nfs42_read_stream_fd(struct nfs42_file *f,
 			 uint64_t *end)
 {
 	struct fd_sink s = { .fd = fd, .first = o->offset, .pos = o->offset };
-	struct stat st;
 	uint64_t e = o->offset;
 	int rc;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		s.base = lseek(fd, 0, SEEK_CUR);
-		s.sparse = s.base >= 0;
-	}
+	s.sparse = fd_seekable(fd, &s.base);
 	rc = nfs42_read_stream(f, o, fd_seg, &s, &e);
 	if (!rc)
 		rc = fd_end(&s, e);
@@ -312,14 +480,10 @@ int nfs42_pnfs_read_fd(struct nfs42_file *f, struct nfs42_layout *lo,
 		       struct nfs42_pnfs_stats *st)
 {
 	struct fd_sink s = { .fd = fd };
-	struct stat sb;
 	uint64_t e = 0;
 	int rc;
 
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		s.base = lseek(fd, 0, SEEK_CUR);
-		s.sparse = s.base >= 0;
-	}
+	s.sparse = fd_seekable(fd, &s.base);
 	rc = nfs42_pnfs_read(f, lo, o, 0, NFS42_LENGTH_EOF, fd_seg, &s, &e, st);
 	if (!rc)
 		rc = fd_end(&s, e);

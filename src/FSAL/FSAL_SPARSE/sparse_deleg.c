@@ -25,13 +25,22 @@
  *    first, and every later descriptor of ours for the holder (its other
  *    open states, reopens, the delegation stateid's I/O, COMMIT) is a dup
  *    of that description instead of a new open, which would break it.
+ *    Only the holder's: an open state of another client (the core
+ *    recalls before such an open; issue #27 was one that it let through)
+ *    opens a descriptor of its own, which the lease refuses.
  *  - The holder of read delegations opening the file for writing is no
  *    conflict (the core lets that OPEN through); its own open for
- *    writing would break the read lease, so the read lease is dropped
+ *    writing would break the read lease, so (when it holds every
+ *    delegation on the file) the read lease is dropped
  *    before that open and the file's delegations are backed by a write
  *    lease on the new descriptor after it.  When no write lease can be
  *    had (another descriptor is open: a local reader, another client's
  *    open) the delegations are recalled, without anybody waiting for it.
+ *
+ * A lease is broken by a local open and a truncate only; a local chmod,
+ * chown, utimes, setxattr, rename, unlink or link of the file is seen
+ * through fanotify (sparse_watch.c), after the fact, and recalls too
+ * (sparse_deleg_changed_locally()).
  *
  * Every open of a regular file by FSAL_SPARSE is O_NONBLOCK: one that
  * would break a lease fails at once (EWOULDBLOCK, NFS4ERR_DELAY; the
@@ -91,6 +100,10 @@ struct sparse_flease {
 	int type; /* F_RDLCK or F_WRLCK */
 	uint8_t key_len;
 	uint8_t key[SPARSE_FH_MAX_LEN];
+	/* the file's kernel identity, and whether fd is marked for its
+	 * local changes (sparse_watch.c) */
+	struct sparse_file_id id;
+	bool watched;
 };
 
 /*
@@ -102,6 +115,7 @@ struct sparse_deleg {
 	struct glist_head link; /* sparse_flease.delegs */
 	struct sparse_flease *file;
 	char other[OTHERSIZE]; /* the delegation's stateid other */
+	clientid4 holder; /* the client the delegation was granted to */
 	uint16_t export_id; /* the export the delegation came through */
 };
 
@@ -150,9 +164,9 @@ static void sparse_lease_log(const char *what)
 	LogInfo(COMPONENT_FSAL,
 		"FSAL_SPARSE delegation %s: granted=%" PRIu64
 		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
-		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		" converted=%" PRIu64 " unbacked=%" PRIu64 " changed=%" PRIu64,
 		what, c->granted, c->released, c->broken, c->refused,
-		c->converted, c->unbacked);
+		c->converted, c->unbacked, c->changed);
 }
 
 /* The queued recall is done: its export may go. */
@@ -239,6 +253,32 @@ static void sparse_lease_signal(const siginfo_t *info)
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }
 
+void sparse_deleg_changed_locally(const struct sparse_file_id *id,
+				  const char *what)
+{
+	struct sparse_flease *f;
+	struct glist_head *g;
+
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	glist_for_each(g, &sparse_leases.files)
+	{
+		f = glist_entry(g, struct sparse_flease, link);
+		if (f->fd < 0 ||
+		    (id != NULL &&
+		     (!f->watched || !sparse_watch_id_eq(&f->id, id))))
+			continue;
+		sparse_leases.counters.changed++;
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE: a file with a %s lease (fd %d) was changed on the server: %s, recalling the delegation (changed=%" PRIu64
+			")",
+			sparse_lease_name(f->type), f->fd, what,
+			sparse_leases.counters.changed);
+		sparse_flease_recall(f);
+	}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+}
+
 static void *sparse_lease_thread(void *arg)
 {
 	sigset_t set;
@@ -291,6 +331,7 @@ static void sparse_lease_start(void)
 				  &sparse_lease_start_mtx);
 	PTHREAD_MUTEX_unlock(&sparse_lease_start_mtx);
 	sparse_leases.started = true;
+	sparse_watch_start();
 }
 
 /* Called with mtx held: drop f's lease (if it holds one) and close it. */
@@ -298,6 +339,9 @@ static void sparse_flease_unlock(struct sparse_flease *f)
 {
 	if (f->fd < 0)
 		return;
+	if (f->watched)
+		sparse_watch_forget(f->fd);
+	f->watched = false;
 	/* Closing drops the lease too (the last descriptor of its open file
 	 * description); unlock first to be explicit, and because for a write
 	 * lease the description stays open in the holder's open state.
@@ -331,6 +375,8 @@ void sparse_deleg_shutdown(void)
 
 	if (!sparse_leases.started)
 		return;
+	/* no local change is reported any more (it takes mtx) */
+	sparse_watch_stop();
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	while (!glist_empty(&sparse_leases.files)) {
 		f = glist_first_entry(&sparse_leases.files,
@@ -348,9 +394,9 @@ void sparse_deleg_shutdown(void)
 		COMPONENT_FSAL,
 		"FSAL_SPARSE: %u leases dropped at shutdown; delegation leases granted=%" PRIu64
 		" released=%" PRIu64 " broken=%" PRIu64 " refused=%" PRIu64
-		" converted=%" PRIu64 " unbacked=%" PRIu64,
+		" converted=%" PRIu64 " unbacked=%" PRIu64 " changed=%" PRIu64,
 		dropped, c->granted, c->released, c->broken, c->refused,
-		c->converted, c->unbacked);
+		c->converted, c->unbacked, c->changed);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	__atomic_store_n(&sparse_leases.stop, true, __ATOMIC_RELEASE);
 	pthread_kill(sparse_leases.thread, SPARSE_LEASE_SIG);
@@ -429,6 +475,8 @@ static struct sparse_flease *sparse_flease_new(struct sparse_handle *hdl,
 	f->type = type;
 	f->key_len = hdl->fh.len;
 	memcpy(f->key, hdl->fh.bytes, hdl->fh.len);
+	f->watched = sparse_watch_id(fd, &f->id) == 0 &&
+		     sparse_watch_file(fd) == 0;
 	glist_add_tail(&sparse_leases.files, &f->link);
 	return f;
 }
@@ -440,6 +488,8 @@ static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state)
 
 	d->file = f;
 	memcpy(d->other, state->stateid_other, OTHERSIZE);
+	/* a delegation state's owner is its client's (cid_owner) */
+	d->holder = state->state_owner->so_owner.so_nfs4_owner.so_clientid;
 	d->export_id = op_ctx->ctx_export->export_id;
 	glist_add_tail(&f->delegs, &d->link);
 	sparse_leases.counters.granted++;
@@ -749,24 +799,61 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl)
 	return fd;
 }
 
-int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv)
+/* Called with mtx held: are all of f's delegations held by the client
+ * whose clientid is *opener (NULL: not known, then no)?
+ */
+static bool sparse_flease_held_by(const struct sparse_flease *f,
+				  const clientid4 *opener)
+{
+	const struct sparse_deleg *d;
+	struct glist_head *g;
+
+	if (opener == NULL)
+		return false;
+	glist_for_each(g, &f->delegs)
+	{
+		d = glist_entry(g, struct sparse_deleg, link);
+		if (d->holder != *opener)
+			return false;
+	}
+	return true;
+}
+
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,
+			    const clientid4 *opener, bool *conv)
 {
 	struct sparse_flease *f;
+	int fd = -1;
 
 	*conv = false;
-	if ((flags & O_ACCMODE) == O_RDONLY || !sparse_leases.started)
-		return sparse_deleg_write_lease_fd(hdl);
+	if (!sparse_leases.started)
+		return -1;
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	f = sparse_flease_held(hdl);
-	if (f != NULL && f->type == F_RDLCK) {
+	if (f != NULL && !sparse_flease_held_by(f, opener)) {
+		/* Not the holder's: Ganesha's core recalls the delegations
+		 * before another client's conflicting open gets here; should
+		 * one come anyway, it opens a descriptor of its own, which a
+		 * conflicting lease refuses (EWOULDBLOCK: NFS4ERR_DELAY, and
+		 * the break recalls), instead of the holder's lease
+		 * descriptor or lease (issue #27).
+		 */
+		LogDebug(
+			COMPONENT_FSAL,
+			"an open of another client than the delegation holder's does not share its lease");
+		f = NULL;
+	} else if (f != NULL && f->type == F_RDLCK &&
+		   (flags & O_ACCMODE) != O_RDONLY) {
 		sparse_flease_unlock(f);
 		*conv = true;
 		LogDebug(
 			COMPONENT_FSAL,
 			"read lease dropped for the delegation holder's open for writing");
 	}
+	if (f != NULL && !*conv && f->type == F_WRLCK)
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
-	return *conv ? -1 : sparse_deleg_write_lease_fd(hdl);
+	return fd;
 }
 
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
@@ -801,6 +888,7 @@ void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
 	if (err == 0) {
 		f->fd = fd;
 		f->type = type;
+		f->watched = f->id.len > 0 && sparse_watch_file(fd) == 0;
 		if (type == F_WRLCK)
 			sparse_leases.counters.converted++;
 		sparse_lease_log(type == F_WRLCK ?

@@ -455,7 +455,8 @@ static bool sparse_export_compact(int root_fd)
  * which only CAP_SYS_ADMIN can read), so handles survive a restart and move
  * with the filesystem to another server.  Made on first use; an export
  * whose filesystem cannot keep it (read-only, no xattrs) gets a random key
- * for this run only.
+ * for this run only.  A key of the wrong length is EBADMSG: it is never
+ * replaced here (sparse_load_handle_key refuses the export).
  */
 static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 {
@@ -464,13 +465,12 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 	for (attempt = 0; attempt < 2; attempt++) {
 		ssize_t n = fgetxattr(root_fd, SPARSE_KEY_XATTR, key,
 				      SPARSE_FH_KEY_BYTES);
-		int flags = XATTR_CREATE;
 
 		if (n == SPARSE_FH_KEY_BYTES)
 			return 0;
 		if (n >= 0 || errno == ERANGE)
-			flags = XATTR_REPLACE; /* a malformed one */
-		else if (errno != ENODATA)
+			return EBADMSG;
+		if (errno != ENODATA)
 			return errno;
 		if (getrandom(key, SPARSE_FH_KEY_BYTES, 0) !=
 		    SPARSE_FH_KEY_BYTES)
@@ -481,7 +481,7 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 		 */
 		(void)fsetxattr(root_fd, SPARSE_FORMAT_XATTR, "3", 1, 0);
 		if (fsetxattr(root_fd, SPARSE_KEY_XATTR, key,
-			      SPARSE_FH_KEY_BYTES, flags) == 0)
+			      SPARSE_FH_KEY_BYTES, XATTR_CREATE) == 0)
 			return 0;
 		if (errno != EEXIST) /* else another export made it: reread */
 			return errno;
@@ -489,10 +489,29 @@ static int sparse_read_or_make_key(int root_fd, uint8_t *key)
 	return EEXIST;
 }
 
+/* The length of the key xattr as found, for the refusal's message. */
+static ssize_t sparse_key_xattr_len(int root_fd)
+{
+	return fgetxattr(root_fd, SPARSE_KEY_XATTR, NULL, 0);
+}
+
 static int sparse_load_handle_key(struct sparse_export *exp)
 {
 	int rc = sparse_read_or_make_key(exp->root_fd, exp->handle_key);
 
+	if (rc == EBADMSG) {
+		/* Something else wrote it (a restore, a tool, damage): a new
+		 * key would turn every handle clients hold stale and switch
+		 * the export's handle format, with nothing to undo it.  The
+		 * admin decides (configuration.md, "Handle key").
+		 */
+		LogCrit(COMPONENT_FSAL,
+			"FSAL_SPARSE: export %s refused: its handle key %s is malformed (%zd bytes, not %d); restore it (setfattr, from a backup of the filesystem's xattrs), or remove it (setfattr -x %s %s) to start with a new key: every handle clients hold for this export then goes stale",
+			exp->root_path, SPARSE_KEY_XATTR,
+			sparse_key_xattr_len(exp->root_fd), SPARSE_FH_KEY_BYTES,
+			SPARSE_KEY_XATTR, exp->root_path);
+		return rc;
+	}
 	exp->handle_key_kept = rc == 0;
 	exp->compact_handles = rc != 0 || sparse_export_compact(exp->root_fd);
 	if (rc == 0)
@@ -649,12 +668,10 @@ fsal_status_t sparse_update_export(struct fsal_module *fsal_hdl,
 
 	atomic_store_uint64_t(&orig->min_hole_size, cfg.min_hole_size);
 	sparse_map_old_min_hole(cfg.min_hole_size);
-	sparse_test_hooks_update(&orig->test, &cfg.test);
+	sparse_test_hooks_update(orig->root_path, &orig->test, &cfg.test);
 	__atomic_store_n(&orig->durable_md, cfg.durable_md, __ATOMIC_RELEASE);
 	atomic_store_uint32_t(&orig->copy_engine, cfg.copy_engine);
-	LogEvent(
-		COMPONENT_FSAL,
-		"FSAL_SPARSE export %s updated: Test_Hooks Metadata_Latency_Ms=%" PRIu32,
-		orig->root_path, cfg.test.md_latency_ms);
+	LogEvent(COMPONENT_FSAL, "FSAL_SPARSE export %s updated",
+		 orig->root_path);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

@@ -425,18 +425,38 @@ static fsal_status_t sparse_truncate_open_fd(int fd)
 }
 
 /*
+ * The client an open state is (re)opened for: its open owner's, or, for
+ * a new state (Ganesha gives it its owner only after open2), the
+ * operation's (op_ctx->clientid: SEQUENCE's, or an NFSv4.0 OPEN's since
+ * patch 0124).  NULL when not known.  Called under the file's st_lock.
+ */
+static const clientid4 *sparse_state_client(const struct state_t *state)
+{
+	const state_owner_t *owner = state->state_owner;
+
+	if (owner == NULL)
+		return op_ctx->clientid;
+	if (owner->so_type != STATE_OPEN_OWNER_NFSV4)
+		return NULL;
+	return &owner->so_owner.so_nfs4_owner.so_clientid;
+}
+
+/*
  * (Re)open an open state's descriptor with FSAL_SPARSE's delegation
- * leases in mind (sparse_deleg.c): while the file has a write lease, a
- * dup of the lease's descriptor stands in for a new open (which would
- * break it); a read lease the holder's open for writing would break is
- * dropped first (*conv: the caller backs the delegations again after).
+ * leases in mind (sparse_deleg.c): while the file has a write lease of
+ * the state's client, a dup of the lease's descriptor stands in for a new
+ * open (which would break it); a read lease the holder's open for writing
+ * would break is dropped first (*conv: the caller backs the delegations
+ * again after).
  */
 static fsal_status_t sparse_open_state_fd(struct fsal_obj_handle *obj_hdl,
+					  struct state_t *state,
 					  fsal_openflags_t openflags,
 					  struct fsal_fd *fsal_fd, bool *conv)
 {
 	int flags = sparse_posix_flags(openflags);
-	int fd = sparse_deleg_open_begin(sparse_hdl(obj_hdl), flags, conv);
+	int fd = sparse_deleg_open_begin(sparse_hdl(obj_hdl), flags,
+					 sparse_state_client(state), conv);
 	fsal_status_t status;
 
 	if (fd < 0)
@@ -501,8 +521,8 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 
 	fresh = old_flags == FSAL_O_CLOSED && sfd->fd < 0;
 	if (state != NULL && state->state_type == STATE_TYPE_SHARE)
-		status = sparse_open_state_fd(obj_hdl, openflags, fsal_fd,
-					      &conv);
+		status = sparse_open_state_fd(obj_hdl, state, openflags,
+					      fsal_fd, &conv);
 	else
 		status = sparse_reopen_func(obj_hdl, openflags, fsal_fd);
 	if (FSAL_IS_ERROR(status))

@@ -336,11 +336,38 @@ struct sparse_deleg_counters {
 	 * lease, or found none possible (its delegations recalled) */
 	uint64_t converted;
 	uint64_t unbacked;
+	/* a local change no lease sees (chmod, rename, unlink...): recall
+	 * asked (sparse_watch.c) */
+	uint64_t changed;
 };
 fsal_status_t sparse_lease_op2(struct fsal_obj_handle *obj_hdl,
 			       struct state_t *state, void *owner,
 			       fsal_deleg_t deleg);
 void sparse_deleg_counters_get(struct sparse_deleg_counters *out);
+
+/* sparse_watch.c: local changes of leased files that break no lease.
+ * A file's identity as fanotify reports it: fsid and file handle.
+ */
+struct sparse_file_id {
+	int32_t fsid[2];
+	int type;
+	unsigned int len; /* 0: not known */
+	unsigned char bytes[128]; /* MAX_HANDLE_SZ */
+};
+/* The group and its thread (a WARN once when there can be none). */
+void sparse_watch_start(void);
+void sparse_watch_stop(void);
+/* fd's file's identity: 0 or an errno. */
+int sparse_watch_id(int fd, struct sparse_file_id *id);
+bool sparse_watch_id_eq(const struct sparse_file_id *a,
+			const struct sparse_file_id *b);
+/* Watch fd's file (0 or an errno), or no longer. */
+int sparse_watch_file(int fd);
+void sparse_watch_forget(int fd);
+/* sparse_deleg.c: another process changed the file id (NULL: maybe any
+ * file, events were lost): recall its delegations. */
+void sparse_deleg_changed_locally(const struct sparse_file_id *id,
+				  const char *what);
 void sparse_deleg_state_freed(struct state_t *state);
 void sparse_deleg_shutdown(void);
 /* At export creation (op_ctx on the new export): WARN, once per process,
@@ -353,14 +380,18 @@ void sparse_deleg_export_check(const char *path);
  */
 int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
 /*
- * Around (re)opening an open state's descriptor of hdl in mode flags,
- * under the file's st_lock.  Begin returns a descriptor to use instead of
- * opening (a dup of the write lease's; with O_TRUNC the caller truncates),
- * or -1 to open; with *conv the file's read lease was dropped for this
- * open for writing, and sparse_deleg_open_end() must follow with a dup of
- * the new descriptor (taken over), or -1 when the open failed.
+ * Around (re)opening an open state's descriptor of hdl in mode flags for
+ * the client whose clientid is *opener (NULL: not known), under the
+ * file's st_lock.  Begin returns a descriptor to use instead of opening (a
+ * dup of the write lease's; with O_TRUNC the caller truncates), or -1 to
+ * open; with *conv the file's read lease was dropped for this open for
+ * writing, and sparse_deleg_open_end() must follow with a dup of the new
+ * descriptor (taken over), or -1 when the open failed.  The lease's
+ * descriptor and the read lease's conversion are for the opener only
+ * when it holds every delegation on the file.
  */
-int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags, bool *conv);
+int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,
+			    const clientid4 *opener, bool *conv);
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd);
 
 #endif /* SPARSE_INT_H */

@@ -80,12 +80,24 @@ bool sparse_test_hooks_restart_needed(const struct sparse_test_hooks *now,
 	       cfg->skip_confinement != now->skip_confinement;
 }
 
-/* An export update: the latency may change (atomics, see the struct) */
-void sparse_test_hooks_update(struct sparse_test_hooks *now,
+/*
+ * An export update: the latency may change (atomics, see the struct).
+ * Said only when the export has a Test_Hooks block or had a latency: an
+ * export without hooks logs nothing about them.
+ */
+void sparse_test_hooks_update(const char *path, struct sparse_test_hooks *now,
 			      const struct sparse_test_hooks *cfg)
 {
+	uint32_t was = atomic_fetch_uint32_t(&now->md_latency_ms);
+
 	atomic_store_uint32_t(&now->md_latency_ms, cfg->md_latency_ms);
 	atomic_store_uint32_t(&now->md_latency_scope, cfg->md_latency_scope);
+	if (cfg->present || was != cfg->md_latency_ms)
+		LogEvent(
+			COMPONENT_FSAL,
+			"FSAL_SPARSE export %s: Test_Hooks Metadata_Latency_Ms = %" PRIu32
+			" (was %" PRIu32 ")",
+			path, cfg->md_latency_ms, was);
 }
 
 void sparse_test_hooks_free(struct sparse_test_hooks *hooks)

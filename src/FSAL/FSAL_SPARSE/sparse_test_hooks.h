@@ -68,7 +68,7 @@ int sparse_test_hooks_commit(void *node, void *link_mem, void *self_struct,
 /* Export create, update and release */
 bool sparse_test_hooks_restart_needed(const struct sparse_test_hooks *now,
 				      const struct sparse_test_hooks *cfg);
-void sparse_test_hooks_update(struct sparse_test_hooks *now,
+void sparse_test_hooks_update(const char *path, struct sparse_test_hooks *now,
 			      const struct sparse_test_hooks *cfg);
 void sparse_test_hooks_free(struct sparse_test_hooks *hooks);
 

@@ -100,7 +100,8 @@ static u_int bc_sec_parms_copy(const callback_sec_parms4 *in, u_int n,
 
 /*
  * Make the session's back channel again on the connection it uses, with
- * the session's (new) program and flavours.  Nothing to do without one.
+ * the session's (new) program and flavours, which nfs_rpc_create_chan_v41()
+ * reads under the channel's lock (patch 0084).  Nothing to do without one.
  */
 static void bc_remake(nfs41_session_t *session)
 {
@@ -119,9 +120,7 @@ static void bc_remake(nfs41_session_t *session)
 		return;
 
 	nfs_rpc_destroy_chan(chan);
-	rc = nfs_rpc_create_chan_v41(xprt, session,
-				     session->cb_sec_parms.sec_parms_len,
-				     session->cb_sec_parms.sec_parms_val);
+	rc = nfs_rpc_create_chan_v41(xprt, session);
 	if (rc != 0) {
 		LogWarn(COMPONENT_SESSIONS,
 			"BACKCHANNEL_CTL: back channel not made again (%d)",
@@ -164,7 +163,12 @@ enum nfs_req_result nfs4_op_backchannel_ctl(struct nfs_argop4 *op,
 		return NFS_REQ_ERROR;
 	}
 
-	/* Under the channel's lock, as a back channel is made with them */
+	/*
+	 * Under the channel's lock: every reader (a back channel made by
+	 * CREATE_SESSION, BIND_CONN_TO_SESSION or bc_remake(), all in
+	 * nfs_rpc_create_chan_v41()) reads them under it (patch 0084), so
+	 * nobody holds the old ones once it is released, and they go.
+	 */
 	PTHREAD_MUTEX_lock(&session->cb_chan.chan_mtx);
 	old = session->cb_sec_parms.sec_parms_val;
 	old_n = session->cb_sec_parms.sec_parms_len;
@@ -172,13 +176,12 @@ enum nfs_req_result nfs4_op_backchannel_ctl(struct nfs_argop4 *op,
 	session->cb_sec_parms.sec_parms_len = n;
 	session->cb_program = args->bca_cb_program;
 	PTHREAD_MUTEX_unlock(&session->cb_chan.chan_mtx);
+	bc_sec_parms_free(old, old_n);
 
 	LogDebug(COMPONENT_SESSIONS,
-		 "BACKCHANNEL_CTL: program %" PRIx32
-		 ", %u flavour(s), first %" PRIu32,
-		 args->bca_cb_program, n, parms[0].cb_secflavor);
+		 "BACKCHANNEL_CTL: program %" PRIx32 ", %u flavour(s)",
+		 args->bca_cb_program, n);
 	bc_remake(session);
-	bc_sec_parms_free(old, old_n);
 
 	res->bcr_status = NFS4_OK;
 	return NFS_REQ_OK;

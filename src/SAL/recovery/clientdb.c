@@ -217,7 +217,7 @@ static int probe_dir(struct clientdb *db, const char *dir)
 	return set_err(db, -err, "open: directory %s: %s", dir, strerror(err));
 }
 
-int clientdb_open(const char *dir, struct clientdb **out)
+int clientdb_open(const char *dir, int busy_ms, struct clientdb **out)
 {
 	struct clientdb *db;
 	int src, rc;
@@ -245,7 +245,7 @@ int clientdb_open(const char *dir, struct clientdb **out)
 	/* Another process holding the write lock for a moment (an admin's
 	 * sqlite3, a backup) makes writes wait, not fail at once.
 	 */
-	rc = clientdb_set_busy_timeout(db, CLIENTDB_BUSY_MS);
+	rc = clientdb_set_busy_timeout(db, busy_ms);
 	if (rc)
 		return rc;
 	/* SQLite falls back to read-only without telling: refuse that here. */

@@ -26,7 +26,8 @@ struct clientdb;
 
 /*
  * Open (creating if needed) <dir>/sparse_recovery.db, migrate its schema and
- * check it. Errors:
+ * check it; writes wait up to busy_ms for another process's write lock
+ * (clientdb_set_busy_timeout), from the open's own write check on. Errors:
  *   -EUCLEAN  the file is not a database or fails integrity_check
  *   -ENOTSUP  its schema version is newer than this code knows
  *   -EROFS    the file or its directory cannot be written (found at open by
@@ -35,7 +36,7 @@ struct clientdb;
  * On failure *out still holds a store (unless -ENOMEM) so that the message
  * can be read; close it with clientdb_close().
  */
-int clientdb_open(const char *dir, struct clientdb **out);
+int clientdb_open(const char *dir, int busy_ms, struct clientdb **out);
 void clientdb_close(struct clientdb *db);
 const char *clientdb_errmsg(const struct clientdb *db);
 /* Schema version of the open file. */
@@ -44,7 +45,7 @@ int clientdb_version(struct clientdb *db);
 /*
  * How long a write waits for another connection's write lock (another
  * process on the same file) before failing with -EBUSY: ms milliseconds,
- * 0 not at all. CLIENTDB_BUSY_MS from open on.
+ * 0 not at all. CLIENTDB_BUSY_MS is the backend's default.
  */
 #define CLIENTDB_BUSY_MS 5000
 int clientdb_set_busy_timeout(struct clientdb *db, int ms);

@@ -95,10 +95,23 @@ static void note_error(struct clientdb_batch *committer, int rc)
 	pthread_mutex_unlock(&committer->mtx);
 }
 
+/* Every change of the batch ends in rc. */
+static void fail_all(struct clientdb_req *batch, int rc)
+{
+	struct clientdb_req *r;
+
+	for (r = batch; r; r = r->next)
+		r->rc = rc;
+}
+
 /*
  * Write a batch as one transaction. Should one change fail (the store
  * then may have dropped the transaction), the batch is rolled back and
  * each change is written on its own, so one bad change fails alone.
+ * Should the transaction itself fail (another process holding the
+ * database past the busy timeout, a full filesystem, an I/O error at
+ * begin or commit), every change fails with it at once: written one by
+ * one they would each wait the busy timeout again.
  * Returns the number of transactions written.
  */
 static unsigned int write_batch(struct clientdb_batch *committer,
@@ -110,24 +123,30 @@ static unsigned int write_batch(struct clientdb_batch *committer,
 
 	pthread_mutex_lock(&committer->db_mtx);
 	rc = clientdb_begin(committer->db);
+	if (rc) {
+		note_error(committer, rc);
+		fail_all(batch, rc);
+		goto out;
+	}
 	for (r = batch; r && !rc; r = r->next)
 		rc = apply(committer->db, r);
-	if (!rc)
-		rc = clientdb_commit(committer->db);
-	else
-		(void)clientdb_rollback(committer->db);
 	if (!rc) {
-		for (r = batch; r; r = r->next)
-			r->rc = 0;
-		commits = 1;
-	} else {
-		note_error(committer, rc);
-		for (r = batch; r; r = r->next) {
-			r->rc = apply(committer->db, r);
-			note_error(committer, r->rc);
-			commits++;
-		}
+		rc = clientdb_commit(committer->db);
+		if (rc)
+			note_error(committer, rc);
+		else
+			commits = 1;
+		fail_all(batch, rc);
+		goto out;
 	}
+	note_error(committer, rc);
+	(void)clientdb_rollback(committer->db);
+	for (r = batch; r; r = r->next) {
+		r->rc = apply(committer->db, r);
+		note_error(committer, r->rc);
+		commits++;
+	}
+out:
 	pthread_mutex_unlock(&committer->db_mtx);
 	return commits;
 }
@@ -294,6 +313,40 @@ int clientdb_batch_remove_nowait(struct clientdb_batch *committer,
 	if (rc)
 		free(r);
 	return rc;
+}
+
+int clientdb_batch_remove_all(struct clientdb_batch *committer,
+			      const struct clientdb_key *keys, int *rcs,
+			      size_t n)
+{
+	struct clientdb_req *r;
+	size_t i;
+	int rc = 0, failed = 0;
+
+	if (n == 0)
+		return 0;
+	r = calloc(n, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_lock(&committer->mtx);
+	for (i = 0; i < n && !rc; i++) {
+		r[i].op = OP_REMOVE;
+		r[i].key = keys[i].key;
+		r[i].klen = keys[i].klen;
+		rc = enqueue(committer, &r[i]);
+	}
+	/* all or none queued: enqueue fails only once stopping, for all */
+	for (i = 0; i < n && !rc; i++)
+		while (!r[i].done)
+			pthread_cond_wait(&committer->done, &committer->mtx);
+	pthread_mutex_unlock(&committer->mtx);
+	for (i = 0; i < n; i++) {
+		rcs[i] = rc ? rc : r[i].rc;
+		if (rcs[i])
+			failed++;
+	}
+	free(r);
+	return failed;
 }
 
 int clientdb_batch_add(struct clientdb_batch *committer, const void *key,

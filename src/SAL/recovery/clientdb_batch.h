@@ -58,6 +58,19 @@ int clientdb_batch_remove(struct clientdb_batch *committer, const void *key,
  */
 int clientdb_batch_remove_nowait(struct clientdb_batch *committer,
 				 const void *key, size_t klen);
+/*
+ * Remove n records together and return once all are committed: queued at
+ * once, they share one transaction (with whatever else is queued then).
+ * rcs[i] is key i's result (removing a record that is not there is not
+ * an error); returns how many failed (or -ENOMEM, nothing queued).
+ */
+struct clientdb_key {
+	const void *key;
+	size_t klen;
+};
+int clientdb_batch_remove_all(struct clientdb_batch *committer,
+			      const struct clientdb_key *keys, int *rcs,
+			      size_t n);
 int clientdb_batch_add_revoked(struct clientdb_batch *committer,
 			       const void *key, size_t klen, const void *fh,
 			       size_t fhlen);

@@ -15,7 +15,10 @@
  * records. Unlike fs, a record is durable when add_clid returns (a client
  * whose record cannot be stored is not confirmed: patch 0051), and a
  * removal when rm_clid returns if another client could be granted what
- * the removed one held (see sqlite_rm_clid).
+ * the removed one held (see sqlite_rm_clid). What would lose records
+ * silently stops the server instead: a grace period that cannot be
+ * prepared at start-up (sqlite_recov_init) and old records that cannot be
+ * forgotten at its end (grace goes on: sqlite_try_lift_grace).
  */
 
 #include "bsd-base64.h"
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* SQLITE_RECOVERY block (docs/configuration.md) */
 struct sqlite_recov_param {
@@ -70,6 +74,10 @@ static struct config_block sqlite_recov_blk = {
 
 static struct clientdb *store;
 static struct clientdb_batch *committer;
+/* states released before their client's record removal was durable
+ * (remove_durably); atomic
+ */
+static uint64_t released_unremoved;
 
 int sqlite_recov_load_config(config_file_t parse_tree,
 			     struct config_error_type *err_type)
@@ -90,6 +98,149 @@ static const char *db_dir(void)
 					   nfs_param.nfsv4_param.recov_root;
 }
 
+/*
+ * The records clients may reclaim from in this grace period, read at
+ * start-up (prepare_grace) and handed to Ganesha once, at grace start
+ * (sqlite_read_clids).  Used by Ganesha's main thread only.
+ */
+struct old_record {
+	char *name;
+	char **handles; /* base64url, as nfs4_check_deleg_reclaim compares */
+	int nhandles;
+};
+
+static struct old_record *old_records;
+static int old_count;
+/* The database holds no old records (grace end wrote it, or no grace
+ * period began); under Ganesha's grace_mutex once the server runs.
+ */
+static bool old_forgotten = true;
+
+static int keep_handle(const void *fh, size_t fhlen, void *arg)
+{
+	struct old_record *rec = arg;
+	char str[NAME_MAX];
+
+	if (base64url_encode(fh, fhlen, str, sizeof(str)) == -1) {
+		LogEvent(COMPONENT_CLIENTID,
+			 "SQLite recovery: revoked handle too long, skipped");
+		return 0;
+	}
+	rec->handles = gsh_realloc(rec->handles,
+				   (rec->nhandles + 1) * sizeof(*rec->handles));
+	rec->handles[rec->nhandles++] = gsh_strdup(str);
+	return 0;
+}
+
+static int keep_client(const void *key, size_t klen, const void *val,
+		       size_t vlen, int64_t added, void *arg)
+{
+	struct clientdb *db = arg;
+	struct old_record *rec;
+
+	if (klen == 0 || klen >= PATH_MAX)
+		return 0;
+	old_records = gsh_realloc(old_records,
+				  (old_count + 1) * sizeof(*old_records));
+	rec = &old_records[old_count++];
+	memset(rec, 0, sizeof(*rec));
+	rec->name = gsh_malloc(klen + 1);
+	memcpy(rec->name, key, klen);
+	rec->name[klen] = '\0';
+	return clientdb_foreach_old_revoked(db, key, klen, keep_handle, rec);
+}
+
+static void drop_old_records(void)
+{
+	int i, h;
+
+	for (i = 0; i < old_count; i++) {
+		for (h = 0; h < old_records[i].nhandles; h++)
+			gsh_free(old_records[i].handles[h]);
+		gsh_free(old_records[i].handles);
+		gsh_free(old_records[i].name);
+	}
+	gsh_free(old_records);
+	old_records = NULL;
+	old_count = 0;
+}
+
+/*
+ * Grace start, done at start-up: the current records join the old ones
+ * (one transaction) and every old record is read.  A restart during
+ * grace keeps the old records of the instance before, as long as that
+ * grace never ended.
+ */
+static int prepare_grace(struct clientdb *db)
+{
+	int rc = clientdb_grace_start(db);
+
+	if (!rc)
+		rc = clientdb_foreach_old(db, keep_client, db);
+	if (rc)
+		drop_old_records();
+	else
+		old_forgotten = false;
+	return rc;
+}
+
+/*
+ * Start-up fails on what would lose client records silently: a database
+ * that cannot be opened or written, and a grace period that cannot be
+ * prepared (its clients could not reclaim their state).  What may pass
+ * (another process holding the database past Busy_Timeout_Ms, a full
+ * filesystem, an I/O error) is tried START_ATTEMPTS times, START_PAUSE_S
+ * apart, before the server refuses to start.
+ */
+#define START_ATTEMPTS 5
+#define START_PAUSE_S 1
+
+static bool may_pass(int rc)
+{
+	return rc == -EBUSY || rc == -ENOSPC || rc == -EIO || rc == -ENOMEM;
+}
+
+/* One attempt; *what says which step failed. */
+static int start_store(const char *dir, const char **what)
+{
+	int rc;
+
+	*what = "SQLite recovery database refused";
+	rc = clientdb_open(dir, sqlite_param.busy_timeout_ms, &store);
+	if (rc || nfs_param.nfsv4_param.graceless)
+		return rc;
+	*what = "SQLite recovery: cannot start the grace period";
+	return prepare_grace(store);
+}
+
+static int open_and_prepare(const char *dir)
+{
+	const char *what;
+	int attempt, rc;
+
+	for (attempt = 1;; attempt++) {
+		rc = start_store(dir, &what);
+		if (!rc)
+			return 0;
+		if (!may_pass(rc) || attempt == START_ATTEMPTS)
+			break;
+		LogCrit(COMPONENT_CLIENTID,
+			"%s (%s): %s; attempt %d of %d, again in %d s", what,
+			strerror(-rc), clientdb_errmsg(store), attempt,
+			START_ATTEMPTS, START_PAUSE_S);
+		clientdb_close(store);
+		store = NULL;
+		sleep(START_PAUSE_S);
+	}
+	LogCrit(COMPONENT_CLIENTID,
+		"%s (%s): %s%s; not starting rather than losing client records",
+		what, strerror(-rc), clientdb_errmsg(store),
+		may_pass(rc) ? ", after every attempt" : "");
+	clientdb_close(store);
+	store = NULL;
+	return rc;
+}
+
 static int sqlite_recov_init(void)
 {
 	const char *dir = db_dir();
@@ -100,23 +251,14 @@ static int sqlite_recov_init(void)
 		LogEvent(COMPONENT_CLIENTID,
 			 "Failed to create recovery directory %s: %s", dir,
 			 strerror(errno));
-	rc = clientdb_open(dir, &store);
-	if (rc) {
-		LogCrit(COMPONENT_CLIENTID,
-			"SQLite recovery database refused (%s): %s; not starting rather "
-			"than losing client records",
-			strerror(-rc), clientdb_errmsg(store));
-		clientdb_close(store);
-		store = NULL;
+	rc = open_and_prepare(dir);
+	if (rc)
 		return rc;
-	}
-	rc = clientdb_set_busy_timeout(store, sqlite_param.busy_timeout_ms);
-	if (!rc)
-		rc = clientdb_batch_start(store, sqlite_param.window_ms,
-					  &committer);
+	rc = clientdb_batch_start(store, sqlite_param.window_ms, &committer);
 	if (rc) {
 		LogCrit(COMPONENT_CLIENTID,
 			"SQLite recovery: committer thread: %s", strerror(-rc));
+		drop_old_records();
 		clientdb_close(store);
 		store = NULL;
 		return rc;
@@ -140,8 +282,10 @@ static void sqlite_recov_shutdown(void)
 	committer = NULL;
 	LogEvent(COMPONENT_CLIENTID,
 		 "SQLite recovery: %" PRIu64 " changes in %" PRIu64
-		 " transactions, %" PRIu64 " failed",
-		 st.requests, st.commits, st.failed);
+		 " transactions, %" PRIu64 " failed, %" PRIu64
+		 " states released before their record's removal was durable",
+		 st.requests, st.commits, st.failed,
+		 atomic_fetch_uint64_t(&released_unremoved));
 	clientdb_close(store);
 	store = NULL;
 }
@@ -258,12 +402,48 @@ static bool holds_state(nfs_client_id_t *clientid)
 }
 
 /*
+ * A removal that must be durable before the client's state goes is tried
+ * RM_ATTEMPTS times (each waits up to Busy_Timeout_Ms for another
+ * process's lock), under the client's cid_mutex (nfs4_rm_clid): bounded,
+ * so that a database held by another process cannot stop the request
+ * (or the reaper) for good.  Should every attempt fail, the state is
+ * released all the same, with a CRIT line saying so, and the removal
+ * stays queued (written once the database can be): a crash before that
+ * would let the client reclaim what others hold by then.  Counted in
+ * released_unremoved (logged at shutdown).
+ */
+#define RM_ATTEMPTS 3
+
+static int remove_durably(const char *tag)
+{
+	char err[512];
+	int attempt, rc;
+
+	for (attempt = 1;; attempt++) {
+		rc = clientdb_batch_remove(committer, tag, strlen(tag));
+		if (!rc || !may_pass(rc) || attempt == RM_ATTEMPTS)
+			break;
+		LogCrit(COMPONENT_CLIENTID,
+			"SQLite recovery: record of %s not removed yet (%s), attempt %d of %d: its state waits",
+			tag, strerror(-rc), attempt, RM_ATTEMPTS);
+	}
+	if (!rc)
+		return 0;
+	clientdb_batch_last_error(committer, err, sizeof(err));
+	(void)atomic_inc_uint64_t(&released_unremoved);
+	LogCrit(COMPONENT_CLIENTID,
+		"SQLite recovery: record of %s NOT removed (%s): %s; its state is released all the same, the removal stays queued: should the server stop before it is written, this client could reclaim after the restart what others hold by then",
+		tag, strerror(-rc), err);
+	return clientdb_batch_remove_nowait(committer, tag, strlen(tag));
+}
+
+/*
  * A removal returns once durable when another client may be granted what
  * the removed one held: when made for a request (the request goes on), or
- * when the client holds state (the reaper releases it right after: patch
- * 0057). Otherwise (the reaper expiring a client without state) it is
- * queued and shares transactions; each is durable within the window plus
- * one fsync and before anything queued after it.
+ * when the client holds state (released right after: patch 0057; the
+ * reaper's own expiries come through sqlite_rm_clids, patch 0052).
+ * Otherwise it is queued and shares transactions; each is durable within
+ * the window plus one fsync and before anything queued after it.
  */
 static void sqlite_rm_clid(nfs_client_id_t *clientid)
 {
@@ -275,18 +455,10 @@ static void sqlite_rm_clid(nfs_client_id_t *clientid)
 	if (tag == NULL)
 		return;
 	clientid->cid_recov_tag = NULL;
-	if (!wait) {
+	if (wait)
+		rc = remove_durably(tag);
+	else
 		rc = clientdb_batch_remove_nowait(committer, tag, strlen(tag));
-	} else {
-		/* Another process holding the database past the busy timeout
-		 * must not let the state go before the record: wait for it.
-		 */
-		while ((rc = clientdb_batch_remove(committer, tag,
-						   strlen(tag))) == -EBUSY)
-			LogCrit(COMPONENT_CLIENTID,
-				"SQLite recovery: database locked, still removing the record of %s before releasing its state",
-				tag);
-	}
 	if (rc) {
 		clientdb_batch_last_error(committer, err, sizeof(err));
 		LogCrit(COMPONENT_CLIENTID,
@@ -297,6 +469,87 @@ static void sqlite_rm_clid(nfs_client_id_t *clientid)
 			 tag, wait ? "" : " (queued)");
 	}
 	gsh_free(tag);
+}
+
+/* The tag of a client whose record is gone, unless it expired meanwhile
+ * (its own rm_clid then removed the record and dropped the tag).
+ */
+static void forget_tag(nfs_client_id_t *clientid)
+{
+	PTHREAD_MUTEX_lock(&clientid->cid_mutex);
+	if (clientid->cid_confirmed != EXPIRED_CLIENT_ID) {
+		gsh_free(clientid->cid_recov_tag);
+		clientid->cid_recov_tag = NULL;
+	}
+	PTHREAD_MUTEX_unlock(&clientid->cid_mutex);
+}
+
+/* A copy of the client's tag while it has a record to remove, else NULL */
+static char *tag_to_remove(nfs_client_id_t *clientid)
+{
+	char *tag = NULL;
+
+	PTHREAD_MUTEX_lock(&clientid->cid_mutex);
+	if (clientid->cid_recov_tag != NULL &&
+	    clientid->cid_confirmed != EXPIRED_CLIENT_ID)
+		tag = gsh_strdup(clientid->cid_recov_tag);
+	PTHREAD_MUTEX_unlock(&clientid->cid_mutex);
+	return tag;
+}
+
+/*
+ * A reaper pass (patch 0052): the records of the clients it is about to
+ * expire, removed in one transaction (one fsync), durable on return.
+ * removed[i] once client i has no record left (removed now, or it had
+ * none); its tag is dropped so that its expiry does not remove it again.
+ * A client whose removal failed keeps its tag and, the reaper leaving it
+ * for its next pass, its state.  The clients cannot renew meanwhile: the
+ * reaper passes only those it will not park.
+ */
+static void sqlite_rm_clids(nfs_client_id_t **clients, bool *removed, int count)
+{
+	struct clientdb_key *keys = gsh_calloc(count, sizeof(*keys));
+	char **tags = gsh_calloc(count, sizeof(*tags));
+	int *rcs = gsh_calloc(count, sizeof(*rcs));
+	int i, k = 0, n = 0, failed, kept = 0, rc, first_rc = 0;
+	char err[512];
+
+	for (i = 0; i < count; i++) {
+		tags[i] = tag_to_remove(clients[i]);
+		if (tags[i] == NULL)
+			continue;
+		keys[n].key = tags[i];
+		keys[n++].klen = strlen(tags[i]);
+	}
+	failed = clientdb_batch_remove_all(committer, keys, rcs, n);
+	for (i = 0; i < count; i++) {
+		removed[i] = true;
+		if (tags[i] == NULL)
+			continue;
+		rc = failed < 0 ? failed : rcs[k++];
+		if (rc) {
+			removed[i] = false;
+			if (!kept++)
+				first_rc = rc;
+		} else {
+			forget_tag(clients[i]);
+		}
+		gsh_free(tags[i]);
+	}
+	if (kept) {
+		clientdb_batch_last_error(committer, err, sizeof(err));
+		LogCrit(COMPONENT_CLIENTID,
+			"SQLite recovery: records of %d of %d expiring clients NOT removed (%s): %s; they keep their state until the reaper's next pass",
+			kept, n, strerror(-first_rc), err);
+	} else if (n) {
+		LogDebug(
+			COMPONENT_CLIENTID,
+			"SQLite recovery: records of %d expiring clients removed together",
+			n);
+	}
+	gsh_free(keys);
+	gsh_free(tags);
+	gsh_free(rcs);
 }
 
 static void sqlite_add_revoke_fh(nfs_client_id_t *clientid, nfs_fh4 *fh)
@@ -314,57 +567,16 @@ static void sqlite_add_revoke_fh(nfs_client_id_t *clientid, nfs_fh4 *fh)
 			tag, strerror(-rc));
 }
 
-struct read_ctx {
-	struct clientdb *db;
-	add_clid_entry_hook add_clid;
-	add_rfh_entry_hook add_rfh;
-	clid_entry_t *ent;
-	int count;
-};
-
-static int read_handle(const void *fh, size_t fhlen, void *arg)
-{
-	struct read_ctx *ctx = arg;
-	char str[NAME_MAX];
-
-	/* the fs backend's form: nfs4_check_deleg_reclaim compares base64 */
-	if (base64url_encode(fh, fhlen, str, sizeof(str)) == -1) {
-		LogEvent(COMPONENT_CLIENTID,
-			 "SQLite recovery: revoked handle too long, skipped");
-		return 0;
-	}
-	(void)ctx->add_rfh(ctx->ent, str);
-	return 0;
-}
-
-static int read_client(const void *key, size_t klen, const void *val,
-		       size_t vlen, int64_t added, void *arg)
-{
-	struct read_ctx *ctx = arg;
-	char name[PATH_MAX];
-
-	if (klen == 0 || klen >= sizeof(name))
-		return 0;
-	memcpy(name, key, klen);
-	name[klen] = '\0';
-	ctx->ent = ctx->add_clid(name);
-	ctx->count++;
-	LogDebug(COMPONENT_CLIENTID, "SQLite recovery: may reclaim %s", name);
-	return clientdb_foreach_old_revoked(ctx->db, key, klen, read_handle,
-					    ctx);
-}
-
 /*
- * Grace start: the current records join the old ones (one transaction)
- * and every old record may reclaim. A restart during grace keeps the old
- * records of the instance before, as long as that grace never ended.
+ * Grace start: every old record (prepared at start-up, when the grace
+ * period began in the database) may reclaim.
  */
 static void sqlite_read_clids(nfs_grace_start_t *gsp,
 			      add_clid_entry_hook add_clid,
 			      add_rfh_entry_hook add_rfh)
 {
-	struct read_ctx ctx = { .add_clid = add_clid, .add_rfh = add_rfh };
-	int rc;
+	clid_entry_t *ent;
+	int i, h, count = old_count;
 
 	if (gsp) {
 		/* takeover events are for clustered setups, not supported */
@@ -373,29 +585,55 @@ static void sqlite_read_clids(nfs_grace_start_t *gsp,
 			 gsp->event);
 		return;
 	}
-	ctx.db = clientdb_batch_lock(committer);
-	rc = clientdb_grace_start(ctx.db);
-	if (!rc)
-		rc = clientdb_foreach_old(ctx.db, read_client, &ctx);
-	if (rc)
-		LogCrit(COMPONENT_CLIENTID,
-			"SQLite recovery: reading client records failed (%s): %s",
-			strerror(-rc), clientdb_errmsg(ctx.db));
-	clientdb_batch_unlock(committer);
+	for (i = 0; i < old_count; i++) {
+		ent = add_clid(old_records[i].name);
+		for (h = 0; h < old_records[i].nhandles; h++)
+			(void)add_rfh(ent, old_records[i].handles[h]);
+		LogDebug(COMPONENT_CLIENTID, "SQLite recovery: may reclaim %s",
+			 old_records[i].name);
+	}
+	drop_old_records();
 	LogEvent(COMPONENT_CLIENTID, "SQLite recovery: %d clients may reclaim",
-		 ctx.count);
+		 count);
 }
 
-static void sqlite_end_grace(void)
+/*
+ * Grace end forgets the old records.  Should that fail, the grace period
+ * must not end: the records would stay, and after the next restart those
+ * clients could reclaim what others have been granted since.  Ganesha
+ * asks try_lift_grace before it lifts grace (under its grace_mutex, at
+ * every reaper pass and RECLAIM_COMPLETE count), so the removal is made
+ * there and grace goes on, with a CRIT line, until it is written.
+ */
+static bool forget_old_records(void)
 {
-	struct clientdb *db = clientdb_batch_lock(committer);
-	int rc = clientdb_grace_end(db);
+	struct clientdb *db;
+	int rc;
 
+	if (old_forgotten)
+		return true;
+	db = clientdb_batch_lock(committer);
+	rc = clientdb_grace_end(db);
 	if (rc)
 		LogCrit(COMPONENT_CLIENTID,
-			"SQLite recovery: forgetting old records failed (%s): %s",
+			"SQLite recovery: forgetting the previous instance's records failed (%s): %s; the grace period goes on until they are (retried at each reaper pass): ending it would let those clients reclaim, after the next restart, what others hold by then",
 			strerror(-rc), clientdb_errmsg(db));
 	clientdb_batch_unlock(committer);
+	old_forgotten = rc == 0;
+	return old_forgotten;
+}
+
+static bool sqlite_try_lift_grace(void)
+{
+	return forget_old_records();
+}
+
+/* Grace lifted without asking try_lift_grace (Graceless): last try. */
+static void sqlite_end_grace(void)
+{
+	if (!forget_old_records())
+		LogCrit(COMPONENT_CLIENTID,
+			"SQLite recovery: grace ended with the previous instance's records still there");
 }
 
 static struct nfs4_recovery_backend sqlite_backend = {
@@ -405,8 +643,10 @@ static struct nfs4_recovery_backend sqlite_backend = {
 	.add_clid = sqlite_add_clid,
 	.add_clid_checked = sqlite_add_clid_checked,
 	.rm_clid = sqlite_rm_clid,
+	.rm_clids = sqlite_rm_clids,
 	.add_revoke_fh = sqlite_add_revoke_fh,
 	.end_grace = sqlite_end_grace,
+	.try_lift_grace = sqlite_try_lift_grace,
 };
 
 void sqlite_recov_backend_init(struct nfs4_recovery_backend **backend)

@@ -612,6 +612,12 @@ uint32_t nfs42_io_size(const struct nfs42_client *cl);
 uint32_t nfs42_server_flags(const struct nfs42_client *cl);
 /* Counters: backchannel calls served so far. */
 uint64_t nfs42_cb_calls(const struct nfs42_client *cl);
+/* COMPOUNDs sent on the fore channel so far (each a round trip; a
+ * retried one counts again), and how many of them carried op (SEQUENCE
+ * included; an op number past NFS42_OPS_COUNTED counts as 0). */
+#define NFS42_OPS_COUNTED 80
+uint64_t nfs42_calls_sent(const struct nfs42_client *cl);
+uint64_t nfs42_ops_sent(const struct nfs42_client *cl, uint32_t op);
 
 /*
  * Backchannel hook: called for each CB_COMPOUND operation after a valid
@@ -1297,6 +1303,16 @@ int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
  * NULL) is where the delivered contents end.  READ_PLUS replies are
  * checked: their segments must follow each other within the range asked
  * (a hole may start before it and end after it: it is clipped).
+ *
+ * skip_holes: the cost follows the data, not the size.  With READ_PLUS, a
+ * reply that ends in a hole is followed by a SEEK for the next data: when
+ * that lies beyond what is in flight, the hole up to it is handed over at
+ * once and reading goes on there (the compounds in flight inside the hole
+ * are dropped).  With READ, SEEK finds each data extent (SEEK_DATA, then
+ * SEEK_HOLE) and only extents are read, the holes between them handed
+ * over as holes (data NULL), as from READ_PLUS.  No data after some
+ * offset: a GETATTR for the size, the rest a hole.  A server without SEEK
+ * (NFSv4.1: OP_ILLEGAL, or NOTSUPP) turns skipping off.
  */
 typedef int (*nfs42_stream_fn)(void *arg, uint64_t offset, uint64_t len,
 			       const void *data);
@@ -1304,6 +1320,7 @@ struct nfs42_stream_opts {
 	uint32_t depth; /* 0: 1; clamped to nfs42_slot_count() */
 	uint32_t io_size; /* 0: nfs42_io_size() */
 	bool read_plus;
+	bool skip_holes; /* SEEK over holes (above) */
 	uint64_t offset;
 	uint64_t length; /* NFS42_LENGTH_EOF: to the end */
 };
@@ -1336,8 +1353,11 @@ int nfs42_write_file(struct nfs42_client *cl, const char *path, const void *buf,
 /*
  * Write fd's contents to path, created with mode or truncated.  A regular
  * file is sent extent by extent (SEEK_DATA/SEEK_HOLE): only its data, its
- * holes staying holes, then its size; anything else (a pipe) is read to
- * its end.  r (may be NULL): the bytes sent, and local_errno, non-zero
+ * holes staying holes, then its size; anything else (a pipe), and a
+ * regular file of size 0 (procfs), is read to its end, in order.  fd is
+ * read before path is opened (a stream's first block, a regular file's
+ * first byte of data): a source that cannot be read leaves path as it
+ * was.  r (may be NULL): the bytes sent, and local_errno, non-zero
  * when reading fd failed (-local_errno is returned then), to tell a local
  * error from the server's.
  */
@@ -1351,20 +1371,24 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 			uint32_t mode, struct nfs42_put_result *r);
 
 /*
- * Whole-file copies on the server, src and dst both paths: dst is opened
- * for write, created with src's mode (permission bits) or truncated, src
- * for read.  0, an NFS4ERR_* status, or -errno.  src a directory:
- * NFS4ERR_ISDIR, another non-regular file or dst the same file as src:
- * NFS4ERR_INVAL, dst untouched.  On a later error dst may be left created
- * and empty (or, for a copy, partly written).
+ * Whole-file copies on the server, src and dst both paths: src is opened
+ * for read first, then dst for write, created with src's mode (permission
+ * bits) or truncated.  0, an NFS4ERR_* status, or -errno.  src a
+ * directory or dst one: NFS4ERR_ISDIR, another non-regular src or dst
+ * the same file as src: NFS4ERR_INVAL, dst untouched.  On a later error
+ * of a COPY dst may be left created, or partly written.
  *
  * nfs42_clone_file: one CLONE (RFC 7862 15.13) of the whole of src (count
- * 0: to its end) into dst, then dst's size set to src's if the server left
- * it shorter.  No fallback: NFS4ERR_NOTSUPP where the filesystem cannot
- * share blocks.
+ * 0: to its end) into a new file beside dst (".NAME.nfs42-XXXXXX",
+ * created with dst's mode if dst exists, else src's), its size set to
+ * src's if the server left it shorter, then RENAMEd over dst.  No
+ * fallback: NFS4ERR_NOTSUPP where the filesystem cannot share blocks, and
+ * then, as after any failure, dst is as it was and the new file removed.
  *
- * nfs42_copy_file: synchronous intra-server COPYs, continued from where a
- * short one stopped; if the server answers NFS4ERR_NOTSUPP (or
+ * nfs42_copy_file: synchronous intra-server COPYs of each data extent of
+ * src (found with SEEK: holes are never copied and stay holes, a sparse
+ * file costs its data, not its size), continued from where a short one
+ * stopped; if the server answers NFS4ERR_NOTSUPP (or
  * NFS4ERR_OFFLOAD_NO_REQS, or NFS4ERR_OP_ILLEGAL in NFSv4.1) before any
  * byte is copied, a copy through the
  * client instead: SEEK to the data, READ + WRITE of it (one I/O-size
@@ -1435,8 +1459,10 @@ int nfs42_cb_offload_decode(struct nfs42_xdr *args,
 			    struct nfs42_cb_offload *out);
 
 /*
- * nfs42_copy_file_async: one COPY of the whole of src with ca_synchronous
- * false.  When the server takes it asynchronously (a copy stateid back),
+ * nfs42_copy_file_async: COPYs with ca_synchronous false, one per run of
+ * src's data extents (SEEK; extents less than 256 MiB apart in one run, a
+ * dense file one COPY of all of it).  When the server takes one
+ * asynchronously (a copy stateid back),
  * wait for its CB_OFFLOAD (served through nfs42_poll and a backchannel
  * hook installed for the time of the call), asking OFFLOAD_STATUS every
  * poll_ms for progress and in case no callback comes; *stop (e.g. set by
