@@ -167,7 +167,12 @@ sparse_start_server() {
 		netns+=(unshare --uts -- sh -c 'hostname "$0" && exec "$@"'
 			"$SPARSE_SERVER_HOSTNAME")
 	rm -f "$pidfile"
-	ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
+	# LD_LIBRARY_PATH: Ganesha dlopen()s the RADOS recovery backends and
+	# RADOS URLs by bare name, found through the RUNPATH of the library
+	# that calls dlopen(); under ASan the caller is libasan's interceptor,
+	# which has none ("Failed to load Backend rados_cluster")
+	LD_LIBRARY_PATH=$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
 		setsid bash -c '. "$0"; sparse_keep "$@"' "$SPARSE_SERVER_LIB" \
 		"$owner" "$pidfile" "${netns[@]}" \
 		"$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \

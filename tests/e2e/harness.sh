@@ -414,6 +414,14 @@ remove_ceph_data() {
 	if grep -qF " $work/cephfs fuse.ceph-fuse " /proc/self/mounts; then
 		umount "$work/cephfs" 2>/dev/null || umount -l "$work/cephfs" || true
 	fi
+	# ceph-fuse ends a moment after its unmount; one still there when
+	# the lane's cluster stops waits for its MDS for good (and fails
+	# ceph/cluster_stop: seen once under load)
+	local i
+	for ((i = 0; i < 300; i++)); do
+		pgrep -f -- "^ceph-fuse .* $work/cephfs\$" >/dev/null || break
+		sleep 0.1
+	done
 	timeout 120 "$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" rmtree "/$ceph_sub" ||
 		echo "harness: /$ceph_sub not removed from the CephFS" >&2
 	timeout 60 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" ls 2>/dev/null |
