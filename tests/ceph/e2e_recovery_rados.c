@@ -33,7 +33,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <rados/librados.h>
+#include "e2e_rados_util.h"
 #include "e2e_reclaim_util.h"
 
 /* ---- RADOS: the test's namespace of the Ganesha pool */
@@ -43,16 +43,7 @@ static rados_ioctx_t ioctx;
 
 static void rados_open(void)
 {
-	char name[128];
-
-	snprintf(name, sizeof(name), "client.%s", e2e_env("NFS42_CEPH_USER"));
-	ck_assert_int_eq(rados_create2(&cluster, "ceph", name, 0), 0);
-	ck_assert_int_eq(
-		rados_conf_read_file(cluster, e2e_env("NFS42_CEPH_CONF")), 0);
-	ck_assert_int_eq(rados_connect(cluster), 0);
-	ck_assert_int_eq(rados_ioctx_create(cluster, e2e_env("NFS42_CEPH_POOL"),
-					    &ioctx),
-			 0);
+	e2e_rados_open(&cluster, &ioctx, e2e_env("NFS42_CEPH_POOL"));
 	rados_ioctx_set_namespace(ioctx, e2e_env("NFS42_CEPH_NS"));
 }
 
