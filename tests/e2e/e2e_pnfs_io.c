@@ -512,7 +512,10 @@ START_TEST(layoutcommit_needs_layout_stateid)
 	struct nfs42_compound *c;
 	uint64_t last = 1 << 20;
 	struct nfs42_lock_owner lko = { .owner = "pnfs-lko", .owner_len = 8 };
+	struct nfs42_stripe_loc loc;
+	struct nfs42_client *ds;
 	struct nfs42_file f;
+	uint64_t size = 0;
 	struct stat st;
 	int rc;
 
@@ -534,8 +537,18 @@ START_TEST(layoutcommit_needs_layout_stateid)
 	ck_assert_int_eq(rc, NFS4ERR_BAD_STATEID);
 	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
 	ck_assert_int_eq(st.st_size, 0);
-	/* with the layout's it takes */
-	ck_nfs_ok(cl, nfs42_layout_commit(&f, lo, last, NULL));
+	/* with the layout's it takes: the size is what the data server's
+	 * write made it (issue #26: LAYOUTCOMMIT grows no file)
+	 */
+	nfs42_layout_locate(lo, last, &loc);
+	ck_nfs_ok(cl, nfs42_ds_client(cl, lo, loc.ds, &ds));
+	c = nfs42_compound_new(ds);
+	nfs42_op_putfh(c, &lo->fhs[loc.fh]);
+	nfs42_op_write(c, &f.stateid, last, FILE_SYNC4, "z", 1);
+	ck_nfs_ok(ds, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_nfs_ok(cl, nfs42_layout_commit(&f, lo, last, &size));
+	ck_assert_uint_eq(size, last + 1);
 	ck_assert_int_eq(stat(e2e_backing(name), &st), 0);
 	ck_assert_int_eq(st.st_size, (off_t)last + 1);
 	close_with_layout(cl, &f, lo);

@@ -19,11 +19,11 @@
 #include <pthread.h>
 
 #include "e2e_fsal_util.h"
+#include "e2e_pnfs_util.h"
 #include "nfs3_test.h"
 
 #define NFS3ERR_JUKEBOX 10008
 
-#define SERVE_MS 30000
 #define FILE_SIZE (1 << 20)
 
 static const char *uniq(const char *what)
@@ -57,50 +57,6 @@ static void hold_layout(struct nfs42_client *a, const char *name, bool write,
 			     f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
 			     lo));
 	ck_assert_uint_eq(nfs42_layouts_held(a), 1);
-}
-
-/* A serves its back channel on a thread, returning recalled layouts. */
-struct holder {
-	struct nfs42_client *cl;
-	pthread_t thread;
-	unsigned int returned;
-	int rc;
-	/* only answer callbacks until stop (the layout kept) */
-	bool keep;
-	bool stop; /* (__atomic: set by the test, read by the thread) */
-};
-
-static void *holder_main(void *arg)
-{
-	struct holder *h = arg;
-
-	if (!h->keep) {
-		h->rc = nfs42_serve_layout_recalls(h->cl, SERVE_MS,
-						   &h->returned);
-		return NULL;
-	}
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE) && h->rc >= 0)
-		h->rc = nfs42_poll(h->cl, 100);
-	if (h->rc > 0)
-		h->rc = 0;
-	return NULL;
-}
-
-static void holder_start(struct holder *h, struct nfs42_client *cl, bool keep)
-{
-	h->cl = cl;
-	h->returned = 0;
-	h->rc = 0;
-	h->keep = keep;
-	h->stop = false;
-	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
-}
-
-static void holder_join(struct holder *h)
-{
-	__atomic_store_n(&h->stop, true, __ATOMIC_RELEASE);
-	pthread_join(h->thread, NULL);
-	ck_assert_int_eq(h->rc, 0);
 }
 
 /* A read through the layout's data servers of the whole file, compared
@@ -159,11 +115,7 @@ typedef void (*change_fn)(struct nfs42_client *b, const char *name);
 
 static void truncate_half(struct nfs42_client *b, const char *name)
 {
-	struct nfs42_sattr sa;
-
-	nfs42_sattr_init(&sa);
-	nfs42_sattr_size(&sa, FILE_SIZE / 2);
-	ck_nfs_ok(b, nfs42_setattr_path(b, e2e_path(name), &sa));
+	truncate_to(b, e2e_path(name), FILE_SIZE / 2);
 }
 
 static void open_truncating(struct nfs42_client *b, const char *name)

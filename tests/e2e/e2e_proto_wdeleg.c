@@ -1091,7 +1091,9 @@ static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
 /*
  * RFC 9754's open_arguments (attribute 86) is advertised in
  * supported_attrs and says which OPEN arguments are honoured: every share
- * access and deny, the wants ANY_DELEG (3) and NO_DELEG (4) and no other,
+ * access and deny, the wants ANY_DELEG (3), NO_DELEG (4) and CANCEL (5)
+ * and no other (the signal, push, timestamp and OPEN_XOR wants are
+ * accepted and ignored),
  * the claims but DELEGATE_PREV (3) and DELEG_PREV_FH (6), every create
  * mode.  The NO_DELEG want is honoured (no delegation, WND4_NOT_WANTED).
  */
@@ -1116,7 +1118,7 @@ START_TEST(t_open_arguments)
 	ck_assert(nfs42_bm_isset(&at.mask, FATTR4_OPEN_ARGUMENTS));
 	ck_assert(bitmap_is(&at.open_arguments.share_access, 1, 2, 3, -1));
 	ck_assert(bitmap_is(&at.open_arguments.share_deny, 0, 1, 2, 3, -1));
-	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, 5, -1));
 	ck_assert(bitmap_is(&at.open_arguments.open_claim, 0, 1, 2, 4, 5, -1));
 	ck_assert(bitmap_is(&at.open_arguments.create_mode, 0, 1, 2, 3, -1));
 	if (fa.deleg_type != OPEN_DELEGATE_NONE)

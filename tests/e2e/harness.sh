@@ -5,7 +5,8 @@
 # harness.sh [--fsal NAME] [--fsal-opts "K = V; ..."] [--nfsv4-opts "K = V; ..."]
 #            [--core-opts "K = V; ..."]
 #            [--export-opts "K = V; ..."]
-#            [--conf-extra TEXT] [--keep] [--protocols "3, 4"] [--export-tmpfs]
+#            [--conf-extra TEXT] [--mds-conf-extra TEXT] [--mkdir REL]
+#            [--keep] [--protocols "3, 4"] [--export-tmpfs]
 #            [--needs-root] [--dbus] [--ceph CLUSTER_DIR [--rados-conf TEXT]]
 #            -- PROGRAM [ARGS]
 #
@@ -40,6 +41,13 @@
 #                            logs (space separated); "$NFS42_SERVER_CTL
 #                            ds-kill9|ds-stop|ds-start I" controls data
 #                            server I (0..N-1)
+#
+# --conf-extra TEXT goes at the end of every server's configuration (the
+# data servers' too), --mds-conf-extra TEXT of the main server's only (with
+# --pnfs, an export of the metadata server the data servers do not have);
+# in both @EXPORT_DIR@ is the export's backing directory.  --mkdir REL
+# (repeatable) makes directory REL in it before any server starts (the
+# path of a nested export).
 #
 # --pnfs N starts N more servers on the same export directory, each a pNFS
 # data server only (NFSv4 and FSAL PNFS_DS), and makes the main server the
@@ -123,6 +131,8 @@ NFSV4_OPTS=""
 CORE_OPTS=""
 EXPORT_OPTS=""
 EXTRA_CONF=""
+MDS_EXTRA_CONF=""
+mkdirs=()
 keep=0
 needs_root=0
 with_dbus=0
@@ -148,6 +158,8 @@ while [ $# -gt 0 ]; do
 	--core-opts) CORE_OPTS=$2; shift 2 ;;
 	--export-opts) EXPORT_OPTS=$2; shift 2 ;;
 	--conf-extra) EXTRA_CONF=$2; shift 2 ;;
+	--mds-conf-extra) MDS_EXTRA_CONF=$2; shift 2 ;;
+	--mkdir) mkdirs+=("$2"); shift 2 ;;
 	--keep) keep=1; shift ;;
 	--needs-root) needs_root=1; shift ;;
 	--dbus) with_dbus=1; shift ;;
@@ -266,6 +278,11 @@ fi
 FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
 EXPORT_DIR=$work/export
 backing=$EXPORT_DIR
+EXTRA_CONF=${EXTRA_CONF//@EXPORT_DIR@/$EXPORT_DIR}
+MDS_EXTRA_CONF=${MDS_EXTRA_CONF//@EXPORT_DIR@/$EXPORT_DIR}
+for d in ${mkdirs[@]+"${mkdirs[@]}"}; do
+	mkdir -p "$EXPORT_DIR/$d"
+done
 PSEUDO=/sparse
 if [ -n "$ceph_dir" ]; then
 	# the test's directory in the CephFS, seen through ceph-fuse (that
@@ -540,7 +557,8 @@ for attempt in 1 2 3 4 5; do
 		FSAL_OPTS="$FSAL_OPTS_SAVED PNFS_MDS = true; $pnfs_mds_ds_opts $pnfs_opts
 		$list"
 	fi
-	sparse_write_conf "$work/ganesha.conf"
+	EXTRA_CONF="$EXTRA_CONF
+$MDS_EXTRA_CONF" sparse_write_conf "$work/ganesha.conf"
 	: >"$work/ganesha.log"
 	if "$work/ctl" start 2>"$work/start.err"; then
 		break

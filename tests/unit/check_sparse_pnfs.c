@@ -116,58 +116,70 @@ static const uint8_t key_a[SPARSE_FH_KEY_BYTES] = { 9, 8, 7 };
 static const uint8_t key_b[SPARSE_FH_KEY_BYTES] = { 9, 8, 6 };
 #define IDENT 0x0102030405060708ULL
 
+static int ds_check(const uint8_t *b, size_t len, uint64_t ident,
+		    const uint8_t *key)
+{
+	struct sparse_dsfh out;
+
+	return sparse_dsfh_check(b, len, ident, key, &out);
+}
+
 START_TEST(ds_handles)
 {
 	static const uint8_t kernel[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 	uint8_t b[SPARSE_DSFH_MAX_LEN + 4];
-	struct sparse_fh fh, out;
-	uint32_t epoch;
+	struct sparse_dsfh d = { .iomode = SPARSE_DSFH_RW,
+				 .boot = 0x01020304,
+				 .grant = 0x1122334455667788ULL },
+			   out;
 	size_t len, i;
 	int bit;
 
-	ck_assert(sparse_fh_encode(0x81, kernel, sizeof(kernel), IDENT, &fh));
-	len = sparse_dsfh_encode(&fh, 0x01020304, key_a, b);
+	ck_assert(sparse_fh_encode(0x81, kernel, sizeof(kernel), IDENT, &d.fh));
+	len = sparse_dsfh_encode(&d, key_a, b);
 	ck_assert_uint_eq(len,
-			  SPARSE_DSFH_HDR_LEN + fh.len + SPARSE_FH_TAG_LEN);
+			  SPARSE_DSFH_HDR_LEN + d.fh.len + SPARSE_FH_TAG_LEN);
 	ck_assert_uint_le(len, SPARSE_DSFH_MAX_LEN);
-	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out, &epoch),
+	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out),
 			 SPARSE_FH_OK);
-	ck_assert_uint_eq(epoch, 0x01020304);
-	ck_assert_uint_eq(out.len, fh.len);
-	ck_assert_mem_eq(out.bytes, fh.bytes, fh.len);
+	ck_assert_uint_eq(out.iomode, SPARSE_DSFH_RW);
+	ck_assert_uint_eq(out.boot, 0x01020304);
+	ck_assert_uint_eq(out.grant, 0x1122334455667788ULL);
+	ck_assert_uint_eq(out.fh.len, d.fh.len);
+	ck_assert_mem_eq(out.fh.bytes, d.fh.bytes, d.fh.len);
 
 	/* another key or filesystem: not ours */
-	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_b, &out, &epoch),
-			 SPARSE_FH_STALE_TAG);
-	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT + 1, key_a, &out,
-					   &epoch),
+	ck_assert_int_eq(ds_check(b, len, IDENT, key_b), SPARSE_FH_STALE_TAG);
+	ck_assert_int_eq(ds_check(b, len, IDENT + 1, key_a),
 			 SPARSE_FH_STALE_FS);
-	/* every bit flipped is refused (the epoch among them: a client
-	 * cannot make an old layout current) */
+	/* every bit flipped is refused (iomode, boot and grant among them:
+	 * a client can neither write under a READ layout nor revive a
+	 * returned layout or one of an earlier boot) */
 	for (i = 0; i < len; i++)
 		for (bit = 0; bit < 8; bit++) {
 			b[i] ^= 1 << bit;
-			ck_assert_int_ne(sparse_dsfh_check(b, len, IDENT, key_a,
-							   &out, &epoch),
+			ck_assert_int_ne(ds_check(b, len, IDENT, key_a),
 					 SPARSE_FH_OK);
 			b[i] ^= 1 << bit;
 		}
 	/* cut or grown */
 	for (i = 0; i < len; i++)
-		ck_assert_int_ne(sparse_dsfh_check(b, i, IDENT, key_a, &out,
-						   &epoch),
-				 SPARSE_FH_OK);
+		ck_assert_int_ne(ds_check(b, i, IDENT, key_a), SPARSE_FH_OK);
 	b[len] = 0;
-	ck_assert_int_ne(sparse_dsfh_check(b, len + 1, IDENT, key_a, &out,
-					   &epoch),
-			 SPARSE_FH_OK);
+	ck_assert_int_ne(ds_check(b, len + 1, IDENT, key_a), SPARSE_FH_OK);
+	/* an iomode other than READ and RW, even tagged: not a handle */
+	d.iomode = 3;
+	len = sparse_dsfh_encode(&d, key_a, b);
+	ck_assert_int_eq(ds_check(b, len, IDENT, key_a), SPARSE_FH_BAD);
+	/* a version 1 handle (layout epoch, no iomode or grant): stale */
+	b[0] = SPARSE_DSFH_VERSION_V1;
+	ck_assert_int_eq(ds_check(b, len, IDENT, key_a),
+			 SPARSE_FH_STALE_VERSION);
 	/* an MDS wire handle (either form) is no data-server handle */
-	len = sparse_fh_to_wire(&fh, key_a, b);
-	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out, &epoch),
-			 SPARSE_FH_BAD);
-	len = sparse_fh_to_wire_v2(&fh, key_a, b);
-	ck_assert_int_eq(sparse_dsfh_check(b, len, IDENT, key_a, &out, &epoch),
-			 SPARSE_FH_BAD);
+	len = sparse_fh_to_wire(&d.fh, key_a, b);
+	ck_assert_int_eq(ds_check(b, len, IDENT, key_a), SPARSE_FH_BAD);
+	len = sparse_fh_to_wire_v2(&d.fh, key_a, b);
+	ck_assert_int_eq(ds_check(b, len, IDENT, key_a), SPARSE_FH_BAD);
 }
 END_TEST
 

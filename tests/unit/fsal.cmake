@@ -34,6 +34,7 @@ set_tests_properties(unit/check_sparse_copy_xfs PROPERTIES
 # beneath a directory without links or mount crossings.
 sparse_unit_test(check_sparse_fs
   SOURCES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_fs.c
+          ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE/sparse_open.c
           ${CMAKE_CURRENT_SOURCE_DIR}/check_sparse_fs.c
   INCLUDES ${CMAKE_SOURCE_DIR}/src/FSAL/FSAL_SPARSE
   LIBS blkid)

@@ -12,6 +12,11 @@ add_test(NAME unit/sparse_stats_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sparse_stats_check.sh)
 set_tests_properties(unit/sparse_stats_check PROPERTIES LABELS unit TIMEOUT 60)
 
+# Every open of FSAL_SPARSE goes through sparse_open.h (O_NONBLOCK)
+add_test(NAME unit/fsal_opens_check
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fsal_opens_check.sh)
+set_tests_properties(unit/fsal_opens_check PROPERTIES LABELS unit TIMEOUT 180)
+
 # scripts/build.sh: a first build announced, its steps and progress shown
 add_test(NAME unit/build_progress_check
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/build_progress_check.sh)

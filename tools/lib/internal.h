@@ -48,7 +48,7 @@ struct nfs42_slot {
 struct nfs42_held_layout {
 	struct nfs42_fh fh;
 	struct nfs42_stateid stateid;
-	uint32_t iomode;
+	uint32_t iomode; /* LAYOUTIOMODE4_READ | _RW: the ones held */
 	bool recalled;
 	unsigned int busy; /* transfers using it */
 };

@@ -134,12 +134,14 @@ static void layout_held(struct nfs42_client *cl, const struct nfs42_layout *lo)
 
 	pthread_mutex_lock(&cl->lock);
 	i = layout_find(cl, &lo->fh);
-	if (i < 0 && cl->nlayouts < NFS42_MAX_LAYOUTS)
+	if (i < 0 && cl->nlayouts < NFS42_MAX_LAYOUTS) {
 		i = (int)cl->nlayouts++;
+		cl->layouts[i].iomode = 0;
+	}
 	if (i >= 0) {
 		cl->layouts[i].fh = lo->fh;
 		cl->layouts[i].stateid = lo->stateid;
-		cl->layouts[i].iomode = lo->iomode;
+		cl->layouts[i].iomode |= lo->iomode;
 		cl->layouts[i].recalled = false;
 	}
 	pthread_mutex_unlock(&cl->lock);
@@ -264,18 +266,46 @@ uint32_t nfs42_cb_layoutrecall(struct nfs42_client *cl, struct nfs42_xdr *x)
 	return status;
 }
 
+/* The layouts of iomode of fh returned and others kept (sid: the layout
+ * stateid now): false if none is left. */
+static bool layout_returned(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			    uint32_t iomode, const struct nfs42_stateid *sid)
+{
+	bool left = false;
+	int i;
+
+	pthread_mutex_lock(&cl->lock);
+	i = layout_find(cl, fh);
+	if (i >= 0 && (cl->layouts[i].iomode & ~iomode) != 0) {
+		cl->layouts[i].iomode &= ~iomode;
+		cl->layouts[i].stateid = *sid;
+		left = true;
+	}
+	pthread_mutex_unlock(&cl->lock);
+	return left;
+}
+
 static int layoutreturn_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 			   const struct nfs42_stateid *sid, uint32_t iomode)
 {
 	struct nfs42_compound *c = nfs42_compound_new(cl);
-	int rc;
+	const struct nfs42_res *r;
+	int rc, idx;
 
 	if (!c)
 		return -ENOMEM;
 	nfs42_op_putfh(c, fh);
-	nfs42_op_layoutreturn(c, false, LAYOUT4_NFSV4_1_FILES, iomode,
-			      LAYOUTRETURN4_FILE, 0, NFS42_LENGTH_EOF, sid);
+	idx = nfs42_op_layoutreturn(c, false, LAYOUT4_NFSV4_1_FILES, iomode,
+				    LAYOUTRETURN4_FILE, 0, NFS42_LENGTH_EOF,
+				    sid);
 	rc = nfs42_compound_run(c);
+	r = nfs42_res(c, idx);
+	/* some layouts of the file left (another iomode): the new stateid */
+	if (rc == 0 && r && r->u.layoutreturn.present &&
+	    layout_returned(cl, fh, iomode, &r->u.layoutreturn.stateid)) {
+		nfs42_compound_free(c);
+		return 0;
+	}
 	nfs42_compound_free(c);
 	/* gone on the server either way */
 	if (rc == 0 || rc == NFS4ERR_BAD_STATEID || rc == NFS4ERR_OLD_STATEID ||
@@ -340,22 +370,44 @@ int nfs42_serve_layout_recalls(struct nfs42_client *cl, int timeout_ms,
 
 /* ---------------------------------------------------- get/commit/return */
 
-int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,
-		     struct nfs42_layout *lo)
+/* Under no lock: the stateid of the layout held of fh, if any. */
+static bool layout_stateid(struct nfs42_client *cl, const struct nfs42_fh *fh,
+			   struct nfs42_stateid *sid)
+{
+	int i;
+
+	pthread_mutex_lock(&cl->lock);
+	i = layout_find(cl, fh);
+	if (i >= 0)
+		*sid = cl->layouts[i].stateid;
+	pthread_mutex_unlock(&cl->lock);
+	return i >= 0;
+}
+
+/* The server no longer knows the layout stateid we sent. */
+static bool layout_stateid_unknown(int rc)
+{
+	return rc == NFS4ERR_BAD_STATEID || rc == NFS4ERR_OLD_STATEID ||
+	       rc == NFS4ERR_STALE_STATEID || rc == NFS4ERR_EXPIRED ||
+	       rc == NFS4ERR_ADMIN_REVOKED || rc == NFS4ERR_DELEG_REVOKED;
+}
+
+/* One LAYOUTGET of the whole file under sid; the layout into lo. */
+static int layoutget_sid(struct nfs42_file *f, uint32_t iomode,
+			 const struct nfs42_stateid *sid,
+			 struct nfs42_layout *lo)
 {
 	struct nfs42_client *cl = f->cl;
 	struct nfs42_compound *c;
 	const struct nfs42_res *r;
 	int rc, idx;
 
-	memset(lo, 0, sizeof(*lo));
-	lo->fh = f->fh;
 	c = nfs42_compound_new(cl);
 	if (!c)
 		return -ENOMEM;
 	nfs42_op_putfh(c, &f->fh);
 	idx = nfs42_op_layoutget(c, LAYOUT4_NFSV4_1_FILES, iomode, 0,
-				 NFS42_LENGTH_EOF, 0, &f->stateid, 4096);
+				 NFS42_LENGTH_EOF, 0, sid, 4096);
 	rc = nfs42_compound_run(c);
 	r = nfs42_res(c, idx);
 	if (!rc && !r)
@@ -377,6 +429,47 @@ int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,
 			nfs42_set_error(cl, "LAYOUTGET: bad files layout");
 	}
 	nfs42_compound_free(c);
+	return rc;
+}
+
+int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,
+		     struct nfs42_layout *lo)
+{
+	return nfs42_layout_get_sid(f, iomode, NULL, lo);
+}
+
+/*
+ * RFC 8881 12.5.3: the first LAYOUTGET of a file goes under the open
+ * stateid, the next ones under the layout stateid the client holds (with
+ * the open stateid the server would take the client for one that forgot
+ * its layouts and return them).  A layout stateid the server no longer
+ * knows (a restart, a revocation) is forgotten, and the open's used.
+ */
+int nfs42_layout_get_sid(struct nfs42_file *f, uint32_t iomode,
+			 const struct nfs42_stateid *sid,
+			 struct nfs42_layout *lo)
+{
+	struct nfs42_client *cl = f->cl;
+	struct nfs42_stateid held;
+	int rc, idx;
+	const struct nfs42_res *r;
+	struct nfs42_compound *c;
+
+	memset(lo, 0, sizeof(*lo));
+	lo->fh = f->fh;
+	if (sid) {
+		rc = layoutget_sid(f, iomode, sid, lo);
+	} else if (layout_stateid(cl, &f->fh, &held)) {
+		rc = layoutget_sid(f, iomode, &held, lo);
+		if (layout_stateid_unknown(rc)) {
+			layout_forget(cl, &f->fh);
+			memset(lo, 0, sizeof(*lo));
+			lo->fh = f->fh;
+			rc = layoutget_sid(f, iomode, &f->stateid, lo);
+		}
+	} else {
+		rc = layoutget_sid(f, iomode, &f->stateid, lo);
+	}
 	if (rc)
 		return rc;
 	/* from here on the server counts it as ours */

@@ -98,6 +98,11 @@ struct sparse_flease {
 	 */
 	int fd;
 	int type; /* F_RDLCK or F_WRLCK */
+	/* Dropped for good (fd -1) because the delegations' holder took a
+	 * layout its own data-server I/O would break the lease with
+	 * (sparse_deleg_layout_taken); no lease is taken again for them.
+	 */
+	bool for_layout;
 	uint8_t key_len;
 	uint8_t key[SPARSE_FH_MAX_LEN];
 	/* the file's kernel identity, and whether fd is marked for its
@@ -117,6 +122,8 @@ struct sparse_deleg {
 	char other[OTHERSIZE]; /* the delegation's stateid other */
 	clientid4 holder; /* the client the delegation was granted to */
 	uint16_t export_id; /* the export the delegation came through */
+	clientid4 client; /* its holder */
+	bool write; /* a write delegation */
 };
 
 static struct {
@@ -482,7 +489,8 @@ static struct sparse_flease *sparse_flease_new(struct sparse_handle *hdl,
 }
 
 /* Called with mtx held: delegation state rides on f from now on. */
-static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state)
+static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state,
+			     int type)
 {
 	struct sparse_deleg *d = gsh_calloc(1, sizeof(*d));
 
@@ -491,6 +499,8 @@ static void sparse_deleg_add(struct sparse_flease *f, struct state_t *state)
 	/* a delegation state's owner is its client's (cid_owner) */
 	d->holder = state->state_owner->so_owner.so_nfs4_owner.so_clientid;
 	d->export_id = op_ctx->ctx_export->export_id;
+	d->client = op_ctx->clientid ? *op_ctx->clientid : 0;
+	d->write = type == F_WRLCK;
 	glist_add_tail(&f->delegs, &d->link);
 	sparse_leases.counters.granted++;
 	sparse_lease_log("granted");
@@ -575,7 +585,7 @@ static bool sparse_write_lease_warned;
 static unsigned int sparse_lease_break_time(void)
 {
 	unsigned int have = 0;
-	FILE *f = fopen(SPARSE_LEASE_BREAK_TIME, "re");
+	FILE *f = sparse_sys_fopen_read(SPARSE_LEASE_BREAK_TIME);
 
 	if (f != NULL) {
 		if (fscanf(f, "%u", &have) != 1)
@@ -647,6 +657,17 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
 	if (type == F_WRLCK && !sparse_write_lease_safe())
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	/* Another client's layouts reach the file through the data servers,
+	 * which a write delegation's holder would not know of: none then.
+	 */
+	if (type == F_WRLCK &&
+	    sparse_layouts_others(sparse_op_export(), &hdl->fh)) {
+		PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+		sparse_leases.counters.refused++;
+		sparse_lease_log("refused (layouts of other clients)");
+		PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+		return sparse_lease_refused(EAGAIN);
+	}
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	f = sparse_flease_find(&hdl->fh);
@@ -689,7 +710,7 @@ static fsal_status_t sparse_lease_take(struct fsal_obj_handle *obj_hdl,
 		err = EAGAIN;
 	}
 	if (err == 0) {
-		sparse_deleg_add(f, state);
+		sparse_deleg_add(f, state, type);
 	} else {
 		sparse_leases.counters.refused++;
 		sparse_lease_log("refused");
@@ -874,6 +895,13 @@ void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
 
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	f = sparse_flease_find(&hdl->fh);
+	if (f != NULL && f->for_layout) {
+		/* the holder took a layout meanwhile: no lease again */
+		PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	if (f == NULL || f->fd >= 0) {
 		/* not possible under st_lock; nothing of ours to back */
 		LogCrit(COMPONENT_FSAL,
@@ -906,6 +934,71 @@ void sparse_deleg_open_end(struct sparse_handle *hdl, int fd)
 			"FSAL_SPARSE: no %s lease for the delegations of a file their holder opened for writing (%s), recalling them",
 			sparse_lease_name(type), strerror(err));
 		sparse_flease_recall(f);
+	}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+}
+
+bool sparse_deleg_caller_writes(struct sparse_handle *hdl)
+{
+	clientid4 caller = op_ctx->clientid ? *op_ctx->clientid : 0;
+	struct sparse_flease *f;
+	struct sparse_deleg *d;
+	struct glist_head *g;
+	bool found = false;
+
+	if (!sparse_leases.started || caller == 0)
+		return false;
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_find(&hdl->fh);
+	if (f != NULL)
+		glist_for_each(g, &f->delegs)
+		{
+			d = glist_entry(g, struct sparse_deleg, link);
+			found |= d->write && d->client == caller;
+		}
+	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
+	return found;
+}
+
+/*
+ * A data server serves the holder's layout I/O by opening the file: on
+ * one kernel with the metadata server (as here) that open breaks a write
+ * lease, and a read lease when it writes; on other heads of a cluster
+ * filesystem it does not see the lease at all.  Either way the lease is
+ * no guard while the holder does its I/O through layouts, and it must not
+ * recall the holder's own delegation.  Other clients' conflicting OPENs
+ * still recall it through Ganesha's state; a local process's open of the
+ * file no longer does (docs/design.md, "pNFS").
+ */
+void sparse_deleg_layout_taken(struct sparse_handle *hdl, bool rw)
+{
+	clientid4 caller = op_ctx->clientid ? *op_ctx->clientid : 0;
+	struct sparse_flease *f;
+	struct sparse_deleg *d;
+	struct glist_head *g;
+	bool all_callers = true;
+
+	if (!sparse_leases.started || caller == 0)
+		return;
+	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
+	f = sparse_flease_find(&hdl->fh);
+	if (f != NULL)
+		glist_for_each(g, &f->delegs)
+		{
+			d = glist_entry(g, struct sparse_deleg, link);
+			all_callers &= d->client == caller;
+		}
+	/* (a read lease lets the data servers read; fd -1 during the
+	 * holder's open for writing, which would take a write lease after)
+	 */
+	if (f != NULL && all_callers && !f->for_layout &&
+	    (f->fd < 0 || f->type == F_WRLCK || rw)) {
+		sparse_flease_unlock(f);
+		f->for_layout = true;
+		sparse_leases.counters.unbacked++;
+		LogDebug(
+			COMPONENT_FSAL,
+			"lease of a file dropped: its delegations' holder takes a layout");
 	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 }

@@ -11,19 +11,29 @@
  * FSAL_encode_file_layout), bound to the export; I/O bypasses MDCACHE and
  * works on a descriptor of its own per DS handle (one PUTFH).
  *
- * What a data server checks, I/O by I/O:
+ * What a data-server handle authorizes, and where it is checked, is
+ * docs/design.md's ("pNFS", the authority of a data-server handle);
+ * sparse_ds_authorized() is the one place that checks it, I/O by I/O:
  *  - the handle: tagged with the export's handle key and of its
- *    filesystem identity, else NFS4ERR_BADHANDLE / NFS4ERR_STALE;
- *  - the fence: the handle's layout epoch is the file's (sparse_fence.c),
- *    else NFS4ERR_PNFS_NO_LAYOUT (the layout was revoked: get a new one or
- *    go through the metadata server);
+ *    filesystem identity, else NFS4ERR_BADHANDLE / NFS4ERR_STALE (at
+ *    PUTFH, sparse_make_ds_handle);
+ *  - the metadata server's boot: the handle's is the export root's, else
+ *    NFS4ERR_PNFS_NO_LAYOUT (a restart of the metadata server ended every
+ *    layout it had granted);
+ *  - the file: still inside the export's tree, else NFS4ERR_STALE;
  *  - the export: its access for this client (read, write), as any
  *    operation of the export (nfs4_export_check_access at PUTFH);
+ *  - the layout: its grant listed in the file's grant xattr, with RW for a
+ *    WRITE and an RW handle, else NFS4ERR_PNFS_NO_LAYOUT (returned,
+ *    recalled, revoked, fenced, or a READ layout: get a new one or go
+ *    through the metadata server).  A WRITE holds a shared flock of the
+ *    file from this check to the end of its pwrite, which the metadata
+ *    server's withdrawal of a grant waits for (sparse_layouts.c);
  *  - the caller: read or write permission on the file as it is now, with
  *    the caller's (squashed) credentials, and WRITE runs as the caller, so
  *    setuid bits are cleared and quota charged as for a local writer.
  * The stateid is not checked: a data server on another head does not
- * share the metadata server's state (docs/design.md, "pNFS").
+ * share the metadata server's state; the grant stands for it.
  */
 
 #include "config.h"
@@ -33,6 +43,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "fsal.h"
@@ -51,14 +62,15 @@
 
 struct sparse_ds_handle {
 	struct fsal_ds_handle ds;
-	struct sparse_fh fh;
-	uint32_t epoch; /* the layout's */
+	struct sparse_dsfh d; /* what the handle carries */
 	/* O_RDONLY until the first WRITE reopens it O_RDWR (see
 	 * sparse_ds_open_for_write); a handle lives for one compound */
 	int fd;
 	bool writable;
 	struct sparse_export *exp;
-	/* the caller's permission, once asked: 0 unknown, 1 yes, -1 no */
+	/* once per handle (compound): the boot and the confinement checked;
+	 * the caller's permission: 0 unknown, 1 yes, -1 no */
+	bool placed;
 	int8_t may_read, may_write;
 };
 
@@ -138,6 +150,27 @@ static nfsstat4 sparse_fh_verdict_status(enum sparse_fh_verdict v)
 	}
 }
 
+/* An open of the handle's file failed with -err: the status. */
+static nfsstat4 sparse_ds_open_status(int err)
+{
+	switch (-err) {
+	case ESTALE:
+	case ENOENT:
+		return NFS4ERR_STALE;
+	case EWOULDBLOCK:
+		/* it would break a lease (a delegation of the file): the
+		 * break recalls it, the client retries
+		 */
+		return NFS4ERR_DELAY;
+	case EROFS:
+	case EACCES:
+	case EPERM:
+		return NFS4ERR_ROFS;
+	default:
+		return posix2nfs4_error(-err);
+	}
+}
+
 static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
 				      const struct gsh_buffdesc *const hdl_desc,
 				      struct fsal_ds_handle **const handle,
@@ -155,8 +188,10 @@ static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
 	dsh = gsh_calloc(1, sizeof(*dsh));
 	dsh->fd = -1;
 	v = sparse_dsfh_check(hdl_desc->addr, hdl_desc->len, exp->fs_ident,
-			      exp->handle_key, &dsh->fh, &dsh->epoch);
-	status = sparse_fh_verdict_status(v);
+			      exp->handle_key, &dsh->d);
+	/* a handle of the version before grants: its layout is gone */
+	status = v == SPARSE_FH_STALE_VERSION ? NFS4ERR_PNFS_NO_LAYOUT :
+						sparse_fh_verdict_status(v);
 	if (status != NFS4_OK) {
 		LogDebug(COMPONENT_PNFS, "DS handle refused (%d): %s", v,
 			 nfsstat4_to_str(status));
@@ -164,11 +199,11 @@ static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
 	}
 
 	dsh->exp = exp;
-	dsh->fd = sparse_open_fh(exp, &dsh->fh, O_RDONLY);
+	dsh->fd = sparse_open_fh(exp, &dsh->d.fh, O_RDONLY);
 	if (dsh->fd < 0) {
-		status = dsh->fd == -ESTALE || dsh->fd == -ENOENT ?
-				 NFS4ERR_STALE :
-				 posix2nfs4_error(-dsh->fd);
+		status = sparse_ds_open_status(dsh->fd);
+		if (status == NFS4ERR_ROFS)
+			status = NFS4ERR_ACCESS;
 		goto err;
 	}
 	if (fstat(dsh->fd, &st) != 0) {
@@ -201,23 +236,69 @@ static void sparse_dsh_release(struct fsal_ds_handle *const ds_hdl)
 
 /* ---- the checks of every I/O -------------------------------------------- */
 
-/* The layout was granted under the file's current epoch. */
-static nfsstat4 sparse_ds_fence(struct sparse_ds_handle *dsh)
+/*
+ * Where the handle points, once per handle: the metadata server has not
+ * restarted since it made it (its boot generation is the export root's)
+ * and the file still lies inside the export's tree.
+ */
+static nfsstat4 sparse_ds_placed(struct sparse_ds_handle *dsh)
 {
-	uint32_t now;
-	int rc = sparse_epoch_get(dsh->fd, &now);
+	struct sparse_export *exp = dsh->exp;
+	uint32_t boot;
+	struct stat st;
+	int rc, inside;
 
+	if (dsh->placed)
+		return NFS4_OK;
+	rc = sparse_boot_get(exp->root_fd, &boot);
 	if (rc != 0) {
 		LogCrit(COMPONENT_PNFS,
-			"FSAL_SPARSE: layout epoch unreadable (%s): I/O refused",
+			"FSAL_SPARSE: boot generation of %s unreadable (%s): I/O refused",
+			exp->root_path, strerror(-rc));
+		return NFS4ERR_IO;
+	}
+	if (boot != dsh->d.boot) {
+		LogDebug(COMPONENT_PNFS,
+			 "DS handle of metadata server boot %" PRIu32
+			 ", now %" PRIu32 ": no layout",
+			 dsh->d.boot, boot);
+		return NFS4ERR_PNFS_NO_LAYOUT;
+	}
+	if (!sparse_test_skip_confinement(&exp->test)) {
+		inside = fstat(dsh->fd, &st) == 0 ?
+				 sparse_confine_check(&exp->confine, dsh->fd,
+						      &st) :
+				 -errno;
+		if (inside != 1) {
+			LogInfo(COMPONENT_PNFS,
+				"FSAL_SPARSE: DS handle of a file no longer in %s: %s",
+				exp->root_path,
+				inside == 0 ? "refused" : strerror(-inside));
+			return NFS4ERR_STALE;
+		}
+	}
+	dsh->placed = true;
+	return NFS4_OK;
+}
+
+/* The handle's layout is alive: its grant listed, with RW for a write. */
+static nfsstat4 sparse_ds_granted(struct sparse_ds_handle *dsh, bool write)
+{
+	uint8_t iomode;
+	int rc = sparse_grant_iomode(dsh->fd, dsh->d.grant, &iomode);
+
+	if (rc != 0 && rc != -EUCLEAN) {
+		LogCrit(COMPONENT_PNFS,
+			"FSAL_SPARSE: layout grants unreadable (%s): I/O refused",
 			strerror(-rc));
 		return NFS4ERR_IO;
 	}
-	if (now != dsh->epoch) {
+	if (iomode == 0 || (write && iomode != SPARSE_DSFH_RW)) {
 		LogDebug(COMPONENT_PNFS,
-			 "DS I/O under layout epoch %" PRIu32
-			 ", the file's is %" PRIu32 ": fenced",
-			 dsh->epoch, now);
+			 "DS %s under layout grant %" PRIu64
+			 " (listed %s): no layout",
+			 write ? "WRITE" : "READ", dsh->d.grant,
+			 iomode == 0 ? "no" : "READ");
 		return NFS4ERR_PNFS_NO_LAYOUT;
 	}
 	return NFS4_OK;
@@ -242,10 +323,10 @@ static bool sparse_ds_may(struct sparse_ds_handle *dsh, int mode)
 /*
  * The handle opens the file read-only: an open for writing breaks the
  * Linux read leases behind the metadata server's read delegations of the
- * same file (the open then blocks until the holder gives the delegation
- * back), and a READ through a data server is no conflict with them.  The
- * first WRITE reopens the file for writing; a filesystem or file that
- * refuses it answers NFS4ERR_ROFS.
+ * same file, and a READ through a data server is no conflict with them.
+ * The first WRITE reopens the file for writing (non-blocking: a lease in
+ * the way answers NFS4ERR_DELAY while the delegation is recalled); a
+ * filesystem or file that refuses it answers NFS4ERR_ROFS.
  */
 static nfsstat4 sparse_ds_open_for_write(struct sparse_ds_handle *dsh)
 {
@@ -253,19 +334,22 @@ static nfsstat4 sparse_ds_open_for_write(struct sparse_ds_handle *dsh)
 
 	if (dsh->writable)
 		return NFS4_OK;
-	fd = sparse_open_fh(dsh->exp, &dsh->fh, O_RDWR);
-	if (fd == -EROFS || fd == -EACCES || fd == -EPERM)
-		return NFS4ERR_ROFS;
+	fd = sparse_open_fh(dsh->exp, &dsh->d.fh, O_RDWR);
 	if (fd < 0)
-		return fd == -ESTALE || fd == -ENOENT ? NFS4ERR_STALE :
-							posix2nfs4_error(-fd);
+		return sparse_ds_open_status(fd);
 	close(dsh->fd);
 	dsh->fd = fd;
 	dsh->writable = true;
 	return NFS4_OK;
 }
 
-static nfsstat4 sparse_ds_check(struct sparse_ds_handle *dsh, bool write)
+/*
+ * What the handle authorizes (docs/design.md, "pNFS"): an I/O (write or
+ * read) of the current caller through it, or the status that refuses it.
+ * The one place where a data server decides; a WRITE calls it under the
+ * shared flock it holds until its pwrite is done.
+ */
+static nfsstat4 sparse_ds_authorized(struct sparse_ds_handle *dsh, bool write)
 {
 	uint32_t need = write ? EXPORT_OPTION_WRITE_ACCESS :
 				EXPORT_OPTION_READ_ACCESS;
@@ -274,9 +358,11 @@ static nfsstat4 sparse_ds_check(struct sparse_ds_handle *dsh, bool write)
 
 	if ((op_ctx->export_perms.options & need) == 0)
 		return write ? NFS4ERR_ROFS : NFS4ERR_ACCESS;
-	status = sparse_ds_fence(dsh);
-	if (status == NFS4_OK && write)
-		status = sparse_ds_open_for_write(dsh);
+	if (write && dsh->d.iomode != SPARSE_DSFH_RW)
+		return NFS4ERR_PNFS_NO_LAYOUT; /* a READ layout's handle */
+	status = sparse_ds_placed(dsh);
+	if (status == NFS4_OK)
+		status = sparse_ds_granted(dsh, write);
 	if (status != NFS4_OK)
 		return status;
 	if (*known == 0)
@@ -327,7 +413,7 @@ static nfsstat4 sparse_dsh_read(struct fsal_ds_handle *const ds_hdl,
 
 	*supplied_length = 0;
 	*end_of_file = false;
-	status = sparse_ds_check(dsh, false);
+	status = sparse_ds_authorized(dsh, false);
 	if (status != NFS4_OK)
 		return status;
 	if (offset > (uint64_t)INT64_MAX)
@@ -362,7 +448,7 @@ static nfsstat4 sparse_dsh_read_plus_runs(struct fsal_ds_handle *const ds_hdl,
 	arg->nseg = 0;
 	arg->end = arg->offset;
 	arg->eof = false;
-	status = sparse_ds_check(dsh, false);
+	status = sparse_ds_authorized(dsh, false);
 	if (status != NFS4_OK)
 		return status;
 	st = sparse_read_plus_fd(dsh->fd, arg);
@@ -382,15 +468,37 @@ static nfsstat4 sparse_dsh_write(struct fsal_ds_handle *const ds_hdl,
 	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
 	size_t done = 0;
 	nfsstat4 status;
+	struct stat st;
 	int err = 0;
 
 	*written_length = 0;
-	status = sparse_ds_check(dsh, true);
-	if (status != NFS4_OK)
-		return status;
 	if (offset > (uint64_t)INT64_MAX ||
 	    write_length > (uint64_t)INT64_MAX - offset)
 		return NFS4ERR_FBIG;
+	/* (what needs no reopening refused before it, which might break a
+	 * read lease for nothing; sparse_ds_authorized decides below)
+	 */
+	if ((op_ctx->export_perms.options & EXPORT_OPTION_WRITE_ACCESS) == 0)
+		return NFS4ERR_ROFS;
+	if (dsh->d.iomode != SPARSE_DSFH_RW)
+		return NFS4ERR_PNFS_NO_LAYOUT;
+	status = sparse_ds_open_for_write(dsh);
+	if (status != NFS4_OK)
+		return status;
+
+	/* Shared flock from the check to the end of the pwrite: the metadata
+	 * server withdraws a grant under an exclusive one, so no write it
+	 * has fenced can land after the fence (sparse_layouts.c).
+	 */
+	while (flock(dsh->fd, LOCK_SH) != 0)
+		if (errno != EINTR)
+			return posix2nfs4_error(errno);
+	status = sparse_ds_authorized(dsh, true);
+	if (status != NFS4_OK)
+		goto unlock;
+	/* tests: a write held between its check and its pwrite */
+	if (fstat(dsh->fd, &st) == 0)
+		sparse_test_stall_ino("ds_write", st.st_ino);
 
 	/* As the caller: setuid bits cleared, quota charged (as write2). */
 	fsal_set_credentials(&op_ctx->creds);
@@ -407,6 +515,10 @@ static nfsstat4 sparse_dsh_write(struct fsal_ds_handle *const ds_hdl,
 		done += n;
 	}
 	fsal_restore_ganesha_credentials();
+unlock:
+	(void)flock(dsh->fd, LOCK_UN);
+	if (status != NFS4_OK)
+		return status;
 	if (done == 0 && err != 0)
 		return posix2nfs4_error(err);
 

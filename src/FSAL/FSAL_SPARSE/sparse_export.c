@@ -395,7 +395,8 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 	struct stat st;
 	int rc;
 
-	exp->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	exp->root_fd =
+		sparse_sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (exp->root_fd < 0) {
 		int err = errno;
 

@@ -273,18 +273,18 @@ bool sparse_fh_from_bytes(const void *addr, size_t len, uint64_t fs_ident,
 
 /* ---- data-server handles ------------------------------------------------- */
 
-size_t sparse_dsfh_encode(const struct sparse_fh *fh, uint32_t epoch,
+size_t sparse_dsfh_encode(const struct sparse_dsfh *d,
 			  const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out)
 {
-	size_t len = SPARSE_DSFH_HDR_LEN + fh->len;
+	size_t len = SPARSE_DSFH_HDR_LEN + d->fh.len;
+	int i;
 
 	out[0] = SPARSE_DSFH_VERSION;
-	out[1] = 0;
-	out[2] = epoch & 0xff;
-	out[3] = (epoch >> 8) & 0xff;
-	out[4] = (epoch >> 16) & 0xff;
-	out[5] = (epoch >> 24) & 0xff;
-	memcpy(out + SPARSE_DSFH_HDR_LEN, fh->bytes, fh->len);
+	out[1] = d->iomode;
+	for (i = 0; i < 4; i++)
+		out[2 + i] = (uint8_t)(d->boot >> (8 * i));
+	sparse_put_le64(out + 6, d->grant);
+	memcpy(out + SPARSE_DSFH_HDR_LEN, d->fh.bytes, d->fh.len);
 	sparse_put_le64(out + len, sparse_siphash24(key, out, len));
 	return len + SPARSE_FH_TAG_LEN;
 }
@@ -292,14 +292,16 @@ size_t sparse_dsfh_encode(const struct sparse_fh *fh, uint32_t epoch,
 enum sparse_fh_verdict sparse_dsfh_check(const void *addr, size_t len,
 					 uint64_t fs_ident,
 					 const uint8_t key[SPARSE_FH_KEY_BYTES],
-					 struct sparse_fh *fh, uint32_t *epoch)
+					 struct sparse_dsfh *d)
 {
 	const uint8_t *b = addr;
 	size_t body;
 
+	if (len >= 1 && b[0] == SPARSE_DSFH_VERSION_V1)
+		return SPARSE_FH_STALE_VERSION;
 	if (len < SPARSE_DSFH_HDR_LEN + SPARSE_FH_TAG_LEN ||
 	    len > SPARSE_DSFH_MAX_LEN || b[0] != SPARSE_DSFH_VERSION ||
-	    b[1] != 0)
+	    (b[1] != SPARSE_DSFH_READ && b[1] != SPARSE_DSFH_RW))
 		return SPARSE_FH_BAD;
 	body = len - SPARSE_DSFH_HDR_LEN - SPARSE_FH_TAG_LEN;
 	if (sparse_fh_classify(b + SPARSE_DSFH_HDR_LEN, body) != SPARSE_FH_KEY)
@@ -309,9 +311,11 @@ enum sparse_fh_verdict sparse_dsfh_check(const void *addr, size_t len,
 	if (sparse_le64(b + len - SPARSE_FH_TAG_LEN) !=
 	    sparse_siphash24(key, b, len - SPARSE_FH_TAG_LEN))
 		return SPARSE_FH_STALE_TAG;
-	memcpy(fh->bytes, b + SPARSE_DSFH_HDR_LEN, body);
-	fh->len = (uint8_t)body;
-	*epoch = (uint32_t)b[2] | (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 |
-		 (uint32_t)b[5] << 24;
+	memcpy(d->fh.bytes, b + SPARSE_DSFH_HDR_LEN, body);
+	d->fh.len = (uint8_t)body;
+	d->iomode = b[1];
+	d->boot = (uint32_t)b[2] | (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 |
+		  (uint32_t)b[5] << 24;
+	d->grant = sparse_le64(b + 6);
 	return SPARSE_FH_OK;
 }

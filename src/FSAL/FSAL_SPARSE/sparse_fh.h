@@ -133,32 +133,47 @@ bool sparse_fh_from_bytes(const void *addr, size_t len, uint64_t fs_ident,
  * Data-server handle: the FSAL part of the filehandle a files layout gives
  * a client for its data servers (pNFS, sparse_mds.c), valid on every head
  * of one shared filesystem that has the same filesystem identity and
- * handle key:
+ * handle key.  What it authorizes is docs/design.md's ("pNFS", the
+ * authority of a data-server handle):
  *   [0]        SPARSE_DSFH_VERSION
- *   [1]        0 (flags)
- *   [2..5]     the file's layout epoch when the layout was granted, LE
- *   [6..6+k)   the key form of the file's handle
+ *   [1]        the layout's iomode: 1 READ, 2 RW (LAYOUTIOMODE4_*)
+ *   [2..5]     the metadata server's boot generation, little endian
+ *   [6..13]    the layout grant, little endian (listed in the file's
+ *              grant xattr while the layout is alive, sparse_pnfs.h)
+ *   [14..14+k) the key form of the file's handle
  *   then an 8-byte tag, SipHash-2-4 of all the bytes before it under the
- *   export's handle key (so neither the file nor the epoch can be forged).
+ *   export's handle key (none of the above can be forged or changed).
+ * SPARSE_DSFH_VERSION_V1 handles (given out before issue #26: the layout
+ * epoch in [2..5], no iomode, no grant) are no longer accepted.
  */
-#define SPARSE_DSFH_VERSION 0xd1
-#define SPARSE_DSFH_HDR_LEN 6
+#define SPARSE_DSFH_VERSION 0xd2
+#define SPARSE_DSFH_VERSION_V1 0xd1
+#define SPARSE_DSFH_HDR_LEN 14
 #define SPARSE_DSFH_MAX_LEN (SPARSE_DSFH_HDR_LEN + SPARSE_FH_MAX_LEN)
+#define SPARSE_DSFH_READ 1 /* LAYOUTIOMODE4_READ */
+#define SPARSE_DSFH_RW 2 /* LAYOUTIOMODE4_RW */
 
-/* Encode fh (key form) with epoch into out (room for SPARSE_DSFH_MAX_LEN);
- * returns the length. */
-size_t sparse_dsfh_encode(const struct sparse_fh *fh, uint32_t epoch,
+/* What a data-server handle carries. */
+struct sparse_dsfh {
+	struct sparse_fh fh; /* the file (key form) */
+	uint8_t iomode; /* SPARSE_DSFH_READ or SPARSE_DSFH_RW */
+	uint32_t boot; /* the metadata server's boot generation */
+	uint64_t grant; /* the layout grant */
+};
+
+/* Encode d into out (room for SPARSE_DSFH_MAX_LEN); returns the length. */
+size_t sparse_dsfh_encode(const struct sparse_dsfh *d,
 			  const uint8_t key[SPARSE_FH_KEY_BYTES], uint8_t *out);
 
 /*
  * Check a data-server handle against an export: SPARSE_FH_BAD when it is
- * not one, SPARSE_FH_STALE_FS for another filesystem, SPARSE_FH_STALE_TAG
- * for a tag this export's key did not make.  On SPARSE_FH_OK *fh is the
- * file's key form and *epoch the layout epoch it was granted under.
+ * not one, SPARSE_FH_STALE_VERSION for one of version 1, SPARSE_FH_STALE_FS
+ * for another filesystem, SPARSE_FH_STALE_TAG for a tag this export's key
+ * did not make.  On SPARSE_FH_OK *d is what it carries.
  */
 enum sparse_fh_verdict sparse_dsfh_check(const void *addr, size_t len,
 					 uint64_t fs_ident,
 					 const uint8_t key[SPARSE_FH_KEY_BYTES],
-					 struct sparse_fh *fh, uint32_t *epoch);
+					 struct sparse_dsfh *d);
 
 #endif /* SPARSE_FH_H */

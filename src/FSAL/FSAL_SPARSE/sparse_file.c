@@ -108,11 +108,11 @@ static int sparse_kernel_flags(int flags)
  */
 static int sparse_open_promoted(const char *path, int flags)
 {
-	int fd = open(path, sparse_kernel_flags(flags) | O_CLOEXEC);
+	int fd = sparse_sys_open(path, sparse_kernel_flags(flags) | O_CLOEXEC);
 
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
 	    (flags & O_ACCMODE) == O_WRONLY)
-		fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
+		fd = sparse_sys_open(path, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -498,7 +498,20 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	/* a truncate waits for other clients' layouts (sparse_layouts.c) */
 	if (truncate) {
 		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 SPARSE_LO_ALL,
 						 "truncating OPEN");
+		if (FSAL_IS_ERROR(status))
+			return status;
+	}
+	/* an open denying writes waits for other clients' write layouts,
+	 * which write through the data servers whatever the share
+	 * reservations say
+	 */
+	if (state != NULL &&
+	    (openflags & (FSAL_O_DENY_WRITE | FSAL_O_DENY_WRITE_MAND)) != 0) {
+		status = sparse_layouts_conflict(sparse_op_export(), &hdl->fh,
+						 SPARSE_LO_WRITE,
+						 "OPEN denying writes");
 		if (FSAL_IS_ERROR(status))
 			return status;
 	}
@@ -636,10 +649,10 @@ static int sparse_create_file(int dirfd, const char *name, int flags,
 	int fd, err;
 
 	fsal_set_credentials(&op_ctx->creds);
-	fd = openat(dirfd, name,
-		    sparse_kernel_flags(flags) | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC,
-		    mode);
+	fd = sparse_sys_openat(dirfd, name,
+			       sparse_kernel_flags(flags) | O_CREAT | O_EXCL |
+				       O_NOFOLLOW | O_CLOEXEC,
+			       mode);
 	err = errno;
 	fsal_restore_ganesha_credentials();
 	errno = err;
@@ -1249,7 +1262,7 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 		/* holes under other clients' layouts (sparse_layouts.c) */
 		status = sparse_layouts_conflict(sparse_op_export(),
 						 &sparse_hdl(obj_hdl)->fh,
-						 "DEALLOCATE");
+						 SPARSE_LO_ALL, "DEALLOCATE");
 		if (FSAL_IS_ERROR(status))
 			return status;
 	}
@@ -1418,7 +1431,8 @@ sparse_clone(struct fsal_obj_handle *src_hdl, struct state_t *src_state,
 
 	/* into a file other clients have layouts of (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(dst_hdl)->fh, "CLONE");
+					 &sparse_hdl(dst_hdl)->fh,
+					 SPARSE_LO_ALL, "CLONE");
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (src_hdl == dst_hdl)
@@ -1511,7 +1525,8 @@ static fsal_status_t sparse_copy(struct fsal_obj_handle *src_hdl,
 	arg->eof = false;
 	/* into a file other clients have layouts of (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(dst_hdl)->fh, "COPY");
+					 &sparse_hdl(dst_hdl)->fh,
+					 SPARSE_LO_ALL, "COPY");
 	if (FSAL_IS_ERROR(status))
 		return status;
 	if (src_hdl == dst_hdl) {
@@ -1667,7 +1682,8 @@ static fsal_status_t sparse_truncate(struct fsal_obj_handle *obj_hdl,
 		return fsalstat(ERR_FSAL_FBIG, EFBIG);
 	/* other clients' layouts first (sparse_layouts.c) */
 	status = sparse_layouts_conflict(sparse_op_export(),
-					 &sparse_hdl(obj_hdl)->fh, "truncate");
+					 &sparse_hdl(obj_hdl)->fh,
+					 SPARSE_LO_ALL, "truncate");
 	if (FSAL_IS_ERROR(status))
 		return status;
 

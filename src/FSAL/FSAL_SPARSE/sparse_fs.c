@@ -24,6 +24,7 @@
 #include <blkid/blkid.h>
 
 #include "sparse_fs.h"
+#include "sparse_open.h"
 
 /* FS_IOC_GETFSUUID (Linux 6.5); Debian 12's kernel headers predate it. */
 struct sparse_fsuuid2 {
@@ -146,23 +147,14 @@ bool sparse_name_is_component(const char *name)
 	return len <= NAME_MAX;
 }
 
-/* openat2(2) has no glibc wrapper in Debian 12. */
-static int sparse_openat2(int dirfd, const char *name, int flags,
-			  uint64_t resolve)
-{
-	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
-
-	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-}
-
 static int sparse_open_resolved(int dirfd, const char *name, int flags,
 				uint64_t resolve)
 {
-	int fd = sparse_openat2(dirfd, name, flags, resolve);
+	int fd = sparse_sys_openat2(dirfd, name, flags, resolve);
 
 	if (fd >= 0 || errno != ENOSYS)
 		return fd;
-	return openat(dirfd, name, flags); /* Linux < 5.6 */
+	return sparse_sys_openat(dirfd, name, flags, 0); /* Linux < 5.6 */
 }
 
 int sparse_open_beneath(int dirfd, const char *name, int extra_flags)
@@ -257,7 +249,8 @@ static int sparse_dir_inside(const struct sparse_confine *c, int fd)
 			rc = 1;
 			break;
 		}
-		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		up = sparse_sys_openat(cur, "..",
+				       O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 		if (up < 0 || fstat(up, &up_st) != 0) {
 			rc = -errno;
 			if (up >= 0)

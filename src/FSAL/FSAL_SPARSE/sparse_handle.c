@@ -81,7 +81,8 @@ int sparse_open_fh(struct sparse_export *exp, const struct sparse_fh *fh,
 	int fd;
 
 	sparse_fh_decode(fh, &k);
-	fd = open_by_handle_at(exp->root_fd, &k.fh, flags | O_CLOEXEC);
+	fd = sparse_sys_open_by_handle_at(exp->root_fd, &k.fh,
+					  flags | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	if (errno == ENOENT)
@@ -606,7 +607,8 @@ static fsal_status_t sparse_emit_dirent(int dirfd, const struct dirent64 *de,
 static bool sparse_first_entry(int dirfd, char *buf, ino_t *ino,
 			       char name[NAME_MAX + 1])
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = sparse_sys_openat(dirfd, ".",
+				   O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	bool found = false;
 	ssize_t n, pos;
 
@@ -1116,21 +1118,6 @@ static fsal_status_t sparse_link(struct fsal_obj_handle *obj_hdl,
 	return sparse_sync_dirs(destdir_hdl, NULL);
 }
 
-/* Removing dirfd/name, the last name of obj_hdl, waits for the layouts
- * other clients have of it. */
-static fsal_status_t sparse_unlink_layouts(int dirfd, const char *name,
-					   struct fsal_obj_handle *obj_hdl)
-{
-	struct stat st;
-
-	if (!sparse_op_export()->pnfs.mds ||
-	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISREG(st.st_mode) || st.st_nlink != 1)
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	return sparse_layouts_conflict(sparse_op_export(),
-				       &sparse_hdl(obj_hdl)->fh, "REMOVE");
-}
-
 static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 				   struct fsal_obj_handle *obj_hdl,
 				   const char *name,
@@ -1152,7 +1139,7 @@ static fsal_status_t sparse_unlink(struct fsal_obj_handle *dir_hdl,
 	 * (sparse_layouts.c)
 	 */
 	if (obj_hdl->type == REGULAR_FILE) {
-		status = sparse_unlink_layouts(dirfd, name, obj_hdl);
+		status = sparse_layouts_conflict_at(dirfd, name, "REMOVE");
 		if (FSAL_IS_ERROR(status)) {
 			close(dirfd);
 			return status;
@@ -1266,6 +1253,19 @@ static fsal_status_t sparse_rename(struct fsal_obj_handle *obj_hdl,
 	if (FSAL_IS_ERROR(status)) {
 		close(oldfd);
 		return status;
+	}
+
+	/* replacing the last name of a file other clients have layouts of,
+	 * as a REMOVE of it (sparse_layouts.c)
+	 */
+	if (!sparse_names_same_object(oldfd, old_name, newfd, new_name)) {
+		status = sparse_layouts_conflict_at(newfd, new_name,
+						    "RENAME over");
+		if (FSAL_IS_ERROR(status)) {
+			close(newfd);
+			close(oldfd);
+			return status;
+		}
 	}
 
 	sparse_md_delay(SPARSE_MD_UPDATE);

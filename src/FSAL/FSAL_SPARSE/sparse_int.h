@@ -393,5 +393,18 @@ int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
 int sparse_deleg_open_begin(struct sparse_handle *hdl, int flags,
 			    const clientid4 *opener, bool *conv);
 void sparse_deleg_open_end(struct sparse_handle *hdl, int fd);
+/* Does the current client hold a write delegation of the file? */
+bool sparse_deleg_caller_writes(struct sparse_handle *hdl);
+/*
+ * The current client takes a layout of the file (rw: an RW one): when it
+ * holds every delegation of the file and their lease would be broken by
+ * its own I/O through the data servers (which open the file), the lease
+ * is dropped and the delegations stay, unbacked, until they end.
+ */
+void sparse_deleg_layout_taken(struct sparse_handle *hdl, bool rw);
+
+/* Last: every open goes through sparse_open.h, which poisons the raw
+ * calls for what follows. */
+#include "sparse_open.h"
 
 #endif /* SPARSE_INT_H */

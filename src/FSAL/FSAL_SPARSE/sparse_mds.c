@@ -8,8 +8,10 @@
  *
  * A layout covers the whole file, READ or RW as asked, and names one
  * device (an ordered list of data servers, sparse_pnfs_cfg.h) and one
- * filehandle for all of them: a data-server handle of the file under its
- * current layout epoch (sparse_fh.h, sparse_fence.c), valid on every head.
+ * filehandle for all of them: a data-server handle of the file with the
+ * layout's iomode, this start's boot generation and the client's grant
+ * (sparse_fh.h, sparse_layouts.c), valid on every head.  An RW layout only
+ * for a client that may write (sparse_layout_may_write).
  * Stripes are Stripe_Unit bytes; the file offset is the offset on every
  * data server (no NFL4_UFLG_DENSE), commits go to the data servers (no
  * NFL4_UFLG_COMMIT_THRU_MDS).  Layouts are returned on close.
@@ -17,7 +19,8 @@
  * A device id is a struct pnfs_deviceid: FSAL_ID_EXPERIMENTAL, device_id2
  * the Export_Id, devid = generation << 32 | rotation (the generation of
  * the export's data-server list, so an id of another configuration is
- * NFS4ERR_NOENT rather than another list).
+ * NFS4ERR_NOENT rather than another list); GETDEVICEINFO answers only for
+ * an export the client may reach.
  *
  * Locking: sparse_mds_lock (a rwlock) guards sparse_mds_exports, the list
  * of live exports that hand out layouts, and their device data, which
@@ -41,6 +44,7 @@
 #include "nfs_exports.h"
 #include "export_mgr.h"
 #include "nfs_convert.h"
+#include "nfs_creds.h"
 #include "sparse_int.h"
 #include "sparse_pnfs.h"
 
@@ -238,6 +242,16 @@ int sparse_pnfs_export_start(struct sparse_export *exp, bool key_shared)
 		return EINVAL;
 	}
 	if (conf->mds) {
+		/* a new boot: every data-server handle of an earlier start of
+		 * this export is dead (their layouts were in its memory)
+		 */
+		rc = sparse_boot_next(exp->root_fd, &conf->boot);
+		if (rc != 0) {
+			LogCrit(COMPONENT_FSAL,
+				"FSAL_SPARSE: export %s: PNFS_MDS needs its boot generation kept on the shared filesystem (a trusted xattr on the export root): %s",
+				exp->root_path, strerror(-rc));
+			return EINVAL;
+		}
 		PTHREAD_RWLOCK_wrlock(&sparse_mds_lock);
 		if (sparse_mds_find(exp->export.export_id) != NULL) {
 			PTHREAD_RWLOCK_unlock(&sparse_mds_lock);
@@ -261,11 +275,11 @@ int sparse_pnfs_export_start(struct sparse_export *exp, bool key_shared)
 	LogEvent(COMPONENT_FSAL,
 		 "FSAL_SPARSE: export %s (Export_Id %" PRIu16
 		 "): pNFS%s%s, %" PRIu32 " data servers, Stripe_Unit %" PRIu32
-		 ", Stripe_Count %" PRIu32,
+		 ", Stripe_Count %" PRIu32 ", boot %" PRIu32,
 		 exp->root_path, exp->export.export_id,
 		 conf->mds ? " metadata server" : "",
 		 conf->ds_role ? " data server" : "", conf->nds,
-		 conf->stripe_unit, conf->stripe_count);
+		 conf->stripe_unit, conf->stripe_count, conf->boot);
 	return 0;
 }
 
@@ -415,6 +429,29 @@ static nfsstat4 sparse_encode_device(XDR *xdrs, const struct sparse_export *exp,
 	return NFS4_OK;
 }
 
+/* Whether the client of the current request may reach the export with
+ * this id over NFSv4, as PUTFH of one of its handles would let it (an op
+ * context of that export for the check; its reference put with it). */
+static bool sparse_export_reachable(uint16_t export_id)
+{
+	struct req_op_context *req = op_ctx, ctx;
+	struct gsh_export *gexp;
+	nfsstat4 status;
+
+	if (req == NULL || req->nfs_reqdata == NULL)
+		return false;
+	gexp = get_gsh_export(export_id);
+	if (gexp == NULL)
+		return false;
+	init_op_context(&ctx, gexp, gexp->fsal_export, req->nfs_reqdata,
+			req->caller_addr, req->nfs_vers, req->nfs_minorvers,
+			req->req_type);
+	ctx.client = req->client; /* (borrowed, as the request's) */
+	status = nfs4_export_check_access(&req->nfs_reqdata->svc);
+	release_op_context();
+	return status == NFS4_OK;
+}
+
 static nfsstat4 sparse_getdeviceinfo(struct fsal_module *fsal_hdl,
 				     XDR *da_addr_body, const layouttype4 type,
 				     const struct pnfs_deviceid *deviceid)
@@ -428,6 +465,12 @@ static nfsstat4 sparse_getdeviceinfo(struct fsal_module *fsal_hdl,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (deviceid->device_id1 != 0 || deviceid->device_id4 != 0)
 		return NFS4ERR_NOENT;
+	/* The devices of an export the client may not reach do not exist
+	 * for it (as SECINFO hides such an export): its data servers'
+	 * addresses are not disclosed.
+	 */
+	if (!sparse_export_reachable(deviceid->device_id2))
+		goto out;
 
 	PTHREAD_RWLOCK_rdlock(&sparse_mds_lock);
 	exp = sparse_mds_find(deviceid->device_id2);
@@ -435,7 +478,7 @@ static nfsstat4 sparse_getdeviceinfo(struct fsal_module *fsal_hdl,
 	    device < sparse_device_count(exp->pnfs.nds, exp->pnfs.stripe_count))
 		status = sparse_encode_device(da_addr_body, exp, device);
 	PTHREAD_RWLOCK_unlock(&sparse_mds_lock);
-
+out:
 	LogDebug(COMPONENT_PNFS,
 		 "GETDEVICEINFO export %" PRIu16 " device %" PRIu32
 		 " generation %#" PRIx32 ": %s",
@@ -453,26 +496,69 @@ void sparse_pnfs_fsal_ops_init(struct fsal_ops *ops)
 
 /* ---- LAYOUTGET / LAYOUTRETURN / LAYOUTCOMMIT ---------------------------- */
 
-/* The layout epoch of a file (a descriptor of its own for the xattr). */
-static nfsstat4 sparse_file_epoch(struct sparse_export *exp,
-				  struct sparse_handle *hdl, uint32_t *epoch)
+/* Does the current client have the file open with write access (a
+ * share state of its, open for writing), or a write delegation of it? */
+static bool sparse_caller_opened_for_write(struct sparse_handle *hdl)
 {
-	int fd = sparse_open_fh(exp, &hdl->fh, O_RDONLY | O_NOATIME);
-	int rc;
+	clientid4 caller = op_ctx->clientid ? *op_ctx->clientid : 0;
+	struct glist_head *node;
+	bool found = false;
 
-	if (fd == -EPERM) /* O_NOATIME on a file we do not own */
-		fd = sparse_open_fh(exp, &hdl->fh, O_RDONLY);
+	PTHREAD_MUTEX_lock(&hdl->state_fds_lock);
+	glist_for_each(node, &hdl->state_fds)
+	{
+		struct sparse_state_fd *sst =
+			glist_entry(node, struct sparse_state_fd, fds_link);
+		state_owner_t *owner;
+
+		if (sst->state.state_type != STATE_TYPE_SHARE ||
+		    !(sst->sfd.fsal_fd.openflags & FSAL_O_WRITE))
+			continue;
+		PTHREAD_MUTEX_lock(&sst->state.state_mutex);
+		owner = sst->state.state_owner;
+		found = owner != NULL &&
+			owner->so_owner.so_nfs4_owner.so_clientid == caller;
+		PTHREAD_MUTEX_unlock(&sst->state.state_mutex);
+		if (found)
+			break;
+	}
+	PTHREAD_MUTEX_unlock(&hdl->state_fds_lock);
+	return found || sparse_deleg_caller_writes(hdl);
+}
+
+/*
+ * An RW layout is given only to a client that may write through it: the
+ * export lets it write, and it has the file open for writing (or holds
+ * its write delegation) -- which Ganesha gave it only with write
+ * permission, after squashing.
+ */
+static nfsstat4 sparse_layout_may_write(struct sparse_handle *hdl)
+{
+	if ((op_ctx->export_perms.options & EXPORT_OPTION_WRITE_ACCESS) == 0)
+		return NFS4ERR_ROFS;
+	if (!sparse_caller_opened_for_write(hdl))
+		return NFS4ERR_ACCESS;
+	return NFS4_OK;
+}
+
+/* The file lies inside the export's tree (checked where a data-server
+ * handle is made as where it is used, sparse_ds.c). */
+static nfsstat4 sparse_layout_inside(struct sparse_export *exp,
+				     struct sparse_handle *hdl)
+{
+	struct stat st;
+	int fd, inside;
+
+	if (sparse_test_skip_confinement(&exp->test))
+		return NFS4_OK;
+	fd = sparse_open_fh(exp, &hdl->fh, O_PATH);
 	if (fd < 0)
 		return posix2nfs4_error(-fd);
-	rc = sparse_epoch_get(fd, epoch);
+	inside = fstat(fd, &st) == 0 ?
+			 sparse_confine_check(&exp->confine, fd, &st) :
+			 -errno;
 	close(fd);
-	if (rc != 0) {
-		LogCrit(COMPONENT_PNFS,
-			"FSAL_SPARSE: layout epoch of a file in %s unreadable: %s",
-			exp->root_path, strerror(-rc));
-		return NFS4ERR_LAYOUTUNAVAILABLE;
-	}
-	return NFS4_OK;
+	return inside == 1 ? NFS4_OK : NFS4ERR_STALE;
 }
 
 static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
@@ -482,12 +568,14 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 	struct sparse_export *exp = sparse_op_export();
 	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
 	struct sparse_pnfs_conf *conf = &exp->pnfs;
+	bool rw = res->segment.io_mode == LAYOUTIOMODE4_RW;
 	struct sparse_stripe_pick pick;
 	struct pnfs_deviceid devid;
 	uint8_t dsfh[SPARSE_DSFH_MAX_LEN];
 	struct gsh_buffdesc fh_desc;
 	uint16_t ds_id = exp->export.export_id;
-	uint32_t epoch;
+	struct sparse_dsfh d;
+	void *seg = NULL;
 	nfl_util4 util;
 	nfsstat4 status;
 
@@ -495,8 +583,7 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (!conf->mds || conf->nds == 0)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
-	if (res->segment.io_mode != LAYOUTIOMODE4_READ &&
-	    res->segment.io_mode != LAYOUTIOMODE4_RW)
+	if (res->segment.io_mode != LAYOUTIOMODE4_READ && !rw)
 		return NFS4ERR_BADIOMODE;
 	if (obj_hdl->type != REGULAR_FILE)
 		return NFS4ERR_WRONG_TYPE;
@@ -505,13 +592,23 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 	    (res->segment.length != NFS4_UINT64_MAX &&
 	     res->segment.length > NFS4_UINT64_MAX - res->segment.offset))
 		return NFS4ERR_INVAL;
+	status = rw ? sparse_layout_may_write(hdl) : NFS4_OK;
+	if (status == NFS4_OK)
+		status = sparse_layout_inside(exp, hdl);
+	if (status != NFS4_OK)
+		return status;
 
-	/* a recall of this file's layouts is out: not now (RFC 8881
-	 * 18.43.3)
+	/* tests: a LAYOUTGET held before its grant (a fence meanwhile) */
+	sparse_test_stall_ino("layoutget", obj_hdl->fileid);
+	/* The holder's own I/O through the data servers must not break the
+	 * lease behind its delegation of the file (sparse_deleg.c).
 	 */
-	if (sparse_layouts_recalling(exp, &hdl->fh))
-		return NFS4ERR_RECALLCONFLICT;
-	status = sparse_file_epoch(exp, hdl, &epoch);
+	sparse_deleg_layout_taken(hdl, rw);
+	d.fh = hdl->fh;
+	d.iomode = rw ? SPARSE_DSFH_RW : SPARSE_DSFH_READ;
+	d.boot = conf->boot;
+	status = sparse_layouts_grant(exp, &hdl->fh, res->segment.io_mode,
+				      &d.grant, &seg);
 	if (status != NFS4_OK)
 		return status;
 
@@ -520,28 +617,29 @@ static nfsstat4 sparse_layoutget(struct fsal_obj_handle *obj_hdl, XDR *loc_body,
 	sparse_devid_make(exp, pick.device, &devid);
 	util = conf->stripe_unit & NFL4_UFLG_STRIPE_UNIT_SIZE_MASK;
 	fh_desc.addr = dsfh;
-	fh_desc.len =
-		sparse_dsfh_encode(&hdl->fh, epoch, exp->handle_key, dsfh);
+	fh_desc.len = sparse_dsfh_encode(&d, exp->handle_key, dsfh);
 
 	status = FSAL_encode_file_layout(loc_body, &devid, util,
 					 pick.first_index, 0, &ds_id, 1,
 					 &fh_desc, false);
-	if (status != NFS4_OK)
+	if (status != NFS4_OK) {
 		/* the only way to fail is a loc_body the client's
 		 * loga_maxcount cut below what one layout needs
 		 */
+		sparse_layouts_returned(exp, seg, false);
 		return NFS4ERR_TOOSMALL;
+	}
 
 	res->segment.offset = 0;
 	res->segment.length = NFS4_UINT64_MAX;
 	res->return_on_close = true;
 	res->last_segment = true;
-	res->fsal_seg_data = sparse_layouts_granted(exp, &hdl->fh, epoch);
+	res->fsal_seg_data = seg;
 	LogDebug(COMPONENT_PNFS,
 		 "LAYOUTGET %s of fileid %" PRIu64 ": device %" PRIu32
-		 ", first stripe %" PRIu32 ", epoch %" PRIu32,
-		 res->segment.io_mode == LAYOUTIOMODE4_RW ? "RW" : "READ",
-		 obj_hdl->fileid, pick.device, pick.first_index, epoch);
+		 ", first stripe %" PRIu32 ", grant %" PRIu64,
+		 rw ? "RW" : "READ", obj_hdl->fileid, pick.device,
+		 pick.first_index, d.grant);
 	return NFS4_OK;
 }
 
@@ -552,23 +650,64 @@ static nfsstat4 sparse_layoutreturn(struct fsal_obj_handle *obj_hdl,
 	if (arg->lo_type != LAYOUT4_NFSV4_1_FILES)
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	/* A files layout's lrf_body is empty (RFC 8881 13.2).  A segment
-	 * disposed of leaves the record; one Ganesha revokes (a recall not
-	 * answered, an expired lease, the export going) is fenced.
+	 * disposed of leaves the record (its grant with the client's last
+	 * one); one Ganesha revokes (a recall not answered, an expired
+	 * lease, the export going) is fenced at once.
 	 */
 	if (arg->dispose)
-		sparse_layouts_returned(
-			sparse_op_export(), &sparse_hdl(obj_hdl)->fh,
-			arg->fsal_seg_data,
-			arg->circumstance == circumstance_revoke);
+		sparse_layouts_returned(sparse_op_export(), arg->fsal_seg_data,
+					arg->circumstance ==
+						circumstance_revoke);
 	return NFS4_OK;
 }
 
+/* May the caller write the file on pfd (st its fstat): its owner, or
+ * write permission with its credentials (after squashing). */
+static bool sparse_caller_may_write(int pfd, const struct stat *st)
+{
+	char path[SPARSE_PROC_PATH_LEN];
+	int rc;
+
+	if (op_ctx->creds.caller_uid == st->st_uid)
+		return true;
+	sparse_proc_path(pfd, path);
+	fsal_set_credentials(&op_ctx->creds);
+	rc = faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
+	fsal_restore_ganesha_credentials();
+	return rc == 0;
+}
+
+/* The client's modification time, as the caller: the owner may set it,
+ * another writer only "now" (as utimensat(2) lets them).  Whether the
+ * file's mtime changed. */
+static bool sparse_commit_mtime(int pfd, const nfstime4 *t)
+{
+	struct timespec times[2] = { { 0, UTIME_OMIT },
+				     { t->seconds, t->nseconds } };
+	char path[SPARSE_PROC_PATH_LEN];
+	int rc;
+
+	sparse_proc_path(pfd, path);
+	fsal_set_credentials(&op_ctx->creds);
+	rc = utimensat(AT_FDCWD, path, times, 0);
+	if (rc != 0 && (errno == EPERM || errno == EACCES)) {
+		times[1].tv_nsec = UTIME_NOW;
+		rc = utimensat(AT_FDCWD, path, times, 0);
+	}
+	fsal_restore_ganesha_credentials();
+	return rc == 0;
+}
+
 /*
- * LAYOUTCOMMIT (RFC 8881 18.42): what the client wrote through the data
- * servers is in the shared file already; make the size cover the last
- * byte written (never shrink), take the client's modification time when
- * it is later than the file's, and with Durable_Metadata make that
- * durable.
+ * LAYOUTCOMMIT (RFC 8881 18.42) of an RW layout, with write access to the
+ * export and the file, as the caller.  What the client wrote through the
+ * data servers is in the shared file already, and so is the size those
+ * writes gave it: the size is reported, never grown here (a last write
+ * beyond it was not written through a data server; one outside the range
+ * committed is NFS4ERR_INVAL before this, patch 0118).  The client's
+ * modification time is taken when it is later than the file's; with
+ * Durable_Metadata that is made durable (the only open here, and a
+ * non-blocking one: a lease in the way answers NFS4ERR_DELAY).
  */
 static nfsstat4 sparse_layoutcommit(struct fsal_obj_handle *obj_hdl,
 				    XDR *lou_body,
@@ -577,56 +716,62 @@ static nfsstat4 sparse_layoutcommit(struct fsal_obj_handle *obj_hdl,
 {
 	struct sparse_export *exp = sparse_op_export();
 	struct sparse_handle *hdl = sparse_hdl(obj_hdl);
-	struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
 	bool changed = false;
 	struct stat st;
 	nfsstat4 status = NFS4_OK;
-	int fd;
+	int pfd, fd;
 
 	if (arg->type != LAYOUT4_NFSV4_1_FILES)
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
-	if (arg->segment.io_mode != LAYOUTIOMODE4_RW)
+	if ((op_ctx->export_perms.options & EXPORT_OPTION_WRITE_ACCESS) == 0)
+		return NFS4ERR_ROFS;
+	if (!sparse_layouts_caller_rw(exp, &hdl->fh))
 		return NFS4ERR_BADIOMODE;
 	if (arg->new_offset && arg->last_write >= (uint64_t)INT64_MAX)
 		return NFS4ERR_INVAL;
 
-	fd = sparse_open_fh(exp, &hdl->fh, O_WRONLY);
-	if (fd < 0)
-		return posix2nfs4_error(-fd);
-	if (fstat(fd, &st) != 0) {
+	pfd = sparse_open_fh(exp, &hdl->fh, O_PATH);
+	if (pfd < 0)
+		return posix2nfs4_error(-pfd);
+	if (fstat(pfd, &st) != 0) {
 		status = posix2nfs4_error(errno);
 		goto out;
 	}
-	if (arg->new_offset && arg->last_write + 1 > (uint64_t)st.st_size) {
-		if (ftruncate(fd, (off_t)arg->last_write + 1) != 0) {
-			status = posix2nfs4_error(errno);
-			goto out;
-		}
-		st.st_size = (off_t)arg->last_write + 1;
-		changed = true;
+	if (!sparse_caller_may_write(pfd, &st)) {
+		status = NFS4ERR_ACCESS;
+		goto out;
 	}
-	if (arg->time_changed &&
+	if (arg->new_offset && arg->last_write >= (uint64_t)st.st_size)
+		LogDebug(
+			COMPONENT_PNFS,
+			"LAYOUTCOMMIT of fileid %" PRIu64
+			": last write %" PRIu64
+			" beyond what the data servers wrote (size %lld): not grown",
+			obj_hdl->fileid, arg->last_write,
+			(long long)st.st_size);
+	if (arg->time_changed && arg->new_time.nseconds < 1000000000 &&
 	    ((int64_t)arg->new_time.seconds > st.st_mtim.tv_sec ||
 	     ((int64_t)arg->new_time.seconds == st.st_mtim.tv_sec &&
-	      (long)arg->new_time.nseconds > st.st_mtim.tv_nsec)) &&
-	    arg->new_time.nseconds < 1000000000) {
-		times[1].tv_sec = arg->new_time.seconds;
-		times[1].tv_nsec = arg->new_time.nseconds;
-		if (futimens(fd, times) != 0) {
-			status = posix2nfs4_error(errno);
+	      (long)arg->new_time.nseconds > st.st_mtim.tv_nsec)))
+		changed = sparse_commit_mtime(pfd, &arg->new_time);
+	if (changed && sparse_durable_md()) {
+		fd = sparse_open_fh(exp, &hdl->fh, O_RDONLY);
+		if (fd < 0) {
+			status = fd == -EWOULDBLOCK ? NFS4ERR_DELAY :
+						      posix2nfs4_error(-fd);
 			goto out;
 		}
-		changed = true;
-	}
-	if (changed && sparse_durable_md() && fsync(fd) != 0) {
-		status = NFS4ERR_IO;
-		goto out;
+		if (fsync(fd) != 0)
+			status = NFS4ERR_IO;
+		close(fd);
+		if (status != NFS4_OK)
+			goto out;
 	}
 	res->size_supplied = true;
 	res->new_size = st.st_size;
 	res->commit_done = true;
 out:
-	close(fd);
+	close(pfd);
 	return status;
 }
 

@@ -6,9 +6,10 @@
  * of one shared filesystem exports it with the same Export_Id, the same
  * filesystem identity and the same handle key; one head hands out layouts
  * (metadata server, sparse_mds.c), every head that has PNFS_DS serves the
- * I/O of the layouts' filehandles (data server, sparse_ds.c).  Layouts are
- * fenced by a per-file epoch kept on the shared filesystem
- * (sparse_fence.c); docs/design.md ("pNFS") has the model and its limits.
+ * I/O of the layouts' filehandles (data server, sparse_ds.c).  A layout is
+ * alive while its grant is listed in its file's grant xattr on the shared
+ * filesystem (sparse_fence.c); docs/design.md ("pNFS") has the authority
+ * model of a data-server handle and its limits.
  */
 
 #ifndef SPARSE_PNFS_H
@@ -42,6 +43,9 @@ struct sparse_pnfs_conf {
 	struct sparse_ds *ds;
 	uint32_t nds;
 	uint32_t generation; /* sparse_pnfs_generation() of the above */
+	/* PNFS_MDS: this start's boot generation (sparse_boot_next), in
+	 * every data-server handle the export gives out */
+	uint32_t boot;
 };
 
 /* The Data_Server sub-block of the FSAL block (sparse_export.c lists it
@@ -87,35 +91,79 @@ void sparse_pnfs_ds_ops_init(struct fsal_pnfs_ds_ops *ops);
 
 /* ---- the layouts granted, recalls (sparse_layouts.c) ----------------- */
 
-/* LAYOUTGET granted a segment of fh under epoch to the current client:
- * what to keep as the segment's fsal_seg_data. */
-void *sparse_layouts_granted(struct sparse_export *exp,
-			     const struct sparse_fh *fh, uint32_t epoch);
-/* A segment disposed of; revoked: Ganesha took it away (then fenced). */
-void sparse_layouts_returned(struct sparse_export *exp,
-			     const struct sparse_fh *fh, void *seg_data,
+/*
+ * LAYOUTGET of fh through exp for the current client, iomode
+ * LAYOUTIOMODE4_READ or _RW: recorded, and the client's grant listed in
+ * the file's grant xattr before this returns.  NFS4_OK with *grant (what
+ * the data-server handle names) and *seg (the segment's fsal_seg_data);
+ * NFS4ERR_RECALLCONFLICT while a recall of the file's layouts is out,
+ * NFS4ERR_LAYOUTTRYLATER with SPARSE_GRANTS_MAX holders already, another
+ * error when the grant cannot be written.
+ */
+nfsstat4 sparse_layouts_grant(struct sparse_export *exp,
+			      const struct sparse_fh *fh, uint32_t iomode,
+			      uint64_t *grant, void **seg);
+/* A segment disposed of (seg: its fsal_seg_data); revoked: Ganesha took
+ * it away (its grant is withdrawn at once). */
+void sparse_layouts_returned(struct sparse_export *exp, void *seg,
 			     bool revoked);
-/* A recall of fh's layouts is out (LAYOUTGET: NFS4ERR_RECALLCONFLICT). */
-bool sparse_layouts_recalling(struct sparse_export *exp,
+/* Whether the current client holds an RW layout of fh (LAYOUTCOMMIT). */
+bool sparse_layouts_caller_rw(struct sparse_export *exp,
 			      const struct sparse_fh *fh);
-/* Before what would make other clients' layouts of fh wrong: OK, or
- * ERR_FSAL_DELAY while they are recalled (see sparse_layouts.c). */
+/* Whether clients other than the current one hold layouts of fh (no
+ * write delegation is granted then). */
+bool sparse_layouts_others(struct sparse_export *exp,
+			   const struct sparse_fh *fh);
+
+/* Which layouts of other clients a change conflicts with. */
+enum sparse_lo_which {
+	SPARSE_LO_ALL, /* it changes what a layout maps (truncate...) */
+	SPARSE_LO_WRITE, /* it denies writing (an OPEN with DENY_WRITE) */
+};
+/*
+ * Before a change, through any export of the file's filesystem, that
+ * would make other clients' layouts of fh wrong: OK, or ERR_FSAL_DELAY
+ * while they are recalled (see sparse_layouts.c).
+ */
 fsal_status_t sparse_layouts_conflict(struct sparse_export *exp,
 				      const struct sparse_fh *fh,
+				      enum sparse_lo_which which,
 				      const char *what);
 /* The same for the file open on fd (of the current export). */
 fsal_status_t sparse_layouts_conflict_fd(int fd, const char *what);
+/* The same for dirfd/name when it is a file's last name (removing or
+ * replacing it). */
+fsal_status_t sparse_layouts_conflict_at(int dirfd, const char *name,
+					 const char *what);
 /* The export goes: its layouts fenced and recalled (prepare_unexport). */
 void sparse_layouts_unexport(struct sparse_export *exp);
 
-/* ---- layout epochs (sparse_fence.c) ---------------------------------- */
+/* ---- grants and boot generations (sparse_fence.c) --------------------- */
 
-/* The trusted xattr holding a file's layout epoch (absent: 0). */
-#define SPARSE_EPOCH_XATTR "trusted.nfs_sparse.layout_epoch"
+/* A file's layout grants alive now: a trusted xattr of the file. */
+#define SPARSE_GRANTS_XATTR "trusted.nfs_sparse.layouts"
+/* The metadata server's boot generation: a trusted xattr of its export
+ * root, one more at each start. */
+#define SPARSE_BOOT_XATTR "trusted.nfs_sparse.mds_boot"
+/* Clients that may hold layouts of one file at once. */
+#define SPARSE_GRANTS_MAX 128
 
-/* The file's layout epoch (fd open on it, not O_PATH): 0 or -errno. */
-int sparse_epoch_get(int fd, uint32_t *epoch);
-/* Fence every layout of the file: its epoch + 1, stored; 0 or -errno. */
-int sparse_epoch_bump(int fd, uint32_t *epoch);
+struct sparse_grant {
+	uint64_t id;
+	uint8_t iomode; /* SPARSE_DSFH_READ or SPARSE_DSFH_RW */
+};
+
+/* The file's grants (fd open on it, not O_PATH; g has room for
+ * SPARSE_GRANTS_MAX): 0, or -errno (-EUCLEAN: not a list of ours). */
+int sparse_grants_get(int fd, struct sparse_grant *g, uint32_t *n);
+/* The iomode grant id has in the file's list, 0 when it is not there:
+ * 0, or -errno. */
+int sparse_grant_iomode(int fd, uint64_t id, uint8_t *iomode);
+/* Write the file's grants (none: the xattr removed): 0 or -errno. */
+int sparse_grants_put(int fd, const struct sparse_grant *g, uint32_t n);
+/* The export root's boot generation (absent: 0): 0 or -errno. */
+int sparse_boot_get(int root_fd, uint32_t *boot);
+/* One more boot generation, stored: 0 or -errno. */
+int sparse_boot_next(int root_fd, uint32_t *boot);
 
 #endif /* SPARSE_PNFS_H */

@@ -349,8 +349,12 @@ enum nfs42_attr {
 	FATTR4_SPACE_FREED = 78,
 	FATTR4_CHANGE_ATTR_TYPE = 79,
 	FATTR4_SEC_LABEL = 80,
+	FATTR4_MODE_UMASK = 81, /* RFC 8275 */
 	FATTR4_XATTR_SUPPORT = 82,
-	FATTR4_OPEN_ARGUMENTS = 86, /* RFC 9754 */
+	FATTR4_OFFLINE = 83, /* RFC 9754 */
+	FATTR4_TIME_DELEG_ACCESS = 84,
+	FATTR4_TIME_DELEG_MODIFY = 85,
+	FATTR4_OPEN_ARGUMENTS = 86,
 };
 
 /* Misc protocol constants */
@@ -1592,12 +1596,19 @@ int nfs42_files_layout_decode(const uint8_t *body, uint32_t len,
 int nfs42_files_device_decode(const uint8_t *body, uint32_t len,
 			      struct nfs42_layout *lo);
 
-/* LAYOUTGET of the whole file (iomode LAYOUTIOMODE4_READ or _RW) under
- * the open stateid, then GETDEVICEINFO of its device.  0, NFS4ERR_*
+/* LAYOUTGET of the whole file (iomode LAYOUTIOMODE4_READ or _RW), then
+ * GETDEVICEINFO of its device.  The LAYOUTGET goes under the layout
+ * stateid of the file when the client holds a layout of it, else under
+ * the open stateid (RFC 8881 12.5.3).  0, NFS4ERR_*
  * (NFS4ERR_LAYOUTUNAVAILABLE and friends: do I/O through the metadata
  * server) or -errno. */
 int nfs42_layout_get(struct nfs42_file *f, uint32_t iomode,
 		     struct nfs42_layout *lo);
+/* The same under the stateid sid (tests: the open stateid with a layout
+ * held); NULL chooses as nfs42_layout_get does. */
+int nfs42_layout_get_sid(struct nfs42_file *f, uint32_t iomode,
+			 const struct nfs42_stateid *sid,
+			 struct nfs42_layout *lo);
 int nfs42_layout_return(struct nfs42_file *f, struct nfs42_layout *lo);
 /* LAYOUTCOMMIT with last_write the offset of the last byte written;
  * *new_size (may be NULL) gets the size the server reports. */
