@@ -319,29 +319,55 @@ unmount_fuse() {
 		done
 }
 
+# kind_pids KIND: the PIDs of DIR's KIND daemons running now, by their
+# command line (a daemon that respawned has a PID its file no longer names
+# when this script read it)
+kind_pids() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+		[[ "$c" == *"ceph-$1 "*" $dir/ceph.conf "* ]] && echo "${p#/proc/}"
+	done
+	return 0
+}
+
 # stop_group KIND: SIGTERM to the KIND daemons (mds, osd, mgr, mon) whose
-# PID files are in DIR/run (only processes started with DIR/ceph.conf),
-# SIGKILL to those left after 10 s; prints how many there were
+# PID files are in DIR/run or that run with DIR/ceph.conf, SIGKILL to those
+# left after 10 s; again for any that appeared meanwhile: an MDS told to
+# stop can be blocklisted by the monitor on its way out and then respawns
+# (a new process, "we have been blocklisted (fenced), respawning...",
+# which outlived the cluster's stop under load).  Prints how many there
+# were at first.
 stop_group() {
-	local f pid pids=() i left
+	local f pid pids=() i left first=-1 round
 	for f in "$dir/run/ceph-$1".*.pid; do
 		[ -f "$f" ] || continue
 		pid=$(cat "$f" 2>/dev/null) || continue
 		rm -f "$f"
 		[[ "$pid" =~ ^[0-9]+$ ]] || continue
 		cmdline_has "$pid" " $dir/ceph.conf " || continue
-		kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+		pids+=("$pid")
 	done
-	for i in $(seq 1 20); do
-		left=()
-		for pid in "${pids[@]}"; do
-			kill -0 "$pid" 2>/dev/null && left+=("$pid")
+	for round in 1 2 3; do
+		for pid in $(kind_pids "$1"); do
+			[[ " ${pids[*]} " == *" $pid "* ]] || pids+=("$pid")
 		done
-		[ ${#left[@]} -eq 0 ] && break
-		[ "$i" -eq 20 ] && kill -KILL "${left[@]}" 2>/dev/null
-		sleep 0.5
+		[ $first -ge 0 ] || first=${#pids[@]}
+		[ ${#pids[@]} -gt 0 ] || break
+		kill -TERM "${pids[@]}" 2>/dev/null || true
+		for i in $(seq 1 20); do
+			left=()
+			for pid in "${pids[@]}"; do
+				kill -0 "$pid" 2>/dev/null && left+=("$pid")
+			done
+			[ ${#left[@]} -eq 0 ] && break
+			[ "$i" -eq 20 ] && kill -KILL "${left[@]}" 2>/dev/null
+			sleep 0.5
+		done
+		rm -f "$dir/run/ceph-$1".*.pid
+		pids=()
 	done
-	echo ${#pids[@]}
+	echo "$first"
 }
 
 # stop_daemons: the --owner watcher, the ceph-fuse mounts under DIR, then

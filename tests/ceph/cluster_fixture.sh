@@ -24,7 +24,7 @@ dir=${2:?usage: cluster_fixture.sh start|stop DIR}
 leftovers() {
 	local p c
 	for p in /proc/[0-9]*; do
-		c=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+		c=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
 		[[ "$c" == *" $1/ceph.conf "* ]] && echo "${p#/proc/}"
 	done
 	return 0

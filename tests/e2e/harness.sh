@@ -284,16 +284,23 @@ for d in ${mkdirs[@]+"${mkdirs[@]}"}; do
 	mkdir -p "$EXPORT_DIR/$d"
 done
 PSEUDO=/sparse
+# ceph_mount DIR: the test's CephFS directory mounted on DIR by a ceph-fuse
+# of its own, a CephFS client instance apart (its PID added to
+# ceph-fuse.pid: ceph-fuse forks and its parent is gone)
+ceph_mount() {
+	mkdir -p "$1"
+	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin -r "/$ceph_sub" \
+		"$1" >>"$work/ceph-fuse.log" 2>&1 ||
+		{ cat "$work/ceph-fuse.log" >&2; echo "harness: ceph-fuse failed" >&2; exit 1; }
+	pgrep -f -- "^ceph-fuse .* $1\$" >>"$work/ceph-fuse.pid" || true
+}
 if [ -n "$ceph_dir" ]; then
 	# the test's directory in the CephFS, seen through ceph-fuse (that
 	# directory only: nothing else can be reached through the mount)
 	ceph_sub=$(basename "$work")
-	mkdir -p "$work/cephfs"
 	"$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" mkdir "/$ceph_sub" ||
 		{ echo "harness: cannot make /$ceph_sub in the CephFS" >&2; exit 1; }
-	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin -r "/$ceph_sub" \
-		"$work/cephfs" >"$work/ceph-fuse.log" 2>&1 ||
-		{ cat "$work/ceph-fuse.log" >&2; echo "harness: ceph-fuse failed" >&2; exit 1; }
+	ceph_mount "$work/cephfs"
 	backing=$work/cephfs
 	EXPORT_DIR=$backing
 	if [ "$FSAL_NAME" = CEPH ]; then
@@ -420,6 +427,49 @@ umount_below() {
 		done
 }
 
+# ceph_fuse_left: the PIDs of the test's ceph-fuse daemons still running
+ceph_fuse_left() {
+	local pid
+	while read -r pid; do
+		[[ "$pid" =~ ^[0-9]+$ ]] || continue
+		grep -qaF "$work/cephfs" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+	done <"$work/ceph-fuse.pid"
+	return 0
+}
+
+# stop_ceph_fuse: after their unmount, the test's ceph-fuse daemons end, or
+# are made to.  One normally ends a moment after its unmount; one still
+# there when the lane's cluster stops waits for its MDS for good and fails
+# ceph/cluster_stop.  After SPARSE_CEPH_FUSE_WAIT seconds (default 30)
+# what it waits for (its admin socket) goes to the test's output, its
+# CephFS session is evicted (else the MDS keeps its capabilities, and the
+# removal of the test's directory waits, for the session timeout) and it
+# gets SIGTERM and SIGKILL.
+stop_ceph_fuse() {
+	local pid i asok left mnt wait=${SPARSE_CEPH_FUSE_WAIT:-30}
+	[ -f "$work/ceph-fuse.pid" ] || return 0
+	[[ "$wait" =~ ^[0-9]+$ ]] || wait=30
+	for ((i = 0; i < wait * 10; i++)); do
+		left=$(ceph_fuse_left)
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	for pid in $left; do
+		echo "harness: ceph-fuse $pid still running $wait s after its unmount; stopping it" >&2
+		asok=$ceph_dir/run/ceph-client.admin.$pid.asok
+		for i in status mds_sessions mds_requests; do
+			echo "harness: ceph-fuse $pid $i:" >&2
+			timeout 10 ceph --admin-daemon "$asok" "$i" >&2 2>&1 || true
+		done
+		mnt=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | tail -n 1) || true
+		[ -z "$mnt" ] ||
+			timeout 60 ceph -c "$CEPH_CONF" tell 'mds.*' client evict \
+				"client_metadata.mount_point=$mnt" >&2 2>&1 || true
+		grep -qaF "$work/cephfs" "/proc/$pid/cmdline" 2>/dev/null &&
+			sparse_stop_server "$pid" 10 || true
+	done
+}
+
 # remove_ceph_data: the test's CephFS directory and RADOS namespace
 remove_ceph_data() {
 	local o
@@ -428,17 +478,12 @@ remove_ceph_data() {
 			"client_metadata.uuid=ganesha-$NFS42_CEPH_NODEID-0001" \
 			>>"$work/ceph-evict.log" 2>&1 || true
 	fi
-	if grep -qF " $work/cephfs fuse.ceph-fuse " /proc/self/mounts; then
-		umount "$work/cephfs" 2>/dev/null || umount -l "$work/cephfs" || true
-	fi
-	# ceph-fuse ends a moment after its unmount; one still there when
-	# the lane's cluster stops waits for its MDS for good (and fails
-	# ceph/cluster_stop: seen once under load)
-	local i
-	for ((i = 0; i < 300; i++)); do
-		pgrep -f -- "^ceph-fuse .* $work/cephfs\$" >/dev/null || break
-		sleep 0.1
-	done
+	local m
+	awk -v d="$work/cephfs" '$3 == "fuse.ceph-fuse" && index($2, d) == 1 { print $2 }' \
+		/proc/self/mounts | while read -r m; do
+			umount "$m" 2>/dev/null || umount -l "$m" || true
+		done
+	stop_ceph_fuse
 	timeout 120 "$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" rmtree "/$ceph_sub" ||
 		echo "harness: /$ceph_sub not removed from the CephFS" >&2
 	timeout 60 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" ls 2>/dev/null |
