@@ -9,9 +9,9 @@
 # Whatever keeps a ceph-fuse running after its unmount, the harness ends
 # it: here a process left behind by the test, its working directory in
 # the test's mount (so that the unmount is a lazy one and the daemon
-# stays while the directory is in use).  Checked after the harness
-# returned: no ceph-fuse of the test's directory left, the harness said
-# why it stopped one.
+# stays while the directory is in use), and the pNFS case's data
+# servers' mounts too.  Checked after the harness returned: no ceph-fuse
+# of the test's directory left, the harness said why it stopped one.
 # Seen failing with the harness before it stopped them (it waited 30 s
 # and went on): "ceph-fuse left: PID".
 set -euo pipefail
@@ -69,4 +69,5 @@ run_case() {
 }
 
 run_case fsal-ceph
+run_case pnfs --fsal SPARSE --pnfs 1
 check_summary harness_fuse_check

@@ -57,6 +57,9 @@
 # metadata server's FSAL block (Stripe_Unit, Stripe_Count);
 # --pnfs-ds-host ADDR is the address the layouts give for the data servers
 # (default 127.0.0.1; the Linux guest's 10.0.2.100, tests/linux/vm.sh).
+# With --ceph (and FSAL SPARSE or VFS) each data server exports a ceph-fuse
+# mount of its own (NFS42_WORK_DIR/cephfs-dsI): one CephFS, a client
+# instance for each server, as servers on separate hosts have.
 #
 # --ceph CLUSTER_DIR serves a directory of its own in the CephFS of the
 # cluster scripts/ceph-cluster.sh started in CLUSTER_DIR (the ctest
@@ -303,6 +306,11 @@ if [ -n "$ceph_dir" ]; then
 	ceph_mount "$work/cephfs"
 	backing=$work/cephfs
 	EXPORT_DIR=$backing
+	# every head of one CephFS names it alike in its handles, whatever
+	# its mount's device number (the cluster has one file system: its fsid)
+	if [ "$FSAL_NAME" = SPARSE ]; then
+		FSAL_OPTS="Filesystem_Identity = \"$CEPH_FSID\"; $FSAL_OPTS"
+	fi
 	if [ "$FSAL_NAME" = CEPH ]; then
 		EXPORT_DIR=/$ceph_sub
 		FSAL_OPTS="User_Id = \"$CEPH_GANESHA_USER\"; Filesystem = \"$CEPH_FS\"; $FSAL_OPTS"
@@ -552,11 +560,18 @@ fi
 ds_ports=()
 if [ "$pnfs_ds" -gt 0 ]; then
 	for ((i = 0; i < pnfs_ds; i++)); do
+		ds_export=$EXPORT_DIR
+		# over CephFS each data server has a client instance of its own,
+		# as a data server on a host apart would
+		if [ -n "${ceph_sub:-}" ] && [ "$FSAL_NAME" != CEPH ]; then
+			ds_export=$work/cephfs-ds$i
+			ceph_mount "$ds_export"
+		fi
 		for attempt in 1 2 3 4 5; do
 			p=$(sparse_free_port)
 			echo "$p" >"$work/ds$i.port"
 			mkdir -p "$work/recovery-ds$i"
-			( PORT=$p RECOVERY_DIR=$work/recovery-ds$i \
+			( PORT=$p RECOVERY_DIR=$work/recovery-ds$i EXPORT_DIR=$ds_export \
 			  NFSV4_OPTS="$NFSV4_OPTS PNFS_DS = true;" \
 			  FSAL_OPTS="$FSAL_OPTS PNFS_DS = true;" MNT_PORT= \
 			  sparse_write_conf "$work/ds$i.conf" )

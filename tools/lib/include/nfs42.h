@@ -1662,6 +1662,7 @@ struct nfs42_pnfs_stats {
 	uint64_t mds_bytes; /* through the metadata server instead */
 	uint64_t hole_bytes; /* READ_PLUS holes received */
 	uint32_t ds_failed; /* data servers given up on */
+	int ds_error; /* the last error of a data server (NFS4ERR_*, -errno) */
 	uint32_t no_layout; /* NFS4ERR_PNFS_NO_LAYOUT answers */
 	uint32_t rewrites; /* writes sent again (verifier, failure) */
 	bool recalled; /* the layout was recalled during the transfer */
