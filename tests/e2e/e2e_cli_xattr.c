@@ -70,8 +70,8 @@ START_TEST(create_replace)
 
 	e2e_put_backing("cli-xa-cr", "file\n", 5);
 	CLI_EXPECT(0, NULL, "xattr", "set", "--create", p, "k", "one");
-	CLI_EXPECT(1, "xattr user.k: NFS4ERR_EXIST", "xattr", "set",
-		   "--create", p, "k", "two");
+	CLI_EXPECT(1, "xattr user.k: NFS4ERR_EXIST", "xattr", "set", "--create",
+		   p, "k", "two");
 	expect_backing_xattr("cli-xa-cr", "k", "one");
 	CLI_EXPECT(1, "xattr user.m: NFS4ERR_NOXATTR", "xattr", "set",
 		   "--replace", p, "m", "two");

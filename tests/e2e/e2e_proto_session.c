@@ -689,8 +689,7 @@ struct bc_conn {
 
 /* BIND_CONN_TO_SESSION (RFC 8881 18.34) of cl's connection to the
  * session sid in direction dir: the status. */
-static int bind_conn(struct nfs42_client *cl, const uint8_t *sid,
-		     uint32_t dir)
+static int bind_conn(struct nfs42_client *cl, const uint8_t *sid, uint32_t dir)
 {
 	struct nfs42_compound *c = nfs42_compound_new(cl);
 	struct nfs42_xdr x;
@@ -716,11 +715,10 @@ static int bind_conn(struct nfs42_client *cl, const uint8_t *sid,
 /* The offers a racer cycles through: AUTH_SYS entries (what the server
  * copies deep: a machine name, and is most likely to read once freed),
  * AUTH_NONE, both. */
-static void bc_offer(unsigned int i, struct nfs42_cb_sec *secs,
-		     unsigned int *n)
+static void bc_offer(unsigned int i, struct nfs42_cb_sec *secs, unsigned int *n)
 {
 	static const char *const names[] = { "bc-race-a", "bc-race-bb",
-					      "bc-race-ccc" };
+					     "bc-race-ccc" };
 
 	secs[0] = sec_sys();
 	secs[0].machinename = names[i % 3];
@@ -747,8 +745,7 @@ static void *bc_ctl_racer(void *arg)
 		nfs42_compound_no_sequence(c);
 		nfs42_compound_no_retry(c);
 		nfs42_op_sequence(c, b->s->sid, b->seqid, b->slot, 1, false);
-		nfs42_op_backchannel_ctl(c, 0x40000100 + b->calls % 7, secs,
-					 n);
+		nfs42_op_backchannel_ctl(c, 0x40000100 + b->calls % 7, secs, n);
 		rc = nfs42_compound_run(c);
 		seq = nfs42_res(c, 0);
 		if (seq && seq->status == NFS4_OK)
@@ -791,11 +788,10 @@ START_TEST(backchannel_ctl_races_bind_conn)
 	rs_unconfirmed(&s, "e2e-bcrace");
 	rs_attrs(&fore, &back, 1u << 20, 16);
 	fore.maxreqs = 2;
-	ck_assert_int_eq(create_session_attrs(&s,
-					      CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
-					      &fore, &back, secs, 1,
-					      &csr_flags),
-			 0);
+	ck_assert_int_eq(
+		create_session_attrs(&s, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+				     &fore, &back, secs, 1, &csr_flags),
+		0);
 	ck_session_works(&s);
 
 	memset(racers, 0, sizeof(racers));
@@ -820,10 +816,11 @@ START_TEST(backchannel_ctl_races_bind_conn)
 				 0);
 	for (i = 0; i < 4; i++) {
 		ck_assert_int_eq(pthread_join(racers[i].thread, NULL), 0);
-		ck_assert_msg(!racers[i].failed,
-			      "racer %u: %s after %u calls (%u answered NFS4_OK)",
-			      i, nfs42_strerror(racers[i].failed),
-			      racers[i].calls, racers[i].ok);
+		ck_assert_msg(
+			!racers[i].failed,
+			"racer %u: %s after %u calls (%u answered NFS4_OK)", i,
+			nfs42_strerror(racers[i].failed), racers[i].calls,
+			racers[i].ok);
 		ck_assert_msg(racers[i].ok > 0, "racer %u: none of %u calls OK",
 			      i, racers[i].calls);
 	}

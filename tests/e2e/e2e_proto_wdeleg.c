@@ -998,7 +998,8 @@ static bool fanotify_can_watch(const char *path)
 }
 
 /* The server's WARN when it has no watch (sparse_watch_refused()). */
-#define NO_WATCH_WARN "recalls no delegation (a local open or truncate still does)"
+#define NO_WATCH_WARN \
+	"recalls no delegation (a local open or truncate still does)"
 
 /* The server watches: else a skip where fanotify cannot be had at all
  * (the limit design.md states), a failure where it can. */
@@ -1010,8 +1011,9 @@ static bool server_watches(const char *test)
 			test);
 		return false;
 	}
-	ck_assert_msg(!log_has(NO_WATCH_WARN),
-		      "the server has no fanotify watch (its WARN) though this machine allows one");
+	ck_assert_msg(
+		!log_has(NO_WATCH_WARN),
+		"the server has no fanotify watch (its WARN) though this machine allows one");
 	return true;
 }
 

@@ -602,15 +602,17 @@ static void committer_totals(long *changes, long *commits)
  * transaction each) and go silent; the reaper expires them all.  Their
  * removals (and that of the client that found the file) must take at
  * most 2 transactions (one per reaper pass: their leases may straddle
- * one) and not 41 (each removal waited for its own commit before the
- * client's state was released).
+ * one), plus one per further reaper pass (every 2 s) the establishing
+ * took on a loaded machine, and not 41 (each removal waited for its own
+ * commit before the client's state was released).
  */
 START_TEST(reaper_one_commit_per_pass)
 {
 	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s;
 	char owner[64];
-	long changes, commits;
+	long changes, commits, passes;
+	int64_t t0 = e2e_now_ms();
 	int i;
 
 	for (i = 0; i < REAPED; i++) {
@@ -619,6 +621,8 @@ START_TEST(reaper_one_commit_per_pass)
 		ck_nfs_status(rsess_establish(&s, owner, &fh), NFS4_OK);
 		rsess_free(&s);
 	}
+	/* the reaper passes the leases' ends can straddle */
+	passes = 2 + (e2e_now_ms() - t0) / 2000;
 	ck_assert_int_eq(db_rows("sqlrecov-reaped-"), REAPED);
 	ck_assert_int_eq(db_rows_gone("sqlrecov-reaped-", 30000), 0);
 	e2e_server_ctl("stop");
@@ -629,9 +633,9 @@ START_TEST(reaper_one_commit_per_pass)
 	       commits - changes / 2);
 	ck_assert_int_ge(changes, 2 * REAPED);
 	ck_assert_int_eq(changes % 2, 0);
-	ck_assert_msg(commits - changes / 2 <= 2,
-		      "%ld removals took %ld transactions", changes / 2,
-		      commits - changes / 2);
+	ck_assert_msg(commits - changes / 2 <= passes,
+		      "%ld removals took %ld transactions (at most %ld passes)",
+		      changes / 2, commits - changes / 2, passes);
 	e2e_server_ctl("start");
 }
 END_TEST

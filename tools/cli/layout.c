@@ -31,6 +31,10 @@ static void print_pnfs_stats(const char *path, const struct nfs42_layout *lo,
 		" bytes, data servers failed %u, no layout %u, rewrites %u, recalled %s\n",
 		st->mds_bytes, st->hole_bytes, st->ds_failed, st->no_layout,
 		st->rewrites, st->recalled ? "yes" : "no");
+	if (st->seeks)
+		fprintf(stderr,
+			"pnfs: mds seeks %u, holes skipped %" PRIu64 " bytes\n",
+			st->seeks, st->skipped_bytes);
 }
 
 /* Whether a LAYOUTGET failure means "no pNFS here, go through the
@@ -64,6 +68,7 @@ int cat_pnfs(struct nfs42_file *f, const char *path,
 	}
 	nfs42_pnfs_opts_init(&po);
 	po.read_plus = so->read_plus;
+	po.skip_holes = so->skip_holes;
 	po.depth = so->depth > 16 ? 16 : so->depth;
 	rc = nfs42_pnfs_read_fd(f, lo, &po, fd, NULL, &st);
 	rc2 = nfs42_layout_return(f, lo);

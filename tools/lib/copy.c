@@ -204,9 +204,6 @@ static int copy_run_server(struct nfs42_file *sf, struct nfs42_file *df,
 	return 0;
 }
 
-static int next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
-		     uint64_t *d, uint64_t *h);
-
 /*
  * Synchronous COPYs of the data of [from, size), extent by extent (SEEK):
  * dst holds nothing there (it was truncated), so what is not copied is a
@@ -221,7 +218,7 @@ static int copy_server(struct nfs42_file *sf, struct nfs42_file *df,
 	int rc;
 
 	while (off < size) {
-		rc = next_data(sf, off, size, &d, &h);
+		rc = nfs42_next_data(sf, off, size, &d, &h);
 		if (rc)
 			return rc;
 		if (d >= size)
@@ -257,40 +254,6 @@ static int copy_range(struct nfs42_file *sf, struct nfs42_file *df,
 	return 0;
 }
 
-/*
- * The next data extent [*d, *h) at or after off, clipped to size; *d ==
- * size when there is none.  Without SEEK (NFSv4.1, NOTSUPP) all is data.
- */
-static int next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
-		     uint64_t *d, uint64_t *h)
-{
-	bool eof;
-	int rc;
-
-	rc = nfs42_seek(sf, off, NFS4_CONTENT_DATA, d, &eof);
-	if (rc == NFS4ERR_NXIO) {
-		*d = *h = size;
-		return 0;
-	}
-	if (rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) {
-		*d = off;
-		*h = size;
-		return 0;
-	}
-	if (rc)
-		return rc;
-	if (*d < off || *d >= size) {
-		*d = *h = size;
-		return 0;
-	}
-	rc = nfs42_seek(sf, *d, NFS4_CONTENT_HOLE, h, &eof);
-	if (rc == NFS4ERR_NXIO || (!rc && (*h <= *d || *h > size))) {
-		*h = size;
-		rc = 0;
-	}
-	return rc;
-}
-
 /* Through the client: the data extents of [0, size), then dst's size. */
 static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
 		       uint64_t size)
@@ -304,7 +267,7 @@ static int copy_client(struct nfs42_file *sf, struct nfs42_file *df,
 	if (!buf)
 		return -ENOMEM;
 	while (!rc && off < size) {
-		rc = next_data(sf, off, size, &d, &h);
+		rc = nfs42_next_data(sf, off, size, &d, &h);
 		if (!rc && d < size)
 			rc = copy_range(sf, df, d, h, buf, bufsz);
 		off = d < size ? h : size;
@@ -654,12 +617,12 @@ static int next_run(struct extent_walk *w, uint64_t off, uint64_t *d,
 	int rc = 0;
 
 	if (!w->have || w->d < off)
-		rc = next_data(w->sf, off, w->size, &w->d, &w->h);
+		rc = nfs42_next_data(w->sf, off, w->size, &w->d, &w->h);
 	*d = w->d;
 	*h = w->h;
 	w->have = false;
 	while (!rc && *d < w->size && *h < w->size) {
-		rc = next_data(w->sf, *h, w->size, &w->d, &w->h);
+		rc = nfs42_next_data(w->sf, *h, w->size, &w->d, &w->h);
 		w->have = !rc;
 		if (rc || w->d >= w->size || w->d - *h >= ASYNC_MERGE_HOLE)
 			break;

@@ -495,6 +495,40 @@ int nfs42_seek(struct nfs42_file *f, uint64_t offset, enum nfs42_content what,
 	return rc;
 }
 
+/*
+ * The next data extent [*d, *h) at or after off, clipped to size; *d ==
+ * size when there is none.  Without SEEK (NFSv4.1, NOTSUPP) all is data.
+ */
+int nfs42_next_data(struct nfs42_file *sf, uint64_t off, uint64_t size,
+		    uint64_t *d, uint64_t *h)
+{
+	bool eof;
+	int rc;
+
+	rc = nfs42_seek(sf, off, NFS4_CONTENT_DATA, d, &eof);
+	if (rc == NFS4ERR_NXIO) {
+		*d = *h = size;
+		return 0;
+	}
+	if (rc == NFS4ERR_NOTSUPP || rc == NFS4ERR_OP_ILLEGAL) {
+		*d = off;
+		*h = size;
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (*d < off || *d >= size) {
+		*d = *h = size;
+		return 0;
+	}
+	rc = nfs42_seek(sf, *d, NFS4_CONTENT_HOLE, h, &eof);
+	if (rc == NFS4ERR_NXIO || (!rc && (*h <= *d || *h > size))) {
+		*h = size;
+		rc = 0;
+	}
+	return rc;
+}
+
 /* ------------------------------------------------------ whole files */
 
 typedef int (*sink_fn)(void *arg, const void *data, size_t len);

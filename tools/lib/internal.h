@@ -285,5 +285,10 @@ void nfs42_slot_put(struct nfs42_client *cl, uint32_t slot, bool consumed,
 		    bool poison);
 
 int64_t nfs42_now_ms(void);
+/* The next data extent [*d, *h) of f at or after off, clipped to size
+ * (SEEK on f's server); *d == size when there is none.  Without SEEK
+ * (NFSv4.1, NOTSUPP) all of [off, size) is data.  fs.c */
+int nfs42_next_data(struct nfs42_file *f, uint64_t off, uint64_t size,
+		    uint64_t *d, uint64_t *h);
 
 #endif /* NFS42_INTERNAL_H */

@@ -574,6 +574,101 @@ static int deliver_unit(struct rd_unit *u, nfs42_stream_fn fn, void *arg)
 	return 0;
 }
 
+/* Wait for the workers of a range (they end after its last unit). */
+static void rd_join_workers(struct pio *io)
+{
+	uint32_t j;
+
+	for (j = 0; j < io->lo->nstripes; j++)
+		if (io->w[j].started) {
+			pthread_join(io->w[j].thread, NULL);
+			io->w[j].started = false;
+		}
+}
+
+/*
+ * [start, end) through the stripes, in order to fn: its units read by a
+ * worker per stripe index, delivered here.  *delivered: where the
+ * contents given end; *shortened: the file ended before end.
+ */
+static int rd_range(struct pio *io, uint64_t start, uint64_t end,
+		    nfs42_stream_fn fn, void *arg, uint64_t *delivered,
+		    bool *shortened)
+{
+	const struct nfs42_layout *lo = io->lo;
+	uint64_t k;
+	int rc;
+
+	io->start = start;
+	io->end = end;
+	io->k_first = (start - lo->pattern_offset) / lo->stripe_unit;
+	io->k_last = (end - 1 - lo->pattern_offset) / lo->stripe_unit;
+	io->next_k = io->k_first;
+	rc = io_start_workers(io, rd_worker);
+	for (k = io->k_first; !rc && k <= io->k_last; k++) {
+		struct rd_unit *u = &io->slots[k % io->nslots];
+
+		pthread_mutex_lock(&io->lock);
+		while (!io->err && !(u->state == 2 && u->k == k))
+			pthread_cond_wait(&io->cond, &io->lock);
+		rc = io->err;
+		pthread_mutex_unlock(&io->lock);
+		if (rc)
+			break;
+		rc = deliver_unit(u, fn, arg);
+		*delivered = u->off + u->got;
+		*shortened = u->got < u->len;
+		pthread_mutex_lock(&io->lock);
+		u->state = 0;
+		io->next_k = k + 1;
+		pthread_cond_broadcast(&io->cond);
+		pthread_mutex_unlock(&io->lock);
+		if (*shortened)
+			break; /* the file ends here now */
+	}
+	/* (workers wait for slots past a short end: stop them) */
+	if (rc || *shortened)
+		io_fail(io, rc);
+	rd_join_workers(io);
+	return rc;
+}
+
+/*
+ * The data runs of [start, end) through the stripes, the holes between
+ * them (SEEK on the metadata server, when skip_holes) to fn as holes: a
+ * hole costs two SEEKs, not a data server call per stripe unit.
+ */
+static int rd_runs(struct pio *io, bool skip, uint64_t start, uint64_t end,
+		   nfs42_stream_fn fn, void *arg, uint64_t *delivered)
+{
+	uint64_t pos = start, d, h;
+	bool shortened = false;
+	int rc = 0;
+
+	while (!rc && pos < end && !shortened) {
+		d = pos;
+		h = end;
+		if (skip) {
+			rc = nfs42_next_data(io->f, pos, end, &d, &h);
+			io->st->seeks += d < end ? 2 : 1;
+			if (rc)
+				break;
+		}
+		if (d > pos) {
+			rc = fn(arg, pos, d - pos, NULL);
+			if (rc)
+				break;
+			io->st->skipped_bytes += d - pos;
+			*delivered = d;
+		}
+		if (d >= end)
+			break;
+		rc = rd_range(io, d, h, fn, arg, delivered, &shortened);
+		pos = h;
+	}
+	return rc;
+}
+
 int nfs42_pnfs_read(struct nfs42_file *f, struct nfs42_layout *lo,
 		    const struct nfs42_pnfs_opts *o, uint64_t offset,
 		    uint64_t length, nfs42_stream_fn fn, void *arg,
@@ -602,12 +697,9 @@ int nfs42_pnfs_read(struct nfs42_file *f, struct nfs42_layout *lo,
 			*end = offset;
 		return 0;
 	}
-	io.k_first = (io.start - lo->pattern_offset) / lo->stripe_unit;
-	io.k_last = (io.end - 1 - lo->pattern_offset) / lo->stripe_unit;
 	io.nslots = io.window / lo->stripe_unit;
 	if (io.nslots < lo->nstripes)
 		io.nslots = lo->nstripes;
-	io.next_k = io.k_first;
 	io.slots = calloc(io.nslots, sizeof(*io.slots));
 	rc = io.slots ? 0 : -ENOMEM;
 	for (k = 0; !rc && k < io.nslots; k++) {
@@ -616,30 +708,8 @@ int nfs42_pnfs_read(struct nfs42_file *f, struct nfs42_layout *lo,
 			rc = -ENOMEM;
 	}
 	if (!rc)
-		rc = io_start_workers(&io, rd_worker);
-
-	for (k = io.k_first; !rc && k <= io.k_last; k++) {
-		struct rd_unit *u = &io.slots[k % io.nslots];
-		bool shortened;
-
-		pthread_mutex_lock(&io.lock);
-		while (!io.err && !(u->state == 2 && u->k == k))
-			pthread_cond_wait(&io.cond, &io.lock);
-		rc = io.err;
-		pthread_mutex_unlock(&io.lock);
-		if (rc)
-			break;
-		rc = deliver_unit(u, fn, arg);
-		delivered = u->off + u->got;
-		shortened = u->got < u->len;
-		pthread_mutex_lock(&io.lock);
-		u->state = 0;
-		io.next_k = k + 1;
-		pthread_cond_broadcast(&io.cond);
-		pthread_mutex_unlock(&io.lock);
-		if (shortened)
-			break; /* the file ends here now */
-	}
+		rc = rd_runs(&io, o && o->skip_holes, io.start, io.end, fn, arg,
+			     &delivered);
 	if (rc)
 		io_fail(&io, rc);
 	io_join(&io);

@@ -1654,6 +1654,8 @@ struct nfs42_pnfs_opts {
 			   * most the session's */
 	uint64_t window; /* bytes ahead, 0: 4 stripes' worth per server */
 	bool read_plus; /* READ_PLUS to the data servers */
+	bool skip_holes; /* SEEK (metadata server) over holes: reads cost
+			  * the data runs, not the size */
 };
 struct nfs42_pnfs_stats {
 	/* data bytes moved per server (holes not counted) */
@@ -1661,6 +1663,8 @@ struct nfs42_pnfs_stats {
 	uint32_t ds_calls[NFS42_LAYOUT_MAX_DS];
 	uint64_t mds_bytes; /* through the metadata server instead */
 	uint64_t hole_bytes; /* READ_PLUS holes received */
+	uint64_t skipped_bytes; /* holes SEEKed over (skip_holes) */
+	uint32_t seeks; /* SEEKs to the metadata server (skip_holes) */
 	uint32_t ds_failed; /* data servers given up on */
 	int ds_error; /* the last error of a data server (NFS4ERR_*, -errno) */
 	uint32_t no_layout; /* NFS4ERR_PNFS_NO_LAYOUT answers */
