@@ -15,6 +15,15 @@ if(SPARSE_TOOLS_ONLY)
   return()
 endif()
 
+# SPARSE_FUZZ: the clang libFuzzer variant builds only the in-process
+# harness (its Ganesha is instrumented; nothing else is needed there).
+option(SPARSE_FUZZ "build only the in-process libFuzzer harness" OFF)
+if(SPARSE_FUZZ)
+  enable_testing()
+  add_subdirectory(tests/fuzz/inproc)
+  return()
+endif()
+
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
 

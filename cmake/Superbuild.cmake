@@ -6,6 +6,15 @@ include(ExternalProject)
 set(SPARSE_SOURCE_CACHE "$ENV{HOME}/.cache/nfs-sparse/sources" CACHE PATH
     "where the verified Debian source tarballs are kept between builds")
 option(SPARSE_SANITIZE "build everything with ASan and UBSan" OFF)
+# SPARSE_FUZZ: ntirpc + Ganesha + FSAL_SPARSE built by clang with libFuzzer's
+# coverage (fuzzer-no-link), ASan and UBSan, and only the in-process
+# coverage-guided harness on top (tests/fuzz/inproc, docs/testing.md).
+# Its own build tree (scripts/build.sh --fuzz: build-fuzz/).
+option(SPARSE_FUZZ "clang libFuzzer variant: Ganesha + the in-process harness" OFF)
+# SPARSE_FUZZ_INPROC: the normal build's CI test fuzz/inproc builds that
+# variant (build-fuzz/) and runs it for 75 s; OFF: it is skipped unless
+# SPARSE_FUZZ_INPROC=1 is in the test's environment.
+option(SPARSE_FUZZ_INPROC "CI: build the libFuzzer variant and run fuzz/inproc" OFF)
 
 set(DEPS_DIR ${CMAKE_BINARY_DIR}/_deps)
 set(STAGE ${CMAKE_BINARY_DIR}/stage)
@@ -41,6 +50,7 @@ if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE RelWithDebInfo)
 endif()
 set(san_flags "")
+set(san_link_flags "")
 set(ganesha_san_define "")
 if(SPARSE_SANITIZE)
   set(san_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
@@ -49,14 +59,33 @@ if(SPARSE_SANITIZE)
   set(ganesha_san_define "-DSANITIZE_ADDRESS")
 endif()
 
+set(compiler_args "")
+if(SPARSE_FUZZ)
+  find_program(SPARSE_FUZZ_CC NAMES clang-14 clang REQUIRED)
+  find_program(SPARSE_FUZZ_CXX NAMES clang++-14 clang++ REQUIRED)
+  set(compiler_args -DCMAKE_C_COMPILER=${SPARSE_FUZZ_CC}
+                    -DCMAKE_CXX_COMPILER=${SPARSE_FUZZ_CXX})
+  set(san_flags "-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer")
+  set(ganesha_san_define "-DSANITIZE_ADDRESS")
+  # clang links its static ASan runtime into executables only: shared
+  # libraries (libntirpc, libganesha_nfsd built with --no-undefined, the
+  # FSALs) take the shared runtime, and so does the harness
+  execute_process(COMMAND ${SPARSE_FUZZ_CC} -print-file-name=libclang_rt.asan-x86_64.so
+                  OUTPUT_VARIABLE asan_so OUTPUT_STRIP_TRAILING_WHITESPACE)
+  get_filename_component(asan_dir "${asan_so}" DIRECTORY)
+  set(san_link_flags "-shared-libsan -Wl,-rpath,${asan_dir}")
+endif()
+
+string(STRIP "${san_flags} ${san_link_flags}" san_ld_flags)
 set(common_args
+  ${compiler_args}
   -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
   -DCMAKE_INSTALL_PREFIX=${STAGE}
   -DCMAKE_INSTALL_RPATH=${STAGE}/lib
   -DCMAKE_C_FLAGS=${san_flags}
-  -DCMAKE_EXE_LINKER_FLAGS=${san_flags}
-  -DCMAKE_SHARED_LINKER_FLAGS=${san_flags}
-  -DCMAKE_MODULE_LINKER_FLAGS=${san_flags})
+  -DCMAKE_EXE_LINKER_FLAGS=${san_ld_flags}
+  -DCMAKE_SHARED_LINKER_FLAGS=${san_ld_flags}
+  -DCMAKE_MODULE_LINKER_FLAGS=${san_ld_flags})
 
 ExternalProject_Add(ntirpc
   SOURCE_DIR ${DEPS_DIR}/ntirpc-${NTIRPC_VERSION}
@@ -100,11 +129,13 @@ ExternalProject_Add(inner
   SOURCE_DIR ${CMAKE_SOURCE_DIR}
   BINARY_DIR ${CMAKE_BINARY_DIR}/inner
   CMAKE_ARGS -DSPARSE_INNER=ON -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+             ${compiler_args} -DSPARSE_FUZZ=${SPARSE_FUZZ}
+             -DSPARSE_FUZZ_INPROC=${SPARSE_FUZZ_INPROC}
              -DGANESHA_PREFIX=${STAGE}
              -DGANESHA_INCLUDE=${DEPS_DIR}/nfs-ganesha-${GANESHA_VERSION}/src/include
              -DGANESHA_CONFIG_INCLUDE=${CMAKE_BINARY_DIR}/ganesha/include
              -DCMAKE_C_FLAGS=${san_flags}
-             -DCMAKE_EXE_LINKER_FLAGS=${san_flags}
+             -DCMAKE_EXE_LINKER_FLAGS=${san_ld_flags}
   BUILD_ALWAYS ON
   INSTALL_COMMAND ""
   DEPENDS ganesha)

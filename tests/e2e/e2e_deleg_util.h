@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
- * What the delegation tests (e2e_proto_deleg, e2e_proto_wdeleg) share:
+ * What the delegation tests (e2e_proto_deleg, e2e_proto_wdeleg,
+ * e2e_proto_deleg_ts) share:
  * unique names, the server log, a client that leaves recalls to the test,
  * a backing file's bytes and a local process holding a backing file open.
  */
@@ -22,6 +23,31 @@ static inline const char *e2e_deleg_uniq(const char *prefix, const char *what)
 				  (int)getpid(), ++seq),
 			 0);
 	return e2e_keep(p);
+}
+
+/* A file "PREFIX-WHAT-..." made on the server's disk with data. */
+static inline const char *e2e_deleg_local_file(const char *prefix,
+					       const char *what,
+					       const char *data)
+{
+	const char *name = e2e_deleg_uniq(prefix, what);
+
+	e2e_put_backing(name, data, strlen(data));
+	return name;
+}
+
+/* A test's CB_GETATTR hook: the call's file handle and wanted bitmap
+ * (NFS4_OK), NFS4ERR_NOTSUPP for another op, NFS4ERR_BADXDR. */
+static inline uint32_t e2e_cb_getattr_args(uint32_t op, struct nfs42_xdr *args,
+					   struct nfs42_fh *fh,
+					   struct nfs42_bitmap *want)
+{
+	if (op != OP_CB_GETATTR)
+		return NFS4ERR_NOTSUPP;
+	if (!nfs42_xdr_get_opaque(args, fh->data, &fh->len, NFS4_FHSIZE) ||
+	    !nfs42_bitmap_decode(args, want))
+		return NFS4ERR_BADXDR;
+	return NFS4_OK;
 }
 
 /* The backing file's bytes (at most size - 1 of them, NUL-terminated).

@@ -14,7 +14,11 @@
  *    flavours the server can use, and an offer of RPCSEC_GSS alone is
  *    NFS4ERR_ENCR_ALG_UNSUPP (patch 0081);
  *  - "lease" mode (run with a short Lease_Lifetime): an EXCHANGE_ID never
- *    confirmed is stale after its lease (patch 0082).
+ *    confirmed is stale after its lease (patch 0082);
+ *  - "owner" mode (NFSv4.0 on): an empty client owner in EXCHANGE_ID or
+ *    SETCLIENTID is NFS4ERR_BADXDR, as knfsd answers (patch 0191: Ganesha
+ *    6.5 copied it from NULL into a client record; the in-process
+ *    fuzzer's first finding).
  */
 #include <pthread.h>
 
@@ -832,6 +836,57 @@ START_TEST(backchannel_ctl_races_bind_conn)
 }
 END_TEST
 
+/* SETCLIENTID (NFSv4.0) for client name id (len bytes): the status. */
+static int rs_setclientid(struct nfs42_client *cl, const char *id, size_t len)
+{
+	static const uint8_t verf[NFS4_VERIFIER_SIZE] = { 'o', 'w', 'n' };
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	struct nfs42_xdr x;
+	int rc;
+
+	nfs42_xdr_enc_init(&x);
+	nfs42_xdr_put_u32(&x, OP_SETCLIENTID);
+	nfs42_xdr_put_fixed(&x, verf, sizeof(verf));
+	nfs42_xdr_put_opaque(&x, id, len);
+	nfs42_xdr_put_u32(&x, 0x40000000); /* cb_program */
+	nfs42_xdr_put_string(&x, "tcp");
+	nfs42_xdr_put_string(&x, "127.0.0.1.0.0");
+	nfs42_xdr_put_u32(&x, 1); /* callback_ident */
+	nfs42_compound_set_minorversion(c, 0);
+	nfs42_compound_no_sequence(c);
+	nfs42_compound_no_retry(c);
+	ck_assert_int_ge(nfs42_op_raw(c, OP_SETCLIENTID, x.buf, x.len), 0);
+	nfs42_xdr_free(&x);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * An empty client owner: EXCHANGE_ID's co_ownerid and SETCLIENTID's
+ * nfs_client_id4.id are NFS4ERR_BADXDR (knfsd's answer; Ganesha 6.5
+ * copied the name from NULL into a client record), and the server goes on
+ * answering both with a name.
+ */
+START_TEST(empty_client_owner_is_badxdr)
+{
+	struct rs s = { 0 };
+	int rc;
+
+	s.cl = rs_connect();
+	rc = rs_exchange(&s, "");
+	ck_assert_msg(rc == NFS4ERR_BADXDR, "EXCHANGE_ID, empty owner: %s",
+		      nfs42_strerror(rc));
+	rc = rs_setclientid(s.cl, "", 0);
+	ck_assert_msg(rc == NFS4ERR_BADXDR, "SETCLIENTID, empty id: %s",
+		      nfs42_strerror(rc));
+	rc = rs_setclientid(s.cl, "e2e-owner-v40", 13);
+	ck_assert_msg(rc == 0, "SETCLIENTID: %s", nfs42_strerror(rc));
+	ck_assert_int_eq(rs_exchange(&s, e2e_uniq("e2e-owner")), 0);
+	rs_done(&s);
+}
+END_TEST
+
 START_TEST(unconfirmed_clientid_expires)
 {
 	const char *owner = e2e_uniq("e2e-lease");
@@ -877,6 +932,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	if (!strcmp(mode, "lease")) {
 		tcase_add_test(tc, unconfirmed_clientid_expires);
+	} else if (!strcmp(mode, "owner")) {
+		tcase_add_test(tc, empty_client_owner_is_badxdr);
 	} else if (!strcmp(mode, "bcrace")) {
 		tcase_add_test(tc, backchannel_ctl_races_bind_conn);
 	} else {

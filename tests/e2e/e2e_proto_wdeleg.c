@@ -420,13 +420,11 @@ static uint32_t answer_cb_getattr(struct nfs42_client *cl, void *arg,
 	struct nfs42_bitmap want, have;
 	struct nfs42_xdr vals;
 	struct nfs42_fh fh;
+	uint32_t st = e2e_cb_getattr_args(op, args, &fh, &want);
 
 	(void)cl;
-	if (op != OP_CB_GETATTR)
-		return NFS4ERR_NOTSUPP;
-	if (!nfs42_xdr_get_opaque(args, fh.data, &fh.len, NFS4_FHSIZE) ||
-	    !nfs42_bitmap_decode(args, &want))
-		return NFS4ERR_BADXDR;
+	if (st != NFS4_OK)
+		return st;
 	if (fh.len != ans->fh->len || memcmp(fh.data, ans->fh->data, fh.len))
 		return NFS4ERR_BADHANDLE;
 	answerer_gate(ans);
@@ -1093,9 +1091,10 @@ static bool bitmap_is(const struct nfs42_bitmap *bm, ...)
 /*
  * RFC 9754's open_arguments (attribute 86) is advertised in
  * supported_attrs and says which OPEN arguments are honoured: every share
- * access and deny, the wants ANY_DELEG (3), NO_DELEG (4) and CANCEL (5)
- * and no other (the signal, push, timestamp and OPEN_XOR wants are
- * accepted and ignored),
+ * access and deny, the wants ANY_DELEG (3), NO_DELEG (4), CANCEL (5) and,
+ * on this export with write delegations, DELEG_TIMESTAMPS (20; issue #30
+ * item 1), and no other (the signal, push and OPEN_XOR wants are accepted
+ * and ignored),
  * the claims but DELEGATE_PREV (3) and DELEG_PREV_FH (6), every create
  * mode.  The NO_DELEG want is honoured (no delegation, WND4_NOT_WANTED).
  */
@@ -1120,7 +1119,8 @@ START_TEST(t_open_arguments)
 	ck_assert(nfs42_bm_isset(&at.mask, FATTR4_OPEN_ARGUMENTS));
 	ck_assert(bitmap_is(&at.open_arguments.share_access, 1, 2, 3, -1));
 	ck_assert(bitmap_is(&at.open_arguments.share_deny, 0, 1, 2, 3, -1));
-	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, 5, -1));
+	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, 5,
+			    OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS, -1));
 	ck_assert(bitmap_is(&at.open_arguments.open_claim, 0, 1, 2, 4, 5, -1));
 	ck_assert(bitmap_is(&at.open_arguments.create_mode, 0, 1, 2, 3, -1));
 	if (fa.deleg_type != OPEN_DELEGATE_NONE)

@@ -28,6 +28,7 @@ enum nfs3_proc {
 	NFSPROC3_RMDIR = 13,
 	NFSPROC3_RENAME = 14,
 	NFSPROC3_LINK = 15,
+	NFSPROC3_COMMIT = 21,
 };
 
 #define MOUNTPROC3_MNT 1
@@ -342,6 +343,21 @@ int nfs3_write(struct nfs3_conn *c, const struct nfs3_fh *fh, uint64_t off,
 		skip_wcc_data(&r.x);
 		nfs42_xdr_get_u32(&r.x, written);
 	}
+	return nfs3_done(&r, st);
+}
+
+int nfs3_commit(struct nfs3_conn *c, const struct nfs3_fh *fh, uint64_t off,
+		uint32_t count)
+{
+	struct nfs3_reply r;
+	struct nfs42_xdr a;
+	int st;
+
+	nfs42_xdr_enc_init(&a);
+	put_fh(&a, fh);
+	nfs42_xdr_put_u64(&a, off);
+	nfs42_xdr_put_u32(&a, count);
+	st = nfs3_nfs(c, NFSPROC3_COMMIT, &a, &r);
 	return nfs3_done(&r, st);
 }
 

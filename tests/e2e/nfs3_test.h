@@ -6,8 +6,8 @@
  * Ganesha checks names only in NFSv4).  It rides on the nfs42c transport
  * (nfs42_rpc_raw) and knows only what the tests need: MNT, GETATTR,
  * SETATTR, LOOKUP, READ, WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE,
- * RMDIR, RENAME, LINK.  Names go out with an explicit length, so a test
- * can send what no C string can hold (an embedded NUL).
+ * RMDIR, RENAME, LINK, COMMIT.  Names go out with an explicit length, so
+ * a test can send what no C string can hold (an embedded NUL).
  *
  * Every call returns the procedure's status (nfsstat3, >= 0) or a
  * negative errno when no status came back (transport, or an RPC the
@@ -88,6 +88,9 @@ int nfs3_read(struct nfs3_conn *c, const struct nfs3_fh *fh, uint64_t off,
 	      uint32_t count, void *buf, uint32_t *got, bool *eof);
 int nfs3_write(struct nfs3_conn *c, const struct nfs3_fh *fh, uint64_t off,
 	       const void *data, uint32_t len, uint32_t *written);
+/* COMMIT of count bytes at off (0, 0: the whole file). */
+int nfs3_commit(struct nfs3_conn *c, const struct nfs3_fh *fh, uint64_t off,
+		uint32_t count);
 /* SETATTR of the size (size >= 0) and/or mode (mode >= 0), no guard. */
 int nfs3_setattr(struct nfs3_conn *c, const struct nfs3_fh *fh, int64_t size,
 		 int32_t mode);

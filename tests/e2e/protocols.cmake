@@ -193,6 +193,12 @@ sparse_e2e_run(e2e_proto_session_bcrace e2e_proto_session ARGS bcrace
   TIMEOUT 120)
 sparse_e2e_run(e2e_proto_session_lease e2e_proto_session ARGS lease 3
   TIMEOUT 120 HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 3$<SEMICOLON>")
+# An empty client owner in EXCHANGE_ID or SETCLIENTID is NFS4ERR_BADXDR
+# (patch 0191, the in-process fuzzer's first finding); NFSv4.0 on.
+sparse_e2e_run(e2e_proto_session_owner e2e_proto_session ARGS owner
+  TIMEOUT 120)
+set_property(TEST e2e/e2e_proto_session_owner APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
 # The same program under a tshark capture (wire_check_session.sh): every
 # frame decodes, GSS offers included; the errors have RFC 8881's shape.
 add_test(NAME e2e/wire_check_session
@@ -238,6 +244,20 @@ sparse_e2e_test(e2e_proto_wdeleg
   TIMEOUT 180
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# Delegated timestamps (RFC 9754 section 5, issue #30 item 1): the
+# ATTRS_DELEG delegation types for an NFSv4.2 OPEN that wants them.
+sparse_e2e_test(e2e_proto_deleg_ts
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_deleg_ts.c
+  LIBS Threads::Threads
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+# ... and on an export granting read delegations only: not advertised,
+# the want ignored.
+sparse_e2e_run(e2e_proto_deleg_ts_readdeleg e2e_proto_deleg_ts ARGS readdeleg
+  TIMEOUT 60
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = Read$<SEMICOLON>")
 # OPEN's delegation claims (issue #27 item 1): only the caller's own
 # delegation on the file lets CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH
 # through; NFSv4.0 on for its CLAIM_DELEGATE_CUR.
@@ -271,3 +291,54 @@ sparse_e2e_test(e2e_proto_readdir
 sparse_e2e_run(e2e_proto_readdir_capped e2e_proto_readdir ARGS capped
   TIMEOUT 120
   HARNESS_ARGS --core-opts "Readdir_Res_Size = 32768$<SEMICOLON>")
+# NFSv3 COMMIT of a directory or a symbolic link is refused before the
+# FSAL (patch 0192; the in-process fuzzer's finding that stopped the
+# server), on FSAL_SPARSE and FSAL_VFS.
+sparse_e2e_test(e2e_proto_nfs3_commit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_nfs3_commit.c
+          ${CMAKE_CURRENT_SOURCE_DIR}/nfs3_test.c
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4")
+sparse_e2e_run(e2e_proto_nfs3_commit_vfs e2e_proto_nfs3_commit
+  TIMEOUT 120 HARNESS_ARGS --needs-root --protocols "3, 4" --fsal VFS)
+# Whose stateid it is (issue #27 item 6, fuzz_stateful's findings):
+# another client's stateid over a session, DELEGRETURN of an open stateid
+# (patches 0099, 0169).
+sparse_e2e_test(e2e_proto_stateid_scope
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_scope.c
+  TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+# What a stateid authorizes, operation by operation (issue #32): the
+# matrix of docs/stateids.md, one cell per operation and kind of stateid,
+# from the table stateid_matrix.txt (a changed answer fails).  A 20 s
+# lease: write delegations need 2 x Lease_Lifetime under lease-break-time.
+sparse_e2e_test(e2e_proto_stateid_matrix
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_matrix.c
+  TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+target_compile_definitions(e2e_proto_stateid_matrix PRIVATE
+  STATEID_MATRIX_DEFAULT="${CMAKE_CURRENT_SOURCE_DIR}/stateid_matrix.txt")
+# The stateful fuzzer's findings as targeted compounds (issue #27 item 6,
+# patches 0160-0168, 0174): stateids of another type, a data server's
+# handles, an NFSv4.0 LOCK replay, another client's closed stateid, an
+# OPEN creating a name refused by a share, a client restart past its
+# recalled delegation (a 20 s lease: a restart that waited for it would
+# show), a recall waiting for an NFSv4.0 callback channel that goes down
+# (the test serves the client's callback address on a thread).
+# MDS + one DS, NFSv4.0 on.  _courtesy: the OPEN creating a name beside
+# an expired client kept for delayed cleanup, alone, with a 4 s lease and
+# the directory cache trusted for names it lacks.
+sparse_e2e_test(e2e_proto_fuzz_findings
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_fuzz_findings.c
+  TIMEOUT 240
+  LIBS Threads::Threads
+  HARNESS_ARGS --pnfs 1 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+set_property(TEST e2e/e2e_proto_fuzz_findings APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
+sparse_e2e_run(e2e_proto_fuzz_findings_courtesy e2e_proto_fuzz_findings
+  ARGS open_create_share_denied TIMEOUT 120
+  HARNESS_ARGS --nfsv4-opts "Lease_Lifetime = 4$<SEMICOLON>"
+               --export-opts "Trust_Readdir_Negative_Cache = true$<SEMICOLON>")

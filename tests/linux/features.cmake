@@ -6,6 +6,15 @@
 sparse_linux_test(features t_features.sh
   ARGS read_plus,seek,allocate,copy,xattr TIMEOUT 300)
 
+# With a write delegation held (issue #32 item 4): fallocate, punch,
+# copy_file_range and ftruncate reach the server once each under the
+# delegation's stateid, no NFS4ERR_OPENMODE, no state recovery.  A 20 s
+# lease: write delegations need 2 x Lease_Lifetime under the client's
+# lease-break-time.
+sparse_linux_test(wdeleg t_features.sh ARGS wdeleg TIMEOUT 300
+  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+               --export-opts "Delegations = RW$<SEMICOLON>")
+
 set(linux_clonefs ${CMAKE_CURRENT_BINARY_DIR}/clonefs)
 foreach(verb setup cleanup)
   add_test(NAME linux/clonefs_${verb}

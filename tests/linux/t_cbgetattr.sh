@@ -3,7 +3,7 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # t_cbgetattr.sh: the host side of guest/cbgetattr.sh (issue #18 item 6,
-# patch 0121). The guest holds a write delegation on a file it keeps open;
+# patch 0121; delegated timestamps, issue #30 items 1 and 4, patch 0171). The guest holds a write delegation on a file it keeps open;
 # our nfs42 stats it (GETATTR of size and change). With tshark on the
 # server's port: the guest's OPEN got OPEN_DELEGATE_WRITE, the server sent
 # the guest CB_GETATTR, the guest answered NFS4_OK with the size it has,
@@ -30,6 +30,10 @@ host() {
 	stat -c %s "$NFS42_BACKING/cb/f" >>"$LINUX_OUT/backing-size" 2>&1
 	touch "$x/host-asked"
 }
+# the file, empty and an hour old (guest/cbgetattr.sh says why)
+mkdir -p "$NFS42_BACKING/cb"
+: >"$NFS42_BACKING/cb/f"
+touch -d '-1 hour' "$NFS42_BACKING/cb/f"
 wire_start
 host &
 hpid=$!
@@ -44,9 +48,11 @@ h_check_eq "the host saw the guest's size" \
 	"$(sed -n 's/^size: //p' "$LINUX_OUT/stat.out")" 12345
 h_check_eq "the backing file holds the guest's data" \
 	"$(md5sum <"$NFS42_BACKING/cb/f")" "$(md5sum <"$x/data")"
-# OPEN replies with a write delegation (open_delegation_type4 2)
-h_check "the guest's OPEN got a write delegation" \
-	grep -qx 2 <<<"$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 18" \
+# OPEN replies with a write delegation with the timestamps
+# (OPEN_DELEGATE_WRITE_ATTRS_DELEG, 5: the server advertises
+# DELEG_TIMESTAMPS in open_arguments, RFC 9754, issue #30 item 1)
+h_check "the guest's OPEN got a write delegation with the timestamps (5)" \
+	grep -qx 5 <<<"$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 18" \
 		-T fields -e nfs.open.delegation_type | tr ',' '\n')"
 # CB_COMPOUND: CB_SEQUENCE (11) then CB_GETATTR (3), called and answered
 calls=$(decode -Y "rpc.msgtyp == 0 && nfs.cb.operation == 3" -T fields \
@@ -55,6 +61,26 @@ h_check_eq "CB_GETATTR sent to the guest" "$calls" 1
 h_check_eq "the guest's CB_GETATTR reply: NFS4_OK, its size" \
 	"$(decode -Y "rpc.msgtyp == 1 && nfs.cb.operation == 3" -T fields \
 		-e nfs.status -e nfs.fattr4.size | head -n 1)" "$(printf '0,0,0\t12345')"
+h_check_eq "CB_GETATTR asked for time_deleg_access and _modify (84, 85)" \
+	"$(decode -Y "rpc.msgtyp == 0 && nfs.cb.operation == 3" -V |
+		grep -cE 'reco_attr: Time_Deleg_(Access \(84\)|Modify \(85\))')" 2
+# the times a second client sees are the writer's: the host's mtime is
+# the one the guest answered (time_deleg_modify), not the server's clock
+host_mtime=$(sed -n 's/^mtime: //p' "$LINUX_OUT/stat.out")
+cb_mtime=$(decode -Y "rpc.msgtyp == 1 && nfs.cb.operation == 3" -V |
+	awk '/Time_Deleg_Modify \(85\)/ { m = 1; next }
+	m && /seconds:/ && !s { s = $2; next }
+	m && /nseconds:/ { printf "%s.%09d\n", s, $2; exit }')
+h_check_eq "the host saw the mtime the guest answered" \
+	"$(date -u -d "$host_mtime" +%s.%N 2>&1)" "$cb_mtime"
+# the return: SETATTR of 84/85 with the delegation, then DELEGRETURN, in
+# one compound, NFS4_OK; the file keeps the writer's mtime
+h_check_eq "the guest's SETATTR of 84/85 before its DELEGRETURN: NFS4_OK" \
+	"$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 8 && nfs.opcode == 34" \
+		-T fields -e nfs.status | head -n 1)" "0,0,0,0,0,0"
+h_check_eq "the backing file has the mtime the guest answered" \
+	"$(stat -c %.9Y "$NFS42_BACKING/cb/f")" "$cb_mtime"
+h_check_eq "the guest sees that mtime" "$(cat "$x/guest-mtime")" "$cb_mtime"
 h_check_eq "no CB_RECALL" \
 	"$(decode -Y "rpc.msgtyp == 0 && nfs.cb.operation == 4" -T fields \
 		-e frame.number | wc -l)" 0

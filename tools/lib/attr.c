@@ -314,14 +314,18 @@ int nfs42_fattr_decode(struct nfs42_xdr *x, struct nfs42_attrs *a)
 	return 0;
 }
 
+static void put_time(struct nfs42_xdr *x, const struct nfs42_time *t)
+{
+	nfs42_xdr_put_u64(x, (uint64_t)t->seconds);
+	nfs42_xdr_put_u32(x, t->nseconds);
+}
+
 static void put_settime(struct nfs42_xdr *x, enum nfs42_time_how how,
 			const struct nfs42_time *t)
 {
 	nfs42_xdr_put_u32(x, how);
-	if (how == SET_TO_CLIENT_TIME4) {
-		nfs42_xdr_put_u64(x, (uint64_t)t->seconds);
-		nfs42_xdr_put_u32(x, t->nseconds);
-	}
+	if (how == SET_TO_CLIENT_TIME4)
+		put_time(x, t);
 }
 
 void nfs42_fattr_encode(struct nfs42_xdr *x, const struct nfs42_sattr *sa)
@@ -346,6 +350,10 @@ void nfs42_fattr_encode(struct nfs42_xdr *x, const struct nfs42_sattr *sa)
 		put_settime(x, sa->atime_how, &sa->atime);
 	if (nfs42_bm_isset(bm, FATTR4_TIME_MODIFY_SET))
 		put_settime(x, sa->mtime_how, &sa->mtime);
+	if (nfs42_bm_isset(bm, FATTR4_TIME_DELEG_ACCESS))
+		put_time(x, &sa->deleg_atime);
+	if (nfs42_bm_isset(bm, FATTR4_TIME_DELEG_MODIFY))
+		put_time(x, &sa->deleg_mtime);
 	nfs42_xdr_patch_u32(x, lenpos, x->len - start);
 }
 
@@ -384,6 +392,20 @@ void nfs42_sattr_atime(struct nfs42_sattr *sa, const struct nfs42_time *t)
 	sa->atime_how = t ? SET_TO_CLIENT_TIME4 : SET_TO_SERVER_TIME4;
 	if (t)
 		sa->atime = *t;
+}
+
+void nfs42_sattr_deleg_atime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t)
+{
+	nfs42_bm_set(&sa->mask, FATTR4_TIME_DELEG_ACCESS);
+	sa->deleg_atime = *t;
+}
+
+void nfs42_sattr_deleg_mtime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t)
+{
+	nfs42_bm_set(&sa->mask, FATTR4_TIME_DELEG_MODIFY);
+	sa->deleg_mtime = *t;
 }
 
 void nfs42_sattr_mtime(struct nfs42_sattr *sa, const struct nfs42_time *t)

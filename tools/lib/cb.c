@@ -126,6 +126,8 @@ static uint32_t cb_one_op(struct nfs42_client *cl, uint32_t op, uint32_t idx,
 		status = idx ? NFS4ERR_SEQUENCE_POS : cb_sequence(cl, x, &body);
 	} else if (idx == 0) {
 		status = NFS4ERR_OP_NOT_IN_SESSION;
+	} else if (cl->cb_failing) {
+		status = cl->cb_fail_status;
 	} else if (op == OP_CB_RECALL) {
 		status = nfs42_cb_recall(cl, x);
 	} else if (op == OP_CB_LAYOUTRECALL) {
@@ -197,6 +199,25 @@ static void cb_compound(struct nfs42_client *cl, struct nfs42_xdr *x,
 	nfs42_xdr_patch_u32(r, statpos, status);
 }
 
+/* What nfs42_set_cb_filter()'s filter wants done with this callback. */
+static enum nfs42_cb_verdict cb_filter_verdict(struct nfs42_client *cl)
+{
+	enum nfs42_cb_verdict v = NFS42_CB_ANSWER;
+	nfs42_cb_filter_fn fn;
+	uint32_t fail = NFS4ERR_SERVERFAULT;
+	void *arg;
+
+	pthread_mutex_lock(&cl->lock);
+	fn = cl->cb_filter;
+	arg = cl->cb_filter_arg;
+	pthread_mutex_unlock(&cl->lock);
+	if (fn)
+		v = fn(cl, arg, &fail);
+	cl->cb_failing = v == NFS42_CB_FAIL_OPS;
+	cl->cb_fail_status = fail;
+	return v;
+}
+
 void nfs42_set_cb_extra_results(struct nfs42_client *cl, uint32_t n)
 {
 	__atomic_store_n(&cl->cb_extra_results, n, __ATOMIC_RELAXED);
@@ -234,6 +255,15 @@ int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
 		nfs42_xdr_put_u32(r, 2);
 		return r->err;
 	}
+	switch (cb_filter_verdict(cl)) {
+	case NFS42_CB_DROP:
+		return -ECANCELED;
+	case NFS42_CB_GARBAGE:
+		reply_header(r, xid, RPC_GARBAGE_ARGS);
+		return r->err;
+	default:
+		break;
+	}
 	if (prog != cl->cb_program) {
 		reply_header(r, xid, RPC_PROG_UNAVAIL);
 	} else if (vers != 1 && vers != 4) {
@@ -245,6 +275,7 @@ int nfs42_cb_process(struct nfs42_client *cl, const uint8_t *buf, size_t len,
 	} else if (proc == CB_PROC_COMPOUND) {
 		reply_header(r, xid, RPC_SUCCESS);
 		cb_compound(cl, &x, r);
+		cl->cb_failing = false;
 	} else {
 		reply_header(r, xid, RPC_PROC_UNAVAIL);
 	}

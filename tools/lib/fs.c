@@ -289,6 +289,22 @@ static void new_owner(struct nfs42_client *cl, struct nfs42_file *f)
 		 (unsigned long long)n);
 }
 
+/* What a delegation of type t lets its holder do: OPEN_DELEGATE_READ,
+ * _WRITE (with the timestamps delegated or not), or _NONE. */
+static uint32_t deleg_access(uint32_t t)
+{
+	switch (t) {
+	case OPEN_DELEGATE_READ:
+	case OPEN_DELEGATE_READ_ATTRS_DELEG:
+		return OPEN_DELEGATE_READ;
+	case OPEN_DELEGATE_WRITE:
+	case OPEN_DELEGATE_WRITE_ATTRS_DELEG:
+		return OPEN_DELEGATE_WRITE;
+	default:
+		return OPEN_DELEGATE_NONE;
+	}
+}
+
 static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		    struct nfs42_open_args *a, struct nfs42_file *f)
 {
@@ -321,10 +337,9 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 			at = *nfs42_res(c, aidx)->u.getattr;
 	}
 	nfs42_compound_free(c);
-	if (!rc && (f->deleg_type == OPEN_DELEGATE_READ ||
-		    f->deleg_type == OPEN_DELEGATE_WRITE))
+	if (!rc && deleg_access(f->deleg_type) != OPEN_DELEGATE_NONE)
 		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid,
-				    f->deleg_type, &at);
+				    deleg_access(f->deleg_type), &at);
 	return rc;
 }
 

@@ -109,6 +109,12 @@ struct nfs42_client {
 	uint32_t cb_seqid[NFS42_CB_SLOTS];
 	uint64_t cb_calls;
 	int cb_last_flavor; /* credential flavour of the last callback */
+	/* nfs42_set_cb_filter(): misbehaviour asked for, per callback;
+	 * cb_fail_status for NFS42_CB_FAIL_OPS (set while one is served) */
+	nfs42_cb_filter_fn cb_filter;
+	void *cb_filter_arg;
+	uint32_t cb_fail_status;
+	bool cb_failing;
 	/* tests: more results than ops in each CB_COMPOUND reply (cb.c) */
 	uint32_t cb_extra_results;
 

@@ -903,10 +903,12 @@ static bool dec_delegation(struct nfs42_xdr *x, struct nfs42_res *r)
 	case 0: /* OPEN_DELEGATE_NONE */
 		return true;
 	case 1: /* OPEN_DELEGATE_READ */
+	case 4: /* OPEN_DELEGATE_READ_ATTRS_DELEG (RFC 9754) */
 		nfs42_decode_stateid(x, &r->u.open.deleg_stateid);
 		nfs42_xdr_get_bool(x, &r->u.open.deleg_recall);
 		return skip_nfsace(x);
 	case 2: /* OPEN_DELEGATE_WRITE */
+	case 5: /* OPEN_DELEGATE_WRITE_ATTRS_DELEG (RFC 9754) */
 		nfs42_decode_stateid(x, &r->u.open.deleg_stateid);
 		nfs42_xdr_get_bool(x, &r->u.open.deleg_recall);
 		if (!nfs42_xdr_get_u32(x, &v))

@@ -787,6 +787,15 @@ void nfs42_set_timeout(struct nfs42_client *cl, int timeout_ms)
 	cl->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
 }
 
+void nfs42_set_cb_filter(struct nfs42_client *cl, nfs42_cb_filter_fn fn,
+			 void *arg)
+{
+	pthread_mutex_lock(&cl->lock);
+	cl->cb_filter = fn;
+	cl->cb_filter_arg = arg;
+	pthread_mutex_unlock(&cl->lock);
+}
+
 void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg)
 {
 	pthread_mutex_lock(&cl->lock);

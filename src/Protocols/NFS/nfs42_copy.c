@@ -387,64 +387,29 @@ nfsstat4 nfs42_copy_check_fhs(compound_data_t *data)
 	return NFS4_OK;
 }
 
-/*
- * A share (or a lock's open) state must carry `access`; a delegation must
- * be a write one for the destination.  *state keeps its reference.
- */
-static nfsstat4 copy_check_open(state_t **state, uint32_t access,
-				const char *opname)
-{
-	state_t *open;
-
-	switch ((*state)->state_type) {
-	case STATE_TYPE_SHARE:
-		break;
-	case STATE_TYPE_LOCK:
-		open = nfs4_State_Get_Pointer(
-			(*state)->state_data.lock.openstate_key);
-		if (open == NULL)
-			return NFS4ERR_BAD_STATEID;
-		dec_state_t_ref(*state);
-		*state = open;
-		break;
-	case STATE_TYPE_DELEG:
-		if (access == OPEN4_SHARE_ACCESS_WRITE &&
-		    !((*state)->state_data.deleg.sd_type & OPEN_DELEGATE_WRITE))
-			return NFS4ERR_BAD_STATEID;
-		return NFS4_OK;
-	default:
-		return NFS4ERR_BAD_STATEID;
-	}
-
-	if (((*state)->state_data.share.share_access & access) == 0) {
-		LogDebug(COMPONENT_NFS_V4, "%s: stateid not open for %s",
-			 opname,
-			 access == OPEN4_SHARE_ACCESS_READ ? "read" : "write");
-		return NFS4ERR_OPENMODE;
-	}
-	return NFS4_OK;
-}
-
 nfsstat4 nfs42_copy_check_side(compound_data_t *data, stateid4 *stateid,
-			       struct fsal_obj_handle *obj, bool write,
-			       state_t **state, const char *opname)
+			       struct fsal_obj_handle *obj,
+			       enum nfs4_stateid_use_op op, state_t **state)
 {
-	uint32_t access = write ? OPEN4_SHARE_ACCESS_WRITE :
-				  OPEN4_SHARE_ACCESS_READ;
+	bool write = op == SU_COPY_DST || op == SU_CLONE_DST;
+	struct nfs4_stateid_use use;
 	fsal_status_t fsal_status;
 	nfsstat4 status;
 
-	status = nfs4_Check_Stateid(stateid, obj, state, data,
-				    STATEID_SPECIAL_ANY, 0, false, opname);
+	/* what the stateid authorizes: nfs4_stateid_use.c; the pieces are
+	 * copied under the open of a lock stateid
+	 */
+	status = nfs4_stateid_authorize(data, op, stateid, obj, &use);
 	if (status != NFS4_OK)
 		return status;
-
-	if (*state != NULL)
-		status = copy_check_open(state, access, opname);
-	else if (state_deleg_conflict(obj, write))
-		status = NFS4ERR_DELAY;
-	if (status != NFS4_OK)
-		return status;
+	if (use.open != NULL) {
+		*state = use.open;
+		use.open = NULL;
+	} else {
+		*state = use.state;
+		use.state = NULL;
+	}
+	nfs4_stateid_use_release(&use);
 
 	fsal_status = obj->obj_ops->test_access(
 		obj, write ? FSAL_WRITE_ACCESS : FSAL_READ_ACCESS, NULL, NULL,
@@ -489,6 +454,7 @@ nfsstat4 nfs42_copy_verify(compound_data_t *data, stateid4 *src_stateid,
 {
 	struct fsal_obj_handle *src = data->saved_obj;
 	struct fsal_obj_handle *dst = data->current_obj;
+	bool clone = strcmp(opname, "CLONE") == 0;
 	nfsstat4 status;
 
 	*src_state = NULL;
@@ -496,11 +462,13 @@ nfsstat4 nfs42_copy_verify(compound_data_t *data, stateid4 *src_stateid,
 	*len = 0;
 	status = nfs42_copy_check_fhs(data);
 	if (status == NFS4_OK)
-		status = nfs42_copy_check_side(data, src_stateid, src, false,
-					       src_state, opname);
+		status = nfs42_copy_check_side(
+			data, src_stateid, src,
+			clone ? SU_CLONE_SRC : SU_COPY_SRC, src_state);
 	if (status == NFS4_OK)
-		status = nfs42_copy_check_side(data, dst_stateid, dst, true,
-					       dst_state, opname);
+		status = nfs42_copy_check_side(
+			data, dst_stateid, dst,
+			clone ? SU_CLONE_DST : SU_COPY_DST, dst_state);
 	if (status == NFS4_OK)
 		status = nfs42_copy_check_range(src, dst, src_off, dst_off,
 						count, len, opname);

@@ -15,6 +15,7 @@
 #include "fsal.h"
 #include "nfs_proto_data.h"
 #include "sal_data.h"
+#include "nfs4_stateid_use.h"
 
 /* One chunk of a copy: what to copy, its bounds, and what it did. */
 struct nfs42_copy_req {
@@ -81,14 +82,15 @@ nfsstat4 nfs42_copy_verify(compound_data_t *data, stateid4 *src_stateid,
 nfsstat4 nfs42_copy_check_fhs(compound_data_t *data);
 
 /*
- * One side's stateid (READ's rules for the source, WRITE's for the
- * destination), its open mode (OPENMODE) and the caller's permission.
- * *state is NULL for a special stateid, else referenced: the caller drops
- * it with dec_state_t_ref, even on error.  opname is for the log.
+ * One side's stateid, authorized for op (SU_COPY_SRC, SU_COPY_DST,
+ * SU_CLONE_SRC, SU_CLONE_DST: nfs4_stateid_use.c's rows), and the
+ * caller's permission.  *state is NULL for a special stateid, else
+ * referenced (a lock stateid's open): the caller drops it with
+ * dec_state_t_ref, even on error.
  */
 nfsstat4 nfs42_copy_check_side(compound_data_t *data, stateid4 *stateid,
-			       struct fsal_obj_handle *obj, bool write,
-			       state_t **state, const char *opname);
+			       struct fsal_obj_handle *obj,
+			       enum nfs4_stateid_use_op op, state_t **state);
 
 /*
  * The range: within the source's EOF, no overlap in one file (INVAL), the

@@ -33,6 +33,7 @@
 #include "nfs42_read_plus_plan.h"
 #include "nfs42_proto_util.h"
 #include "nfs42_stats.h"
+#include "nfs4_stateid_use.h"
 #include "nfs_file_handle.h"
 #include "fsal_pnfs.h"
 
@@ -82,66 +83,28 @@ static fsal_status_t rp_allow_read(struct fsal_obj_handle *obj, uint32_t when)
 }
 
 /*
- * The stateid, as READ takes it.  On NFS4_OK *state is the state found
- * (NULL for the special stateids; the caller drops its reference) and
- * *bypass tells whether the all-ones stateid bypasses deny-read.
+ * The stateid, as READ takes it (nfs4_stateid_use.c decides).  On NFS4_OK
+ * *state is the state found (NULL for the special stateids; the caller
+ * drops its reference) and *bypass tells whether the all-ones stateid
+ * bypasses deny-read.
  */
 static nfsstat4 rp_check_stateid(compound_data_t *data, stateid4 *stateid,
 				 state_t **state, bool *bypass)
 {
-	struct fsal_obj_handle *obj = data->current_obj;
-	state_t *open = NULL;
+	struct nfs4_stateid_use use;
 	nfsstat4 status;
 
 	*state = NULL;
 	*bypass = false;
-	status = nfs4_Check_Stateid(stateid, obj, state, data,
-				    STATEID_SPECIAL_ANY, 0, false, "READ_PLUS");
+	status = nfs4_stateid_authorize(data, SU_READ_PLUS, stateid,
+					data->current_obj, &use);
 	if (status != NFS4_OK)
 		return status;
-
-	if (*state == NULL) {
-		/* all-zeros or all-ones: no open, but no delegation may
-		 * conflict; all-ones bypasses deny-read
-		 */
-		*bypass = stateid->seqid != 0;
-		if (state_deleg_conflict(obj, false))
-			return NFS4ERR_DELAY;
-		return NFS4_OK;
-	}
-
-	switch ((*state)->state_type) {
-	case STATE_TYPE_SHARE:
-		if (!state_owner_confirmed(*state))
-			return NFS4ERR_BAD_STATEID;
-		open = *state;
-		inc_state_t_ref(open);
-		break;
-	case STATE_TYPE_LOCK:
-		open = nfs4_State_Get_Pointer(
-			(*state)->state_data.lock.openstate_key);
-		if (open == NULL)
-			return NFS4ERR_BAD_STATEID;
-		break;
-	case STATE_TYPE_DELEG:
-		/* any delegation allows reads (RFC 7530, as READ) */
-		return NFS4_OK;
-	default:
-		LogDebug(COMPONENT_NFS_V4_LOCK,
-			 "READ_PLUS with a stateid of type %d",
-			 (*state)->state_type);
-		return NFS4ERR_BAD_STATEID;
-	}
-
-	/* Opened without read access: reading is still allowed (a client
-	 * may read through a write open) unless the open denies reads.
-	 */
-	if ((open->state_data.share.share_access & OPEN4_SHARE_ACCESS_READ) ==
-		    0 &&
-	    (open->state_data.share.share_deny & OPEN4_SHARE_DENY_READ) != 0)
-		status = NFS4ERR_OPENMODE;
-	dec_state_t_ref(open);
-	return status;
+	*state = use.state;
+	*bypass = use.bypass;
+	use.state = NULL;
+	nfs4_stateid_use_release(&use);
+	return NFS4_OK;
 }
 
 /* Append a run (merged with the last one when alike); false when full. */

@@ -14,7 +14,11 @@ echo 360000 >/proc/sys/vm/dirty_writeback_centisecs
 echo 360000 >/proc/sys/vm/dirty_expire_centisecs
 w0=$(mstat_ops $M WRITE)
 head -c 12345 /dev/urandom >"$XCHG/data"
-perl -e 'open(my $f, ">", $ARGV[0]) or die "open: $!";
+# the host made the file, empty, an hour old: "+<" opens it without a
+# truncate (no new server time before the grant), so the writer's times,
+# later than the file's at the grant even with this guest's clock lagging
+# the server's under TCG, are the file's (RFC 9754 vets them against it)
+perl -e 'open(my $f, "+<", $ARGV[0]) or die "open: $!";
 	open(my $d, "<", $ARGV[1]) or die "data: $!";
 	local $/; my $b = <$d>; close($d);
 	syswrite($f, $b) == length($b) or die "write: $!";
@@ -35,5 +39,7 @@ check_eq "no DELEGRETURN for the host's GETATTR" $((d1 - d0)) 0
 touch "$XCHG/close"
 check "the writer closed the file" wait $writer
 check_eq "the file as written" "$(md5sum <$M/cb/f)" "$(md5sum <"$XCHG/data")"
+# the writer's mtime, as this client (the timestamps' owner) has it
+stat -c %.9Y $M/cb/f >"$XCHG/guest-mtime"
 cat "$XCHG/mount"
 g_done

@@ -1,6 +1,6 @@
 # Guest: the NFSv4.2 features a Linux client uses, proven by its own
 # per-op counters (/proc/self/mountstats) and byte-for-byte results.
-# $1: what to check, a comma list of read_plus, seek, allocate, copy,
+# $1: what to check, a comma list of read_plus, seek, allocate, wdeleg, copy,
 # clone (on the /xfs export, XFS with reflink; GUEST_CLONE_EXPORT names
 # another), xattr. Files the host
 # inspects afterwards are left in feat/ (sums in $XCHG).
@@ -102,6 +102,57 @@ if has allocate; then
 	remount 4.2 $M
 	check "allocate: punched file reads back as expected" cmp /tmp/punch $d/punch
 	check_eq "allocate: punched file's size kept" "$(stat -c %s $d/punch)" $((64 * MB))
+fi
+
+# wdeleg (an export with write delegations, issue #32 item 4): with a
+# write delegation held the client sends ALLOCATE, DEALLOCATE, COPY and
+# SETATTR(size) under the delegation's stateid; each reaches the server
+# once and succeeds: no NFS4ERR_OPENMODE (mountstats' errors), no state
+# recovery (TEST_STATEID, a second OPEN), the bytes as on a local file.
+if has wdeleg; then
+	head -c $MB /dev/urandom >/tmp/wd-src
+	cp /tmp/wd-src $d/wd-src
+	remount 4.2 $M
+	ops="OPEN ALLOCATE DEALLOCATE COPY SETATTR TEST_STATEID"
+	declare -A n0 e0
+	for op in $ops; do
+		n0[$op]=$(mstat_ops $M $op) e0[$op]=$(mstat_field $M $op 9)
+	done
+	# wd_op NAME XFS_IO_COMMAND: a new file of 64 KiB written and NAME
+	# done to it through the one open (a write delegation's), here and
+	# on the guest's tmpfs
+	wd_op() {
+		local name=$1 cmd=$2
+		xfs_io -f -c "pwrite -q -S 0x5a 0 64k" -c "$cmd" "$d/wd-$name" &&
+			xfs_io -f -c "pwrite -q -S 0x5a 0 64k" \
+				-c "${cmd//$d/\/tmp}" "/tmp/wd-$name"
+	}
+	check "wdeleg: fallocate" wd_op falloc "falloc 64k 4m"
+	check "wdeleg: FALLOC_FL_PUNCH_HOLE" wd_op punch "fpunch 16k 32k"
+	check "wdeleg: copy_file_range" wd_op copy "copy_range -s 0 -d 1m -l $MB $d/wd-src"
+	check "wdeleg: ftruncate" wd_op trunc "truncate 3m"
+	for op in ALLOCATE DEALLOCATE COPY SETATTR; do
+		check_eq "wdeleg: $op calls" $(($(mstat_ops $M $op) - n0[$op])) 1
+		check_eq "wdeleg: $op errors" $(($(mstat_field $M $op 9) - e0[$op])) 0
+	done
+	# at most one a file and the copy source's (no reopen for recovery)
+	n=$(($(mstat_ops $M OPEN) - n0[OPEN]))
+	check "wdeleg: OPEN calls ($n) at most 5" test "$n" -le 5
+	check_eq "wdeleg: TEST_STATEID calls (state recovery)" \
+		$(($(mstat_ops $M TEST_STATEID) - n0[TEST_STATEID])) 0
+	# a write delegation was held: opening for writing again sends no OPEN
+	o1=$(mstat_ops $M OPEN)
+	check "wdeleg: reopen for writing" xfs_io -c "pwrite -q -S 0x5b 0 4k" $d/wd-falloc
+	xfs_io -c "pwrite -q -S 0x5b 0 4k" /tmp/wd-falloc
+	check_eq "wdeleg: no OPEN for the reopen (a write delegation held)" \
+		$(($(mstat_ops $M OPEN) - o1)) 0
+	remount 4.2 $M
+	for f in falloc punch copy trunc; do
+		check "wdeleg: $f: the file reads back as the local one" \
+			cmp /tmp/wd-$f $d/wd-$f
+		check_eq "wdeleg: $f: size" "$(stat -c %s $d/wd-$f)" \
+			"$(stat -c %s /tmp/wd-$f)"
+	done
 fi
 
 if has copy; then

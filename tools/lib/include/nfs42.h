@@ -380,6 +380,13 @@ enum nfs42_setxattr_option {
 #define OPEN4_SHARE_ACCESS_WRITE 2
 #define OPEN4_SHARE_ACCESS_BOTH 3
 #define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400
+/* RFC 9754: the delegation's timestamps (attributes 84, 85) go to its
+ * holder; a delegation instead of an open stateid */
+#define OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS 0x100000
+#define OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION 0x200000
+/* their values in open_arguments' share_access_want (RFC 9754 4.1) */
+#define OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS 20
+#define OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION 21
 #define OPEN4_SHARE_DENY_NONE 0
 #define OPEN4_SHARE_DENY_READ 1
 #define OPEN4_SHARE_DENY_WRITE 2
@@ -500,7 +507,8 @@ struct nfs42_attrs {
 	uint32_t change_attr_type;
 	/* open_arguments (RFC 9754): the OPEN arguments the server honours,
 	 * each a bitmap of the values of its enum (share_access_want: the
-	 * OPEN4_SHARE_ACCESS_WANT_* value >> 8)
+	 * OPEN4_SHARE_ACCESS_WANT_* value >> 8 for the delegation wants,
+	 * OPEN_ARGS_SHARE_ACCESS_WANT_* for the flags)
 	 */
 	struct {
 		struct nfs42_bitmap share_access, share_deny;
@@ -511,13 +519,15 @@ struct nfs42_attrs {
 /* Attributes to set (SETATTR, CREATE, OPEN with create). */
 struct nfs42_sattr {
 	struct nfs42_bitmap mask; /* FATTR4_SIZE, MODE, OWNER, OWNER_GROUP,
-				   * TIME_ACCESS_SET, TIME_MODIFY_SET */
+				   * TIME_ACCESS_SET, TIME_MODIFY_SET,
+				   * TIME_DELEG_ACCESS, TIME_DELEG_MODIFY */
 	uint64_t size;
 	uint32_t mode;
 	const char *owner;
 	const char *owner_group;
 	enum nfs42_time_how atime_how, mtime_how;
 	struct nfs42_time atime, mtime;
+	struct nfs42_time deleg_atime, deleg_mtime; /* RFC 9754 84, 85 */
 };
 
 void nfs42_sattr_init(struct nfs42_sattr *sa);
@@ -528,6 +538,12 @@ void nfs42_sattr_group(struct nfs42_sattr *sa, const char *group);
 /* t == NULL: SET_TO_SERVER_TIME4 */
 void nfs42_sattr_atime(struct nfs42_sattr *sa, const struct nfs42_time *t);
 void nfs42_sattr_mtime(struct nfs42_sattr *sa, const struct nfs42_time *t);
+/* RFC 9754: time_deleg_access / time_deleg_modify, which only the holder
+ * of a delegation with its timestamps sets (with its stateid) */
+void nfs42_sattr_deleg_atime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t);
+void nfs42_sattr_deleg_mtime(struct nfs42_sattr *sa,
+			     const struct nfs42_time *t);
 
 /* fattr4 codec (also used by the unit tests) */
 int nfs42_fattr_decode(struct nfs42_xdr *x, struct nfs42_attrs *a);
@@ -636,6 +652,25 @@ typedef uint32_t (*nfs42_cb_fn)(struct nfs42_client *cl, void *arg,
 				struct nfs42_xdr *res);
 void nfs42_set_cb_handler(struct nfs42_client *cl, nfs42_cb_fn fn, void *arg);
 /*
+ * Misbehaving on the back channel (tests, the protocol fuzzer): a filter
+ * consulted once per callback RPC before anything is decoded.  It answers
+ * NFS42_CB_ANSWER (served as usual), NFS42_CB_DROP (no reply at all: the
+ * server's call times out), NFS42_CB_FAIL_OPS (CB_SEQUENCE served, every
+ * later operation answered *fail_status without being looked at) or
+ * NFS42_CB_GARBAGE (the RPC answered GARBAGE_ARGS).
+ */
+enum nfs42_cb_verdict {
+	NFS42_CB_ANSWER,
+	NFS42_CB_DROP,
+	NFS42_CB_FAIL_OPS,
+	NFS42_CB_GARBAGE,
+};
+typedef enum nfs42_cb_verdict (*nfs42_cb_filter_fn)(struct nfs42_client *cl,
+						    void *arg,
+						    uint32_t *fail_status);
+void nfs42_set_cb_filter(struct nfs42_client *cl, nfs42_cb_filter_fn fn,
+			 void *arg);
+/*
  * Serve the connection (backchannel calls) for up to timeout_ms.  Returns
  * the number of callback RPCs served (>= 1 as soon as one was), 0 on
  * timeout, < 0 on transport failure.
@@ -662,6 +697,9 @@ int nfs42_poll_until(struct nfs42_client *cl, int timeout_ms,
 #define OPEN_DELEGATE_READ 1
 #define OPEN_DELEGATE_WRITE 2
 #define OPEN_DELEGATE_NONE_EXT 3
+/* RFC 9754: a read or write delegation whose holder owns the timestamps */
+#define OPEN_DELEGATE_READ_ATTRS_DELEG 4
+#define OPEN_DELEGATE_WRITE_ATTRS_DELEG 5
 struct nfs42_recall {
 	struct nfs42_stateid stateid;
 	struct nfs42_fh fh;
@@ -1271,7 +1309,9 @@ struct nfs42_file {
 	uint32_t share_access;
 	char owner[48];
 	/* The OPEN's delegation: OPEN_DELEGATE_NONE (0), _READ (1),
-	 * _WRITE (2) or _NONE_EXT (3, then why_no_deleg says why). */
+	 * _WRITE (2), _NONE_EXT (3, then why_no_deleg says why), or RFC
+	 * 9754's _READ_ATTRS_DELEG (4) and _WRITE_ATTRS_DELEG (5), a read
+	 * or write delegation with the timestamps delegated. */
 	uint32_t deleg_type;
 	struct nfs42_stateid deleg_stateid;
 	uint32_t why_no_deleg;
