@@ -3,6 +3,7 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # pnfs.sh [--smoke] [--size MIB] [--runs N] [--ds "1 2 4"] [--rate RATE]
+#         [--ceph [--store bluestore|memstore]]
 #
 # Issue #20's table: a metadata server and N data servers (harness.sh
 # --pnfs N, one shared export directory, 1 MiB stripes), each server
@@ -22,13 +23,23 @@
 # source: a wrong byte fails the benchmark.  --smoke: 16 MiB, N = 2, one
 # run, no goals checked.  Needs root and network namespaces with htb, else
 # exits 77 (skipped).
+#
+# --ceph (issue #29 item 5): the shared filesystem is a CephFS, a cluster
+# of the benchmark's own (scripts/ceph-cluster.sh, in the benchmark's
+# namespace: its traffic on lo is not limited) started once for every N;
+# each server is FSAL_SPARSE on a ceph-fuse mount of its own, a CephFS
+# client instance per head as on separate hosts (harness.sh --ceph --fsal
+# SPARSE).  The sparse file's holes are reported, not judged: CephFS 16.2
+# cannot tell holes (docs/cluster.md, section 6).  --store: the cluster's
+# OSD store (default bluestore, on sparse files in the cluster's
+# directory; memstore keeps 1 GiB per OSD in memory: --size 256 at most).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 build=${SPARSE_BUILD_DIR:-$repo/build}
 . "$here/bench-lib.sh"
-size=1024 runs=3 dss="1 2 4" rate=1gbit smoke=0 inner=''
+size=1024 runs=3 dss="1 2 4" rate=1gbit smoke=0 inner='' ceph=0 store=bluestore
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) size=16 runs=1 dss=2 smoke=1; shift ;;
@@ -36,6 +47,8 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--ds) dss=$2; shift 2 ;;
 	--rate) rate=$2; shift 2 ;;
+	--ceph) ceph=1; shift ;;
+	--store) store=$2; shift 2 ;;
 	# internal: one N's table inside its namespace and harness
 	--inner) inner=$2; shift 2 ;;
 	*) echo "pnfs.sh: unknown argument $1" >&2; exit 2 ;;
@@ -54,8 +67,10 @@ rate_bits() {
 }
 
 # links PORT...: one htb class of RATE per server port, both directions
+# (the classes of an earlier N in the namespace, with --ceph, removed)
 links() {
 	local i=1 p
+	tc qdisc del dev lo root 2>/dev/null || true
 	tc qdisc add dev lo root handle 1: htb default 99
 	tc class add dev lo parent 1: classid 1:99 htb rate 100gbit quantum 200000
 	for p in "$@"; do
@@ -118,7 +133,7 @@ run_n() {
 	awk -v n="$n" -v mib="$size" -v bits="$(rate_bits "$rate")" -v rate="$rate" \
 	    -v pw="$(median put-pnfs)" -v mw="$(median put-mds)" \
 	    -v pr="$(median cat-pnfs)" -v mr="$(median cat-mds)" \
-	    -v wire="$wire" -v smoke="$smoke" 'BEGIN {
+	    -v wire="$wire" -v smoke="$smoke" -v ceph="$ceph" 'BEGIN {
 		b = mib * 1048576 * 8
 		link = bits / 1e9
 		split("write read", what, " ")
@@ -137,6 +152,8 @@ run_n() {
 		hole = mib * 1048576 / 2; data = hole
 		over = (wire - data) / hole
 		g = smoke ? "-" : ((over <= 0.01 ? "PASS" : "FAIL") " (<= 1 %)")
+		if (ceph)
+			g = "- (CephFS cannot tell holes; lo carries Ceph'"'"'s own traffic too)"
 		printf "N=%d sparse (READ_PLUS via the data servers): %.1f MiB on the wire for %.0f MiB data + %.0f MiB hole: beyond the data %.2f %% of the hole bytes | %s\n",
 			n, wire / 1048576, data / 1048576, hole / 1048576, 100 * over, g
 	}'
@@ -173,13 +190,39 @@ if [ ! -x "$nfs42" ] || [ ! -x "$mklayout" ]; then
 	echo "pnfs.sh: build first ($nfs42, $mklayout)" >&2
 	exit 1
 fi
-echo "bench pnfs: $(bench_machine); $size MiB files, 1 MiB stripes, each server behind its own $rate link (htb on the namespace's lo), median of $runs runs"
+fs="one shared export directory"
+[ $ceph = 1 ] && fs="a CephFS ($store, one machine), a ceph-fuse mount per server"
+echo "bench pnfs: $(bench_machine); $fs; $size MiB files, 1 MiB stripes, each server behind its own $rate link (htb on the namespace's lo), median of $runs runs"
 ns=
-cleanup() { [ -z "$ns" ] || bench_netns_down "$ns"; }
+cdir=
+cleanup() {
+	if [ -n "$cdir" ]; then
+		"$repo/scripts/ceph-cluster.sh" stop "$cdir/cluster" >/dev/null || true
+		rm -rf --one-file-system "$cdir"
+	fi
+	[ -z "$ns" ] || bench_netns_down "$ns"
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 flags=()
 [ $smoke = 1 ] && flags=(--smoke)
+if [ $ceph = 1 ]; then
+	"$repo/scripts/ceph-cluster.sh" check >&2 || exit 77
+	ns=nfsb-pnfs-$$-ceph
+	bench_netns_up "$ns"
+	cdir=$(mktemp -d "${TMPDIR:-/tmp}/nfsb-pnfs-ceph.XXXXXX")
+	ip netns exec "$ns" "$repo/scripts/ceph-cluster.sh" start \
+		--store "$store" --owner $$ "$cdir/cluster" >&2
+	flags+=(--ceph)
+	for n in $dss; do
+		ip netns exec "$ns" "$repo/tests/e2e/harness.sh" \
+			--ceph "$cdir/cluster" --fsal SPARSE --pnfs "$n" \
+			--pnfs-opts "Stripe_Unit = 1048576;" -- \
+			"$0" "${flags[@]}" --size "$size" --runs "$runs" \
+			--rate "$rate" --inner "$n"
+	done
+	exit 0
+fi
 for n in $dss; do
 	ns=nfsb-pnfs-$$-$n
 	bench_netns_up "$ns"

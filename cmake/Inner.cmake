@@ -28,7 +28,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
 
 enable_testing()
-foreach(dir tools tests/unit tests/e2e tests/fuzz tests/linux tests/package tests/patches bench)
+foreach(dir tools tests/unit tests/e2e tests/ceph tests/fuzz tests/linux tests/package tests/patches bench)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${dir}/CMakeLists.txt)
     add_subdirectory(${dir})
   endif()

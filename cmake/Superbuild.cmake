@@ -97,15 +97,18 @@ ExternalProject_Add(ntirpc
   BUILD_ALWAYS ON)
 
 # What Ganesha is built with: the FSALs we serve or compare against (SPARSE,
-# VFS, MEM) and nothing that needs libraries we do not ship.
+# VFS, MEM), the Ceph path (FSAL_CEPH, the RADOS recovery backends with
+# ganesha-rados-grace, RADOS URLs in the configuration: librados-dev and
+# libcephfs-dev, docs/cluster.md) and nothing that needs libraries we do not
+# ship.  ON means required: a missing library stops the configure step.
 set(ganesha_args
   -DUSE_SYSTEM_NTIRPC=ON -DNTIRPC_PREFIX=${STAGE}
   -DUSE_FSAL_SPARSE=ON -DUSE_FSAL_VFS=ON -DUSE_FSAL_MEM=ON
   -DUSE_FSAL_PROXY_V4=OFF -DUSE_FSAL_PROXY_V3=OFF -DUSE_FSAL_LUSTRE=OFF
-  -DUSE_FSAL_LIZARDFS=OFF -DUSE_FSAL_KVSFS=OFF -DUSE_FSAL_CEPH=OFF
+  -DUSE_FSAL_LIZARDFS=OFF -DUSE_FSAL_KVSFS=OFF -DUSE_FSAL_CEPH=ON
   -DUSE_FSAL_GPFS=OFF -DUSE_FSAL_GLUSTER=OFF -DUSE_FSAL_RGW=OFF
   -DUSE_FSAL_SAUNAFS=OFF -DUSE_FSAL_NULL=OFF
-  -DUSE_DBUS=ON -DUSE_9P=OFF -DUSE_RADOS_RECOV=OFF -DRADOS_URLS=OFF
+  -DUSE_DBUS=ON -DUSE_9P=OFF -DUSE_RADOS_RECOV=ON -DRADOS_URLS=ON
   -D_MSPAC_SUPPORT=OFF -DUSE_NFSIDMAP=OFF -DUSE_LTTNG=OFF -DUSE_GSS=OFF
   -DUSE_MONITORING=OFF -DUSE_GUI_ADMIN_TOOLS=OFF -DUSE_ADMIN_TOOLS=OFF
   -DUSE_NFS_RDMA=OFF -DUSE_UNWIND=OFF -DUSE_LEGACY_PYTHON_INSTALL=OFF

@@ -7,6 +7,13 @@
 # Installs the Debian packages the build, the tests and the wire checks
 # need, when any is missing. With --check it only lists the missing ones
 # and exits 1 if there are any.
+#
+# The Ceph lane (ctest label ceph, docs/cluster.md) needs Ceph's daemons
+# and ceph-fuse (about 90 packages, two minutes to install): they are
+# installed too unless SPARSE_CEPH_LANE=off, which leaves them out (the
+# lane then skips, saying what is missing). Ganesha's Ceph support
+# (FSAL_CEPH, RADOS recovery and URLs) is always built: librados-dev and
+# libcephfs-dev are build dependencies.
 set -euo pipefail
 
 packages=(
@@ -22,7 +29,16 @@ packages=(
 	qemu-system-x86 busybox-static cpio xz-utils file
 	stress-ng fio rsync attr
 	libnfs-utils debootstrap
+	librados-dev libcephfs-dev
 )
+case ${SPARSE_CEPH_LANE:-on} in
+on) packages+=(ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse ceph-common python3-rados) ;;
+off) ;;
+*)
+	echo "install-deps: SPARSE_CEPH_LANE is on or off, not '$SPARSE_CEPH_LANE'" >&2
+	exit 2
+	;;
+esac
 
 # FSAL_VFS finds its filesystems through /etc/mtab (setmntent), which a
 # minimal Debian (debootstrap --variant=minbase) does not have: without it

@@ -21,7 +21,8 @@ Builds, as root, in a bookworm minbase chroot of its own (debootstrap from
 the machine's Debian mirror; the machine's packages are not touched):
   ntirpc       6.3-2+sparseN: libntirpc6.3, libntirpc-dev
   nfs-ganesha  6.5-5+sparseN: nfs-ganesha, nfs-ganesha-sparse,
-               nfs-ganesha-vfs, nfs-sparse-tools
+               nfs-ganesha-vfs, nfs-ganesha-ceph, nfs-ganesha-rados-grace,
+               nfs-ganesha-rados-urls, nfs-sparse-tools
 from Debian's pinned orig tarballs (cmake/sources.pins), this checkout's
 packaging/ (debian/ directories), patches/ (the quilt series) and
 tracked files (the orig-nfs-sparse component), then runs lintian.

@@ -154,13 +154,27 @@ SPARSE_SERVER_LIB=${BASH_SOURCE[0]}
 # the background under a keeper (see sparse_keep) that ends it when process
 # OWNER is gone; both in their own session, so that a test runner killing
 # its own process group does not take the server with it. Writes the
-# server's PID to PIDFILE and echoes it.
+# server's PID to PIDFILE and echoes it. With SPARSE_SERVER_NETNS set the
+# server runs in that network namespace, with SPARSE_SERVER_HOSTNAME in a
+# UTS namespace of its own with that host name (a "host" of the Ceph
+# lane's failover test: Ganesha names its node after the host name); each
+# wrapper execs the next, so the PID is the server's.
 sparse_start_server() {
-	local stage=$1 conf=$2 log=$3 pidfile=$4 owner=$5 i
+	local stage=$1 conf=$2 log=$3 pidfile=$4 owner=$5 i netns=()
+	[ -z "${SPARSE_SERVER_NETNS:-}" ] ||
+		netns=(ip netns exec "$SPARSE_SERVER_NETNS")
+	[ -z "${SPARSE_SERVER_HOSTNAME:-}" ] ||
+		netns+=(unshare --uts -- sh -c 'hostname "$0" && exec "$@"'
+			"$SPARSE_SERVER_HOSTNAME")
 	rm -f "$pidfile"
-	ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
+	# LD_LIBRARY_PATH: Ganesha dlopen()s the RADOS recovery backends and
+	# RADOS URLs by bare name, found through the RUNPATH of the library
+	# that calls dlopen(); under ASan the caller is libasan's interceptor,
+	# which has none ("Failed to load Backend rados_cluster")
+	LD_LIBRARY_PATH=$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		ASAN_OPTIONS=${SPARSE_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} \
 		setsid bash -c '. "$0"; sparse_keep "$@"' "$SPARSE_SERVER_LIB" \
-		"$owner" "$pidfile" \
+		"$owner" "$pidfile" "${netns[@]}" \
 		"$stage/bin/ganesha.nfsd" -F -f "$conf" -L "$log" -p "$pidfile.ganesha" \
 		-N "NIV_${LOG_LEVEL:-EVENT}" </dev/null >>"$log.stdout" 2>&1 &
 	for ((i = 0; i < 100; i++)); do

@@ -22,6 +22,18 @@ check() {
 	fi
 }
 
+# ok NAME CMD...: CMD must succeed (its output is its own)
+ok() {
+	local name=$1
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name" >&2
+	fi
+}
+
 # check_summary NAME: the counts; the status of the script
 check_summary() {
 	echo "$1: $pass passed, $fail failed"

@@ -399,19 +399,6 @@ static int reclaim_open(struct rsess *s, const struct nfs42_fh *fh,
 	return rc;
 }
 
-static int reclaim_lock(struct rsess *s, const struct nfs42_fh *fh,
-			const struct nfs42_stateid *open_sid, uint64_t off,
-			uint64_t len, const char *owner)
-{
-	struct nfs42_lock_owner lo = { .owner = owner,
-				       .owner_len = strlen(owner) };
-	struct nfs42_compound *c = rsess_cpd(s);
-
-	nfs42_op_putfh(c, fh);
-	nfs42_op_lock_new(c, WRITE_LT, true, off, len, 0, open_sid, 0, &lo);
-	return e2e_cpd_run(c);
-}
-
 /*
  * (d) Restart in the middle.  A, C and D hold opens and locks.  A and D
  * stop renewing; C takes A's locked range (A is released, its record
@@ -464,10 +451,11 @@ START_TEST(restart_reclaims_only_durable_clients)
 
 	rs_open(&sc, own_c);
 	ck_nfs_ok(sc.cl, reclaim_open(&sc, &fc.fh, "rst-c-o1", &sid));
-	ck_nfs_ok(sc.cl, reclaim_lock(&sc, &fc.fh, &sid, 0, 100, "rst-lock-c"));
+	ck_nfs_ok(sc.cl, rs_reclaim_lock(&sc, &fc.fh, &sid, 0, 100,
+					 "rst-lock-c", NULL));
 	ck_nfs_ok(sc.cl, reclaim_open(&sc, &fca.fh, "rst-c-o2", &sid));
-	ck_nfs_ok(sc.cl,
-		  reclaim_lock(&sc, &fca.fh, &sid, 0, 100, "rst-lock-c-on-a"));
+	ck_nfs_ok(sc.cl, rs_reclaim_lock(&sc, &fca.fh, &sid, 0, 100,
+					 "rst-lock-c-on-a", NULL));
 
 	/* A was released by the conflict: it has nothing to reclaim */
 	rs_open(&sa, own_a);
@@ -478,7 +466,8 @@ START_TEST(restart_reclaims_only_durable_clients)
 	 * grace period was on when A was refused */
 	rs_open(&sd, own_d);
 	ck_nfs_ok(sd.cl, reclaim_open(&sd, &fd.fh, "rst-d-o1", &sid));
-	ck_nfs_ok(sd.cl, reclaim_lock(&sd, &fd.fh, &sid, 0, 100, "rst-lock-d"));
+	ck_nfs_ok(sd.cl, rs_reclaim_lock(&sd, &fd.fh, &sid, 0, 100,
+					 "rst-lock-d", NULL));
 
 	for (struct rsess *s = &sc; s; s = s == &sc ? &sd : NULL) {
 		cpd = rsess_cpd(s);
@@ -604,8 +593,8 @@ START_TEST(reaper_expiry_then_crash)
 
 	rs_open(&sc, own_c);
 	ck_nfs_ok(sc.cl, reclaim_open(&sc, &fca.fh, "reap-c-o1", &sid));
-	ck_nfs_ok(sc.cl,
-		  reclaim_lock(&sc, &fca.fh, &sid, 0, 100, "reap-lock-c"));
+	ck_nfs_ok(sc.cl, rs_reclaim_lock(&sc, &fca.fh, &sid, 0, 100,
+					 "reap-lock-c", NULL));
 	rs_open(&sa, own_a);
 	ck_nfs_status(reclaim_open(&sa, &fa.fh, "reap-a-o1", &sid),
 		      NFS4ERR_NO_GRACE);

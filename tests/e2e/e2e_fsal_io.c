@@ -233,33 +233,6 @@ END_TEST
 
 #define TOP (UINT64_C(1) << 63)
 
-static int one_op_status(struct nfs42_client *cl, struct nfs42_compound *c,
-			 int idx)
-{
-	int rc = nfs42_compound_run(c);
-
-	(void)cl;
-	if (rc == 0)
-		return 0;
-	return nfs42_res(c, idx) ? e2e_op_status(c, idx) : rc;
-}
-
-/* ALLOCATE (alloc) or DEALLOCATE [off, off+len) on of: the op's status. */
-static int fallocate_status(struct nfs42_client *cl, struct nfs42_file *of,
-			    bool alloc, uint64_t off, uint64_t len)
-{
-	struct nfs42_compound *c = e2e_cpd(cl, &of->fh);
-	int i, rc;
-
-	if (alloc)
-		i = nfs42_op_allocate(c, &of->stateid, off, len);
-	else
-		i = nfs42_op_deallocate(c, &of->stateid, off, len);
-	rc = one_op_status(cl, c, i);
-	nfs42_compound_free(c);
-	return rc;
-}
-
 /* The refused requests left f empty; close it, drop the client. */
 static void finish_empty(struct nfs42_client *cl, const char *f,
 			 struct nfs42_file *of)
@@ -293,11 +266,11 @@ START_TEST(allocate_overflowing_range)
 	char *f = e2e_uniq("atop");
 	struct nfs42_file of = e2e_create_rw(cl, f);
 
-	ck_nfs_status2(fallocate_status(cl, &of, true, TOP - 4096, 8192),
+	ck_nfs_status2(e2e_fallocate(cl, &of, true, TOP - 4096, 8192),
 		       NFS4ERR_FBIG, NFS4ERR_INVAL);
-	ck_nfs_status2(fallocate_status(cl, &of, true, UINT64_MAX - 10, 100),
+	ck_nfs_status2(e2e_fallocate(cl, &of, true, UINT64_MAX - 10, 100),
 		       NFS4ERR_FBIG, NFS4ERR_INVAL);
-	ck_nfs_status2(fallocate_status(cl, &of, false, TOP + 4096, 4096),
+	ck_nfs_status2(e2e_fallocate(cl, &of, false, TOP + 4096, 4096),
 		       NFS4ERR_FBIG, NFS4ERR_INVAL);
 	finish_empty(cl, f, &of);
 }

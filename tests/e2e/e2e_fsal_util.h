@@ -196,6 +196,25 @@ static inline int e2e_op_status(struct nfs42_compound *c, int idx)
 	return (int)r->status;
 }
 
+/* ALLOCATE (alloc) or DEALLOCATE [off, off+len) on f: the op's status. */
+static inline int e2e_fallocate(struct nfs42_client *cl,
+				const struct nfs42_file *f, bool alloc,
+				uint64_t off, uint64_t len)
+{
+	struct nfs42_compound *c = e2e_cpd(cl, &f->fh);
+	int i, rc;
+
+	if (alloc)
+		i = nfs42_op_allocate(c, &f->stateid, off, len);
+	else
+		i = nfs42_op_deallocate(c, &f->stateid, off, len);
+	rc = nfs42_compound_run(c);
+	if (rc && nfs42_res(c, i))
+		rc = e2e_op_status(c, i);
+	nfs42_compound_free(c);
+	return rc;
+}
+
 #define ck_nfs_status(expr, want)                                            \
 	do {                                                                 \
 		int _rc = (expr), _w = (want);                               \

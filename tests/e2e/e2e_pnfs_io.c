@@ -686,7 +686,11 @@ int main(int argc, char **argv)
 		return e2e_run(s);
 	}
 	tcase_add_test(tc, striped_dense_write_and_read);
-	tcase_add_test(tc, striped_sparse_keeps_holes);
+	/* "cephfs" (the Ceph lane, every head on a ceph-fuse mount of its
+	 * own): all but the holes, which CephFS 16.2 cannot tell
+	 * (docs/cluster.md, section 6) */
+	if (argc < 2 || strcmp(argv[1], "cephfs"))
+		tcase_add_test(tc, striped_sparse_keeps_holes);
 	tcase_add_test(tc, layout_as_configured);
 	tcase_add_test(tc, devicelist_ids_are_known);
 	tcase_add_test(tc, exchange_id_roles);

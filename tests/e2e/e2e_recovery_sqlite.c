@@ -26,47 +26,16 @@
 #include <sqlite3.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
-#include "e2e_parity_util.h"
-#include "rsess.h"
-
-/* A session after a restart: the first calls may meet a settling server */
-static void rsess_after_restart(struct rsess *s, const char *owner)
-{
-	int rc = -1, i;
-
-	for (i = 0; i < 100; i++) {
-		rc = rsess_exchange_id(s, owner);
-		if (!rc)
-			rc = rsess_create_session(s);
-		if (!rc)
-			return;
-		rsess_free(s);
-		usleep(100 * 1000);
-	}
-	ck_abort_msg("session for %s after restart: %s", owner,
-		     nfs42_strerror(rc));
-}
+#include "e2e_reclaim_util.h"
 
 static void owner_name(char *buf, size_t len, const char *what, int i)
 {
 	snprintf(buf, len, "sqlrecov-%s-%d-%d", what, (int)getpid(), i);
 }
 
-/* The file every client opens and reclaims. */
-static struct nfs42_fh shared_file(void)
-{
-	struct nfs42_client *cl = e2e_client();
-	struct nfs42_fh fh;
-
-	e2e_put_backing("shared", "data", 4);
-	fh = e2e_fh(cl, "shared");
-	nfs42_client_free(cl);
-	return fh;
-}
-
 START_TEST(reclaim_after_restart)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s[3] = { 0 }, b = { 0 };
 	char owner[64];
 	int i;
@@ -79,12 +48,12 @@ START_TEST(reclaim_after_restart)
 	e2e_server_ctl("restart");
 	/* a client the server never saw may not reclaim */
 	owner_name(owner, sizeof(owner), "stranger", 0);
-	rsess_after_restart(&b, owner);
+	rs_after_restart(&b, owner);
 	ck_nfs_status(rsess_reclaim(&b, &fh, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&b);
 	for (i = 0; i < 3; i++) {
 		owner_name(owner, sizeof(owner), "known", i);
-		rsess_after_restart(&s[i], owner);
+		rs_after_restart(&s[i], owner);
 		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		ck_nfs_status(rsess_reclaim_complete(&s[i]), NFS4_OK);
 		rsess_free(&s[i]);
@@ -99,7 +68,7 @@ END_TEST
  */
 START_TEST(restart_during_grace)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s[3] = { 0 };
 	char owner[64];
 	int i;
@@ -112,13 +81,13 @@ START_TEST(restart_during_grace)
 	e2e_server_ctl("restart");
 	/* only client 0 comes back; grace goes on for the other two */
 	owner_name(owner, sizeof(owner), "regrace", 0);
-	rsess_after_restart(&s[0], owner);
+	rs_after_restart(&s[0], owner);
 	ck_nfs_status(rsess_reclaim(&s[0], &fh, "oo"), NFS4_OK);
 	rsess_free(&s[0]);
 	e2e_server_ctl("restart");
 	for (i = 0; i < 3; i++) {
 		owner_name(owner, sizeof(owner), "regrace", i);
-		rsess_after_restart(&s[i], owner);
+		rs_after_restart(&s[i], owner);
 		ck_nfs_status(rsess_reclaim(&s[i], &fh, "oo"), NFS4_OK);
 		rsess_free(&s[i]);
 	}
@@ -176,7 +145,7 @@ START_TEST(crash_while_establishing)
 	int i, rc, ok = 0, refused = 0, unsure_ok = 0, unsure_no = 0;
 	int64_t t0;
 
-	crash_fh = shared_file();
+	crash_fh = rs_shared_file();
 	for (i = 0; i < CRASH_THREADS; i++)
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, crash_worker, NULL), 0);
@@ -195,7 +164,7 @@ START_TEST(crash_while_establishing)
 	for (i = 0; i < CRASH_CLIENTS; i++) {
 		memset(&s, 0, sizeof(s));
 		owner_name(owner, sizeof(owner), "crash", i);
-		rsess_after_restart(&s, owner);
+		rs_after_restart(&s, owner);
 		rc = rsess_reclaim(&s, &crash_fh, "oo");
 		rsess_free(&s);
 		switch (progress[i]) {
@@ -285,7 +254,7 @@ static int create_session_once(struct rsess *s)
  */
 START_TEST(locked_database)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess x = { 0 }, y = { 0 };
 	struct holder h;
 	char ox[64], oy[64];
@@ -323,9 +292,9 @@ START_TEST(locked_database)
 	rsess_free(&y);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&x, ox);
+	rs_after_restart(&x, ox);
 	ck_nfs_status(rsess_reclaim(&x, &fh, "oo"), NFS4_OK);
-	rsess_after_restart(&y, oy);
+	rs_after_restart(&y, oy);
 	ck_nfs_status(rsess_reclaim(&y, &fh, "oo"), NFS4_OK);
 	rsess_free(&x);
 	rsess_free(&y);
@@ -333,22 +302,6 @@ START_TEST(locked_database)
 END_TEST
 
 /* ---- keys: two owners whose records used to share a name ---- */
-
-/* DESTROY_SESSION, then DESTROY_CLIENTID: the record goes. */
-static void destroy_client(struct rsess *s)
-{
-	struct nfs42_compound *c = nfs42_compound_new(s->cl);
-
-	nfs42_compound_no_sequence(c);
-	nfs42_op_destroy_session(c, s->sid);
-	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
-	nfs42_compound_free(c);
-	c = nfs42_compound_new(s->cl);
-	nfs42_compound_no_sequence(c);
-	nfs42_op_destroy_clientid(c, s->clientid);
-	ck_nfs_status(nfs42_compound_run(c), NFS4_OK);
-	nfs42_compound_free(c);
-}
 
 /*
  * The printable owner "0x01fefdfc" and the owner of the four bytes
@@ -362,7 +315,7 @@ START_TEST(owner_keys_distinct)
 	static const char text[] = "0x01fefdfc";
 	static const char bytes[] = { 0x01, (char)0xfe, (char)0xfd, (char)0xfc,
 				      0 };
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess t = { 0 }, b = { 0 };
 
 	/* established without an open: a client holding state may not
@@ -371,15 +324,15 @@ START_TEST(owner_keys_distinct)
 	ck_nfs_status(rsess_create_session(&t), NFS4_OK);
 	ck_nfs_status(rsess_reclaim_complete(&t), NFS4_OK);
 	ck_nfs_status(rsess_establish(&b, bytes, &fh), NFS4_OK);
-	destroy_client(&t);
+	rs_destroy_client(&t);
 	rsess_free(&t);
 	rsess_free(&b);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&b, bytes);
+	rs_after_restart(&b, bytes);
 	ck_nfs_status(rsess_reclaim(&b, &fh, "oo"), NFS4_OK);
 	rsess_free(&b);
-	rsess_after_restart(&t, text);
+	rs_after_restart(&t, text);
 	ck_nfs_status(rsess_reclaim(&t, &fh, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&t);
 }
@@ -449,7 +402,7 @@ static char *fill_but(const char *dir, off_t leave)
 START_TEST(grace_start_fails)
 {
 	const char *recov = e2e_env("NFS42_RECOVERY_DIR");
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess r = { 0 }, x = { 0 };
 	char own_r[64], own_x[64], *filler;
 	struct holder h;
@@ -472,7 +425,7 @@ START_TEST(grace_start_fails)
 	rc = server_ctl_rc("start");
 	if (rc == 0) {
 		/* what a client gets from such a server: nothing to reclaim */
-		rsess_after_restart(&r, own_r);
+		rs_after_restart(&r, own_r);
 		rc = rsess_reclaim(&r, &fh, "oo");
 		rsess_free(&r);
 		ck_abort_msg(
@@ -489,10 +442,10 @@ START_TEST(grace_start_fails)
 	/* (2) room again: everyone may reclaim */
 	ck_assert_int_eq(unlink(filler), 0);
 	e2e_server_ctl("start");
-	rsess_after_restart(&r, own_r);
+	rs_after_restart(&r, own_r);
 	ck_nfs_status(rsess_reclaim(&r, &fh, "oo"), NFS4_OK);
 	owner_name(own_x, sizeof(own_x), "gs-fill", GRACE_FILL_CLIENTS - 1);
-	rsess_after_restart(&x, own_x);
+	rs_after_restart(&x, own_x);
 	ck_nfs_status(rsess_reclaim(&x, &fh, "oo"), NFS4_OK);
 	rsess_free(&r);
 	rsess_free(&x);
@@ -507,7 +460,7 @@ START_TEST(grace_start_fails)
 		      "server did not start over a database locked for 8 s");
 	ck_assert_int_ge(e2e_now_ms() - t0, 7000);
 	ck_assert(e2e_log_has("attempt 1 of 5"));
-	rsess_after_restart(&r, own_r);
+	rs_after_restart(&r, own_r);
 	ck_nfs_status(rsess_reclaim(&r, &fh, "oo"), NFS4_OK);
 	rsess_free(&r);
 }
@@ -526,7 +479,7 @@ END_TEST
  */
 START_TEST(grace_end_fails)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess k = { 0 }, r = { 0 }, n = { 0 };
 	char own_k[64], own_r[64], own_n[64];
 	struct holder h;
@@ -542,10 +495,10 @@ START_TEST(grace_end_fails)
 	rsess_free(&r);
 	e2e_server_ctl("restart");
 	t0 = e2e_now_ms();
-	rsess_after_restart(&r, own_r);
+	rs_after_restart(&r, own_r);
 	ck_nfs_status(rsess_reclaim(&r, &fh, "oo"), NFS4_OK);
 	ck_nfs_status(rsess_reclaim_complete(&r), NFS4_OK);
-	rsess_after_restart(&n, own_n);
+	rs_after_restart(&n, own_n);
 	ck_nfs_status(rsess_reclaim_complete(&n), NFS4_OK);
 	ck_nfs_status(rsess_open(&n, &fh, "oo"), NFS4ERR_GRACE);
 
@@ -569,9 +522,9 @@ START_TEST(grace_end_fails)
 	rsess_free(&r);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&k, own_k);
+	rs_after_restart(&k, own_k);
 	ck_nfs_status(rsess_reclaim(&k, &fh, "oo"), NFS4ERR_NO_GRACE);
-	rsess_after_restart(&r, own_r);
+	rs_after_restart(&r, own_r);
 	ck_nfs_status(rsess_reclaim(&r, &fh, "oo"), NFS4_OK);
 	rsess_free(&k);
 	rsess_free(&r);
@@ -655,7 +608,7 @@ static void committer_totals(long *changes, long *commits)
  */
 START_TEST(reaper_one_commit_per_pass)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct rsess s;
 	char owner[64];
 	long changes, commits, passes;
@@ -674,7 +627,7 @@ START_TEST(reaper_one_commit_per_pass)
 	ck_assert_int_eq(db_rows_gone("sqlrecov-reaped-", 30000), 0);
 	e2e_server_ctl("stop");
 	committer_totals(&changes, &commits);
-	/* every client (and shared_file()'s) added once, alone, and removed */
+	/* every client (and rs_shared_file()'s) added once, alone, and removed */
 	printf("reaper: %ld changes in %ld transactions: %ld adds, one each, then %ld removals in %ld\n",
 	       changes, commits, changes / 2, changes / 2,
 	       commits - changes / 2);
@@ -724,7 +677,7 @@ static void *destroy_thread(void *arg)
  */
 START_TEST(removal_bounded)
 {
-	struct nfs42_fh fh = shared_file();
+	struct nfs42_fh fh = rs_shared_file();
 	struct destroyer d = { 0 };
 	struct rsess t = { 0 };
 	struct holder h;
@@ -762,7 +715,7 @@ START_TEST(removal_bounded)
 	rsess_free(&t);
 
 	e2e_server_ctl("restart");
-	rsess_after_restart(&t, owner);
+	rs_after_restart(&t, owner);
 	ck_nfs_status(rsess_reclaim(&t, &fh, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&t);
 }

@@ -7,7 +7,8 @@
 #            [--export-opts "K = V; ..."]
 #            [--conf-extra TEXT] [--mds-conf-extra TEXT] [--mkdir REL]
 #            [--keep] [--protocols "3, 4"] [--export-tmpfs]
-#            [--needs-root] [--dbus] -- PROGRAM [ARGS]
+#            [--needs-root] [--dbus] [--ceph CLUSTER_DIR [--rados-conf TEXT]]
+#            -- PROGRAM [ARGS]
 #
 # Starts our ganesha.nfsd (from $SPARSE_STAGE) on a free 127.0.0.1 port with
 # a fresh temporary FSAL_SPARSE export and recovery directory, runs PROGRAM
@@ -56,6 +57,45 @@
 # metadata server's FSAL block (Stripe_Unit, Stripe_Count);
 # --pnfs-ds-host ADDR is the address the layouts give for the data servers
 # (default 127.0.0.1; the Linux guest's 10.0.2.100, tests/linux/vm.sh).
+# With --ceph (and FSAL SPARSE or VFS) each data server exports a ceph-fuse
+# mount of its own (NFS42_WORK_DIR/cephfs-dsI): one CephFS, a client
+# instance for each server, as servers on separate hosts have.
+#
+# --ceph CLUSTER_DIR serves a directory of its own in the CephFS of the
+# cluster scripts/ceph-cluster.sh started in CLUSTER_DIR (the ctest
+# fixture of the ceph label; skipped, 77, with the reason the fixture left
+# in CLUSTER_DIR.skip when there is no cluster).  The test's CephFS
+# directory (/<the test's directory name>, made through libcephfs,
+# tests/ceph/cephfs_dir.py) alone is mounted with ceph-fuse (as
+# client.admin) in the test's directory: NFS42_BACKING, so the program
+# sees what the server wrote through another CephFS client, and nothing
+# outside the test's directory is reachable through the mount.  FSAL CEPH
+# (the default with --ceph)
+# exports that directory through libcephfs as client.ganesha; --fsal
+# SPARSE or VFS export the ceph-fuse mount itself.  With
+# The client records go to the cluster's Ganesha pool, in a RADOS
+# namespace of the test's own: RecoveryBackend = rados_ng unless
+# SPARSE_RECOVERY_BACKEND names another (rados_kv, rados_cluster: the node
+# is first added to the grace database with ganesha-rados-grace).  The
+# node id (SPARSE_CEPH_NODEID, default the test's directory name) is also
+# what FSAL_CEPH names its CephFS session after ("ganesha-NODEID-0001"): a
+# server that starts again with it takes over its predecessor's session
+# (reclaim reset), so no two servers may share one; with the default
+# fs backend every server would be "ganesha-HOSTNAME-0001".  The program
+# gets NFS42_CEPH_CONF, NFS42_CEPH_POOL, NFS42_CEPH_NS, NFS42_CEPH_NODEID,
+# NFS42_CEPH_USER, and NFS42_CEPH_GRACE, the ganesha-rados-grace command
+# line for them.  At the end the server's CephFS session is evicted (a
+# Ganesha that stops as a cluster member leaves it open for its successor,
+# holding its capabilities for 300 s), then the test's CephFS directory and
+# RADOS objects are removed.
+# --rados-conf TEXT (with --ceph) puts TEXT, @CEPH_DIR@ replaced by the
+# test's directory in the CephFS, into the RADOS object
+# "ganesha-extra.conf" of the test's namespace; the configuration includes
+# it with %url rados://POOL/NAMESPACE/ganesha-extra.conf (RADOS_URLS
+# block, as client.ganesha), and the server reloads its configuration
+# when the object "ganesha-watch" of the namespace is notified
+# (watch_url).  The program gets NFS42_CEPH_URL_OBJ and
+# NFS42_CEPH_WATCH_OBJ.
 #
 # --protocols LIST is NFS_CORE_PARAM's and EXPORT's Protocols (default 4).
 # With NFSv3 Ganesha must register with rpcbind or it stops; tests never
@@ -105,12 +145,17 @@ pnfs_ds=0
 pnfs_mds_ds=0
 pnfs_opts=""
 pnfs_ds_host=127.0.0.1
+ceph_dir=""
+rados_conf=""
+fsal_given=0
 harness_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--protocols) PROTOCOLS=$2; shift 2 ;;
 	--export-tmpfs) export_tmpfs=1; shift ;;
-	--fsal) FSAL_NAME=$2; shift 2 ;;
+	--fsal) FSAL_NAME=$2; fsal_given=1; shift 2 ;;
+	--ceph) ceph_dir=$2; shift 2 ;;
+	--rados-conf) rados_conf=$2; shift 2 ;;
 	--fsal-opts) FSAL_OPTS=$2; shift 2 ;;
 	--nfsv4-opts) NFSV4_OPTS=$2; shift 2 ;;
 	--core-opts) CORE_OPTS=$2; shift 2 ;;
@@ -130,11 +175,23 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || { echo "usage: harness.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
+[ -z "$rados_conf" ] || [ -n "$ceph_dir" ] ||
+	{ echo "harness: --rados-conf needs --ceph" >&2; exit 2; }
 stage=${SPARSE_STAGE:?SPARSE_STAGE must name the staging prefix}
 prog=$(basename "$1")
 if [ $needs_root = 1 ] && [ "$(id -u)" != 0 ]; then
 	echo "harness: $prog needs root; skipped"
 	exit 77
+fi
+if [ -n "$ceph_dir" ]; then
+	if [ ! -f "$ceph_dir/cluster.env" ]; then
+		echo "harness: $prog skipped: $(cat "$ceph_dir.skip" 2>/dev/null ||
+			echo "no Ceph cluster in $ceph_dir (scripts/ceph-cluster.sh start did not run or failed)")"
+		exit 77
+	fi
+	# shellcheck source=/dev/null
+	. "$ceph_dir/cluster.env"
+	[ $fsal_given = 1 ] || FSAL_NAME=CEPH
 fi
 with_v3=0
 case ",${PROTOCOLS// /}," in *,3,*) with_v3=1 ;; esac
@@ -178,7 +235,11 @@ remove_stale_dirs() {
 			sparse_kill_server "$spid" || true
 		fi
 		echo "harness: removing $d (its harness, PID $pid, was killed)" >&2
-		rm -rf "$d"
+		# what it mounted first (a ceph-fuse mount, a tmpfs), and never
+		# across a mount
+		awk -v d="$d/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+			sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+		rm -rf --one-file-system "$d"
 	done
 }
 
@@ -219,12 +280,72 @@ fi
 # @STALL_DIR@ (the race tests arm one-shot backend stalls there)
 FSAL_OPTS=${FSAL_OPTS//@STALL_DIR@/$work/stall}
 EXPORT_DIR=$work/export
+backing=$EXPORT_DIR
 EXTRA_CONF=${EXTRA_CONF//@EXPORT_DIR@/$EXPORT_DIR}
 MDS_EXTRA_CONF=${MDS_EXTRA_CONF//@EXPORT_DIR@/$EXPORT_DIR}
 for d in ${mkdirs[@]+"${mkdirs[@]}"}; do
 	mkdir -p "$EXPORT_DIR/$d"
 done
 PSEUDO=/sparse
+# ceph_mount DIR: the test's CephFS directory mounted on DIR by a ceph-fuse
+# of its own, a CephFS client instance apart (its PID added to
+# ceph-fuse.pid: ceph-fuse forks and its parent is gone)
+ceph_mount() {
+	mkdir -p "$1"
+	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin -r "/$ceph_sub" \
+		"$1" >>"$work/ceph-fuse.log" 2>&1 ||
+		{ cat "$work/ceph-fuse.log" >&2; echo "harness: ceph-fuse failed" >&2; exit 1; }
+	pgrep -f -- "^ceph-fuse .* $1\$" >>"$work/ceph-fuse.pid" || true
+}
+if [ -n "$ceph_dir" ]; then
+	# the test's directory in the CephFS, seen through ceph-fuse (that
+	# directory only: nothing else can be reached through the mount)
+	ceph_sub=$(basename "$work")
+	"$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" mkdir "/$ceph_sub" ||
+		{ echo "harness: cannot make /$ceph_sub in the CephFS" >&2; exit 1; }
+	ceph_mount "$work/cephfs"
+	backing=$work/cephfs
+	EXPORT_DIR=$backing
+	# every head of one CephFS names it alike in its handles, whatever
+	# its mount's device number (the cluster has one file system: its fsid)
+	if [ "$FSAL_NAME" = SPARSE ]; then
+		FSAL_OPTS="Filesystem_Identity = \"$CEPH_FSID\"; $FSAL_OPTS"
+	fi
+	if [ "$FSAL_NAME" = CEPH ]; then
+		EXPORT_DIR=/$ceph_sub
+		FSAL_OPTS="User_Id = \"$CEPH_GANESHA_USER\"; Filesystem = \"$CEPH_FS\"; $FSAL_OPTS"
+		EXTRA_CONF="CEPH { Ceph_Conf = \"$CEPH_CONF\"; }
+$EXTRA_CONF"
+	fi
+	export NFS42_CEPH_CONF=$CEPH_CONF NFS42_CEPH_POOL=$CEPH_GANESHA_POOL
+	export NFS42_CEPH_NS=$ceph_sub NFS42_CEPH_NODEID=${SPARSE_CEPH_NODEID:-$ceph_sub}
+	SPARSE_RECOVERY_BACKEND=${SPARSE_RECOVERY_BACKEND:-rados_ng}
+	export NFS42_CEPH_USER=$CEPH_GANESHA_USER
+	export NFS42_CEPH_GRACE="$stage/bin/ganesha-rados-grace --cephconf $CEPH_CONF --userid $CEPH_GANESHA_USER --pool $CEPH_GANESHA_POOL --ns $ceph_sub"
+	case ${SPARSE_RECOVERY_BACKEND:-} in
+	rados_kv | rados_ng | rados_cluster)
+		EXTRA_CONF="RADOS_KV { Ceph_Conf = \"$CEPH_CONF\"; UserId = \"$CEPH_GANESHA_USER\"; Pool = \"$CEPH_GANESHA_POOL\"; Namespace = \"$ceph_sub\"; Nodeid = \"$NFS42_CEPH_NODEID\"; }
+$EXTRA_CONF"
+		;;
+	esac
+	if [ -n "$rados_conf" ]; then
+		rados_g=(timeout 60 rados -c "$CEPH_CONF" -n "client.$CEPH_GANESHA_USER"
+			-p "$CEPH_GANESHA_POOL" -N "$ceph_sub")
+		printf '%s\n' "${rados_conf//@CEPH_DIR@//$ceph_sub}" >"$work/rados-extra.conf"
+		"${rados_g[@]}" put ganesha-extra.conf "$work/rados-extra.conf" &&
+			"${rados_g[@]}" create ganesha-watch ||
+			{ echo "harness: cannot write the --rados-conf objects" >&2; exit 1; }
+		url=rados://$CEPH_GANESHA_POOL/$ceph_sub
+		EXTRA_CONF="RADOS_URLS { Ceph_Conf = \"$CEPH_CONF\"; UserId = \"$CEPH_GANESHA_USER\"; watch_url = \"$url/ganesha-watch\"; }
+%url \"$url/ganesha-extra.conf\"
+$EXTRA_CONF"
+		export NFS42_CEPH_URL_OBJ=ganesha-extra.conf NFS42_CEPH_WATCH_OBJ=ganesha-watch
+	fi
+	if [ "${SPARSE_RECOVERY_BACKEND:-}" = rados_cluster ]; then
+		$NFS42_CEPH_GRACE add "$NFS42_CEPH_NODEID" >"$work/grace.log" 2>&1 ||
+			{ cat "$work/grace.log" >&2; echo "harness: ganesha-rados-grace add failed" >&2; exit 1; }
+	fi
+fi
 RECOVERY_DIR=$work/recovery
 PLUGINS_DIR=$stage/lib/ganesha
 LOG_LEVEL=${SPARSE_LOG_LEVEL:-EVENT}
@@ -314,6 +435,71 @@ umount_below() {
 		done
 }
 
+# ceph_fuse_left: the PIDs of the test's ceph-fuse daemons still running
+ceph_fuse_left() {
+	local pid
+	while read -r pid; do
+		[[ "$pid" =~ ^[0-9]+$ ]] || continue
+		grep -qaF "$work/cephfs" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+	done <"$work/ceph-fuse.pid"
+	return 0
+}
+
+# stop_ceph_fuse: after their unmount, the test's ceph-fuse daemons end, or
+# are made to.  One normally ends a moment after its unmount; one still
+# there when the lane's cluster stops waits for its MDS for good and fails
+# ceph/cluster_stop.  After SPARSE_CEPH_FUSE_WAIT seconds (default 30)
+# what it waits for (its admin socket) goes to the test's output, its
+# CephFS session is evicted (else the MDS keeps its capabilities, and the
+# removal of the test's directory waits, for the session timeout) and it
+# gets SIGTERM and SIGKILL.
+stop_ceph_fuse() {
+	local pid i asok left mnt wait=${SPARSE_CEPH_FUSE_WAIT:-30}
+	[ -f "$work/ceph-fuse.pid" ] || return 0
+	[[ "$wait" =~ ^[0-9]+$ ]] || wait=30
+	for ((i = 0; i < wait * 10; i++)); do
+		left=$(ceph_fuse_left)
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	for pid in $left; do
+		echo "harness: ceph-fuse $pid still running $wait s after its unmount; stopping it" >&2
+		asok=$ceph_dir/run/ceph-client.admin.$pid.asok
+		for i in status mds_sessions mds_requests; do
+			echo "harness: ceph-fuse $pid $i:" >&2
+			timeout 10 ceph --admin-daemon "$asok" "$i" >&2 2>&1 || true
+		done
+		mnt=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | tail -n 1) || true
+		[ -z "$mnt" ] ||
+			timeout 60 ceph -c "$CEPH_CONF" tell 'mds.*' client evict \
+				"client_metadata.mount_point=$mnt" >&2 2>&1 || true
+		grep -qaF "$work/cephfs" "/proc/$pid/cmdline" 2>/dev/null &&
+			sparse_stop_server "$pid" 10 || true
+	done
+}
+
+# remove_ceph_data: the test's CephFS directory and RADOS namespace
+remove_ceph_data() {
+	local o
+	if [ "$FSAL_NAME" = CEPH ]; then
+		timeout 60 ceph -c "$CEPH_CONF" tell 'mds.*' client evict \
+			"client_metadata.uuid=ganesha-$NFS42_CEPH_NODEID-0001" \
+			>>"$work/ceph-evict.log" 2>&1 || true
+	fi
+	local m
+	awk -v d="$work/cephfs" '$3 == "fuse.ceph-fuse" && index($2, d) == 1 { print $2 }' \
+		/proc/self/mounts | while read -r m; do
+			umount "$m" 2>/dev/null || umount -l "$m" || true
+		done
+	stop_ceph_fuse
+	timeout 120 "$repo/tests/ceph/cephfs_dir.py" "$CEPH_CONF" rmtree "/$ceph_sub" ||
+		echo "harness: /$ceph_sub not removed from the CephFS" >&2
+	timeout 60 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" ls 2>/dev/null |
+		while read -r o; do
+			timeout 30 rados -c "$CEPH_CONF" -p "$CEPH_GANESHA_POOL" -N "$ceph_sub" rm "$o" || true
+		done
+}
+
 cleanup() {
 	local rc=$?
 	if [ -f "$work/server.pid" ]; then
@@ -323,6 +509,9 @@ cleanup() {
 	for d in "$work"/ds*.pid; do
 		[ -s "$d" ] && { sparse_stop_server "$(cat "$d")" 20 || true; }
 	done
+	if [ -n "${ceph_sub:-}" ]; then
+		remove_ceph_data
+	fi
 	umount_below "$work"
 	# whatever happened to the pid file, no server of ours outlives us
 	pkill -KILL -f "ganesha.nfsd -F -f $work/ganesha.conf" 2>/dev/null || true
@@ -346,7 +535,7 @@ cleanup() {
 			tail -n 20 "$work/ganesha.log" >&2 2>/dev/null || true
 		fi
 	else
-		rm -rf "$work"
+		rm -rf --one-file-system "$work"
 	fi
 	exit $rc
 }
@@ -371,11 +560,18 @@ fi
 ds_ports=()
 if [ "$pnfs_ds" -gt 0 ]; then
 	for ((i = 0; i < pnfs_ds; i++)); do
+		ds_export=$EXPORT_DIR
+		# over CephFS each data server has a client instance of its own,
+		# as a data server on a host apart would
+		if [ -n "${ceph_sub:-}" ] && [ "$FSAL_NAME" != CEPH ]; then
+			ds_export=$work/cephfs-ds$i
+			ceph_mount "$ds_export"
+		fi
 		for attempt in 1 2 3 4 5; do
 			p=$(sparse_free_port)
 			echo "$p" >"$work/ds$i.port"
 			mkdir -p "$work/recovery-ds$i"
-			( PORT=$p RECOVERY_DIR=$work/recovery-ds$i \
+			( PORT=$p RECOVERY_DIR=$work/recovery-ds$i EXPORT_DIR=$ds_export \
 			  NFSV4_OPTS="$NFSV4_OPTS PNFS_DS = true;" \
 			  FSAL_OPTS="$FSAL_OPTS PNFS_DS = true;" MNT_PORT= \
 			  sparse_write_conf "$work/ds$i.conf" )
@@ -435,7 +631,7 @@ $MDS_EXTRA_CONF" sparse_write_conf "$work/ganesha.conf"
 done
 
 export NFS42_HOST=127.0.0.1 NFS42_PORT=$PORT NFS42_EXPORT=$PSEUDO
-export NFS42_BACKING=$EXPORT_DIR NFS42_LOG=$work/ganesha.log
+export NFS42_BACKING=$backing NFS42_LOG=$work/ganesha.log
 export NFS42_SERVER_CTL=$work/ctl NFS42_FSAL=$FSAL_NAME
 export NFS42_SERVER_PID_FILE=$work/server.pid NFS42_STALL_DIR=$work/stall
 export NFS42_RECOVERY_DIR=$RECOVERY_DIR NFS42_WORK_DIR=$work

@@ -141,6 +141,7 @@ static bool io_use_ds(struct pio *io, struct worker *w)
 static void ds_trouble(struct pio *io, struct worker *w, int rc)
 {
 	pthread_mutex_lock(&io->lock);
+	io->st->ds_error = rc;
 	if (rc == NFS4ERR_PNFS_NO_LAYOUT)
 		io->st->no_layout++;
 	if (layout_error(rc)) {

@@ -1706,6 +1706,7 @@ struct nfs42_pnfs_stats {
 	uint64_t skipped_bytes; /* holes SEEKed over (skip_holes) */
 	uint32_t seeks; /* SEEKs to the metadata server (skip_holes) */
 	uint32_t ds_failed; /* data servers given up on */
+	int ds_error; /* the last error of a data server (NFS4ERR_*, -errno) */
 	uint32_t no_layout; /* NFS4ERR_PNFS_NO_LAYOUT answers */
 	uint32_t rewrites; /* writes sent again (verifier, failure) */
 	bool recalled; /* the layout was recalled during the transfer */
