@@ -52,12 +52,12 @@ unpack() {
 	echo "$want" >"$dir.stamp"
 }
 
-apply_patches() { # DIR PATCH_DIR
+apply_patches() { # DIR PATCH_DIR (no fuzz: as dpkg-source applies them)
 	local dir=$1 p list
 	list=$(series "$2")
 	for p in $list; do
 		echo "prepare-sources: applying $p"
-		patch -d "$dir" -p1 --forward --no-backup-if-mismatch -s <"$2/$p" ||
+		patch -d "$dir" -p1 -F 0 --forward --no-backup-if-mismatch -s <"$2/$p" ||
 			{ echo "prepare-sources: $p does not apply" >&2; exit 1; }
 	done
 }
