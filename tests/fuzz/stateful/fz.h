@@ -117,6 +117,15 @@ struct fz_actor {
 	uint64_t clientid40;
 	uint32_t owner_seqid[FZ_MAX_OPEN_OWNERS];
 	bool owner_confirmed[FZ_MAX_OPEN_OWNERS];
+	/* each open owner's last request that moved its seqid, whose reply
+	 * the server keeps and sends again to a request with that seqid
+	 * (RFC 7530 9.1.7): its seqid, operation, status and, for an OPEN
+	 * answered NFS4_OK, the open stateid */
+	struct fz_v40_reply {
+		bool valid;
+		uint32_t seqid, op, status;
+		struct nfs42_stateid sid;
+	} owner_reply[FZ_MAX_OPEN_OWNERS];
 	uint32_t lock_seqid;
 };
 
@@ -133,6 +142,7 @@ struct fz_rec {
 	int sid_owner; /* whose stateid it is (or was, changed), -1 none */
 	int sid; /* pool index of the stateid used, -1 special/forged */
 	int owner; /* OPEN: open-owner index (4.0 seqids) */
+	uint32_t seqid; /* NFSv4.0 open-owner operations: the seqid sent */
 	bool created; /* OPEN may create */
 	int getfh; /* OPEN by name: the GETFH after it, which tells the file */
 	bool modifies; /* data or size of file changed when it succeeds */

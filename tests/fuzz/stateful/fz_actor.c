@@ -171,6 +171,7 @@ static int v40_setclientid(struct fz_seq *s, struct fz_actor *a)
 		a->v40_up = true;
 		memset(a->owner_seqid, 0, sizeof(a->owner_seqid));
 		memset(a->owner_confirmed, 0, sizeof(a->owner_confirmed));
+		memset(a->owner_reply, 0, sizeof(a->owner_reply));
 		a->lock_seqid = 0;
 	}
 	return rc;

@@ -509,6 +509,7 @@ void fz_gen_open(struct fz_gen *g)
 		rec->b = oa.claim;
 		rec->deny = oa.share_deny;
 		rec->owner = (int)oi;
+		rec->seqid = oa.seqid;
 		rec->claim_sid = sidx;
 		rec->created = oa.createmode != NFS42_NOCREATE &&
 			       !fz_file_exists(g->s, file);
@@ -549,6 +550,7 @@ void fz_gen_open_cur(struct fz_gen *g)
 		rec->b = CLAIM_FH;
 		rec->deny = oa.share_deny;
 		rec->owner = (int)oi;
+		rec->seqid = oa.seqid;
 	}
 	g->opened_cur = true;
 	g->st->op_count[OP_OPEN]++;
@@ -572,6 +574,7 @@ static void gen_open_confirm(struct fz_gen *g)
 	if (rec) {
 		rec->sid = sidx;
 		rec->owner = (int)oi;
+		rec->seqid = g->a->owner_seqid[oi];
 	}
 }
 
@@ -589,6 +592,7 @@ static void gen_close(struct fz_gen *g)
 	if (rec) {
 		rec->sid = sidx;
 		rec->owner = (int)oi;
+		rec->seqid = g->a->owner_seqid[oi];
 	}
 }
 
@@ -611,6 +615,7 @@ static void gen_open_downgrade(struct fz_gen *g)
 		rec->a = acc;
 		rec->b = deny;
 		rec->owner = (int)oi;
+		rec->seqid = g->a->owner_seqid[oi];
 	}
 }
 

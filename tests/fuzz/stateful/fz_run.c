@@ -293,6 +293,59 @@ static bool v40_seqid_moves(uint32_t status)
 	}
 }
 
+/*
+ * NFSv4.0: the server keeps the reply to an open owner's last request
+ * that moved its seqid; a request with that same seqid is a replay and
+ * gets that reply again, not a new answer (RFC 7530 9.1.7).  The
+ * generator moves an OPEN's seqid by -2..+2 now and then, so an OPEN one
+ * seqid back gets an earlier OPEN's result (seed 7's trace: the owner's
+ * open stateid of another file): it grants nothing, and is not checked
+ * as an open of the file it names.
+ */
+static void v40_keep_reply(struct fz_actor *a, const struct fz_rec *rec,
+			   const struct nfs42_res *r)
+{
+	struct fz_v40_reply *k = &a->owner_reply[rec->owner];
+
+	if (a->kind != FZ_V40 || !v40_seqid_moves(r->status))
+		return;
+	k->valid = true;
+	k->seqid = rec->seqid;
+	k->op = rec->op;
+	k->status = r->status;
+	memset(&k->sid, 0, sizeof(k->sid));
+	if (rec->op == OP_OPEN && r->status == NFS4_OK)
+		k->sid = r->u.open.stateid;
+}
+
+/* Is this OPEN's reply the owner's kept one, sent again? */
+static bool v40_open_replayed(const struct fz_actor *a,
+			      const struct fz_rec *rec,
+			      const struct nfs42_res *r)
+{
+	const struct fz_v40_reply *k = &a->owner_reply[rec->owner];
+
+	if (a->kind != FZ_V40 || !k->valid || k->op != OP_OPEN ||
+	    k->seqid != rec->seqid || k->status != r->status)
+		return false;
+	return r->status != NFS4_OK ||
+	       (r->u.open.stateid.seqid == k->sid.seqid &&
+		!memcmp(r->u.open.stateid.other, k->sid.other,
+			NFS4_OTHER_SIZE));
+}
+
+/* The seqid the owner's next request carries: one past the last one,
+ * which a request with the last seqid, replayed or not, leaves as is. */
+static void v40_seqid_next(struct fz_actor *a, const struct fz_rec *rec,
+			   uint32_t status)
+{
+	uint32_t *next = &a->owner_seqid[rec->owner];
+
+	if (a->kind == FZ_V40 && v40_seqid_moves(status) &&
+	    rec->seqid + 1 != *next)
+		(*next)++;
+}
+
 static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 		       const struct nfs42_res *r, bool foreign)
 {
@@ -307,8 +360,15 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 	int file = rec->file;
 	char what[128];
 
-	if (a->kind == FZ_V40 && v40_seqid_moves(r->status))
-		a->owner_seqid[rec->owner]++;
+	v40_seqid_next(a, rec, r->status);
+	if (v40_open_replayed(a, rec, r)) {
+		/* what it says was learnt from the first answer */
+		fz_log(s,
+		       "  OPEN by actor %d answered from open owner %d's replay cache (seqid %u)",
+		       a->id, rec->owner, rec->seqid);
+		return;
+	}
+	v40_keep_reply(a, rec, r);
 	if (r->status != NFS4_OK)
 		return;
 	if (rec->getfh >= 0) {
@@ -407,8 +467,8 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 	case OP_OPEN_CONFIRM:
 	case OP_CLOSE:
 	case OP_OPEN_DOWNGRADE:
-		if (a->kind == FZ_V40 && v40_seqid_moves(r->status))
-			a->owner_seqid[rec->owner]++;
+		v40_seqid_next(a, rec, r->status);
+		v40_keep_reply(a, rec, r);
 		break;
 	case OP_LOCK:
 	case OP_LOCKU:
