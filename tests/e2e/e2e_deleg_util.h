@@ -26,9 +26,8 @@ static inline const char *e2e_deleg_uniq(const char *prefix, const char *what)
 }
 
 /* A file "PREFIX-WHAT-..." made on the server's disk with data. */
-static inline const char *e2e_deleg_local_file(const char *prefix,
-					       const char *what,
-					       const char *data)
+static inline const char *
+e2e_deleg_local_file(const char *prefix, const char *what, const char *data)
 {
 	const char *name = e2e_deleg_uniq(prefix, what);
 

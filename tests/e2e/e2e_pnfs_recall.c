@@ -74,10 +74,11 @@ static void read_via_ds(struct nfs42_file *f, struct nfs42_layout *lo,
 	close(fd);
 	for (i = 0; i < NFS42_LAYOUT_MAX_DS; i++)
 		t += st.ds_bytes[i];
-	ck_assert_msg(st.mds_bytes == 0,
-		      "%s: %llu bytes through the metadata server (data servers failed %u, NO_LAYOUT %u, recalled %d, last error %d)",
-		      name, (unsigned long long)st.mds_bytes, st.ds_failed,
-		      st.no_layout, st.recalled, st.ds_error);
+	ck_assert_msg(
+		st.mds_bytes == 0,
+		"%s: %llu bytes through the metadata server (data servers failed %u, NO_LAYOUT %u, recalled %d, last error %d)",
+		name, (unsigned long long)st.mds_bytes, st.ds_failed,
+		st.no_layout, st.recalled, st.ds_error);
 	ck_assert_uint_eq(t, end);
 	ck_assert_msg(e2e_same_as_backing(tmp, name),
 		      "%s differs from the backing file", name);

@@ -38,9 +38,9 @@ enum kind {
 };
 
 static const char *const kind_name[K_COUNT] = {
-	"open_r", "open_w",  "open_rw", "lock",	  "deleg_r",
-	"deleg_w", "anon",   "bypass",	"current", "old",
-	"closed", "other_cl", "other_file"
+	"open_r",  "open_w",   "open_rw",   "lock",    "deleg_r",
+	"deleg_w", "anon",     "bypass",    "current", "old",
+	"closed",  "other_cl", "other_file"
 };
 
 enum op {
@@ -66,13 +66,25 @@ enum op {
 	O_COUNT
 };
 
-static const char *const op_name[O_COUNT] = {
-	"READ",		 "WRITE",	 "SETATTR_SIZE",   "SETATTR_MODE",
-	"READ_PLUS",	 "SEEK",	 "ALLOCATE",	   "DEALLOCATE",
-	"COPY_SRC",	 "COPY_DST",	 "LOCK_NEW",	   "LOCK_EXISTING",
-	"LOCKU",	 "OPEN_DOWNGRADE", "CLOSE",	   "DELEGRETURN",
-	"TEST_STATEID", "FREE_STATEID", "OPEN_DELEG_CUR_FH"
-};
+static const char *const op_name[O_COUNT] = { "READ",
+					      "WRITE",
+					      "SETATTR_SIZE",
+					      "SETATTR_MODE",
+					      "READ_PLUS",
+					      "SEEK",
+					      "ALLOCATE",
+					      "DEALLOCATE",
+					      "COPY_SRC",
+					      "COPY_DST",
+					      "LOCK_NEW",
+					      "LOCK_EXISTING",
+					      "LOCKU",
+					      "OPEN_DOWNGRADE",
+					      "CLOSE",
+					      "DELEGRETURN",
+					      "TEST_STATEID",
+					      "FREE_STATEID",
+					      "OPEN_DELEG_CUR_FH" };
 
 static struct nfs42_client *cl_a, *cl_b, *cl_maker;
 static int seq;
@@ -83,17 +95,15 @@ static const char *new_file(const char *what)
 	struct nfs42_file f;
 	char *name;
 
-	ck_assert_int_gt(asprintf(&name, "matrix-%s-%d-%d", what,
-				  (int)getpid(), ++seq),
+	ck_assert_int_gt(asprintf(&name, "matrix-%s-%d-%d", what, (int)getpid(),
+				  ++seq),
 			 0);
 	e2e_keep(name);
-	ck_nfs_ok(cl_maker,
-		  nfs42_open(cl_maker, e2e_path(name),
-			     OPEN4_SHARE_ACCESS_BOTH |
-				     OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
-			     UNCHECKED4, 0666, true, &f));
-	ck_nfs_ok(cl_maker,
-		  nfs42_pwrite(&f, "01234567", 8, 0, FILE_SYNC4));
+	ck_nfs_ok(cl_maker, nfs42_open(cl_maker, e2e_path(name),
+				       OPEN4_SHARE_ACCESS_BOTH |
+					       OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				       UNCHECKED4, 0666, true, &f));
+	ck_nfs_ok(cl_maker, nfs42_pwrite(&f, "01234567", 8, 0, FILE_SYNC4));
 	ck_nfs_ok(cl_maker, nfs42_close(&f));
 	return name;
 }
@@ -110,14 +120,14 @@ static const char *lock_owner(void)
 static void open_file(struct nfs42_client *cl, const char *name,
 		      uint32_t access, struct nfs42_file *f)
 {
-	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), access, NFS42_NOCREATE,
-				 0, false, f));
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name), access, NFS42_NOCREATE, 0,
+				 false, f));
 }
 
 /* The cell's file (*fh) and the stateid of kind k on it; NULL, or what
  * the cell is when the server would not make that kind (NO_DELEG). */
 static const char *make_kind(enum kind k, const char *name, struct nfs42_fh *fh,
-		      struct nfs42_stateid *sid)
+			     struct nfs42_stateid *sid)
 {
 	struct nfs42_lock_owner lo = { 0, lock_owner(), 0 };
 	struct nfs42_open_args oa;
@@ -233,9 +243,9 @@ static int run_op(enum op op, const struct nfs42_fh *fh,
 		return rc ? rc : (int)st;
 	}
 	if (op == O_COPY_SRC || op == O_COPY_DST)
-		ck_nfs_ok(cl_a, nfs42_lookup_path(cl_a,
-						  e2e_path(new_file("copy")),
-						  &other, NULL));
+		ck_nfs_ok(cl_a,
+			  nfs42_lookup_path(cl_a, e2e_path(new_file("copy")),
+					    &other, NULL));
 	c = nfs42_compound_new(cl_a);
 	ck_assert_ptr_nonnull(c);
 	nfs42_compound_no_retry(c);

@@ -394,15 +394,13 @@ void nfs42_sattr_atime(struct nfs42_sattr *sa, const struct nfs42_time *t)
 		sa->atime = *t;
 }
 
-void nfs42_sattr_deleg_atime(struct nfs42_sattr *sa,
-			     const struct nfs42_time *t)
+void nfs42_sattr_deleg_atime(struct nfs42_sattr *sa, const struct nfs42_time *t)
 {
 	nfs42_bm_set(&sa->mask, FATTR4_TIME_DELEG_ACCESS);
 	sa->deleg_atime = *t;
 }
 
-void nfs42_sattr_deleg_mtime(struct nfs42_sattr *sa,
-			     const struct nfs42_time *t)
+void nfs42_sattr_deleg_mtime(struct nfs42_sattr *sa, const struct nfs42_time *t)
 {
 	nfs42_bm_set(&sa->mask, FATTR4_TIME_DELEG_MODIFY);
 	sa->deleg_mtime = *t;

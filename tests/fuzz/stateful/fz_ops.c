@@ -127,7 +127,6 @@ void fz_pick_fh(struct fz_gen *g, struct nfs42_fh *fh, int *file)
 	mutate_fh(g, fh);
 }
 
-
 /* "actor 1's delegation stateid of f2" into g->pick_desc */
 static void describe_sid(struct fz_gen *g, int i, const char *how)
 {
