@@ -965,8 +965,13 @@ static void *cb40_serve(void *arg)
 		atomic_fetch_add(&k->cb->nulls, 1);
 		if (atomic_load(&k->cb->answer)) {
 			/* accepted, AUTH_NONE verifier, SUCCESS, no results */
-			uint32_t reply[7] = { htonl(0x80000000U | 24), call[0],
-					      htonl(1), 0, 0, 0, 0 };
+			uint32_t reply[7] = { htonl(0x80000000U | 24),
+					      call[0],
+					      htonl(1),
+					      0,
+					      0,
+					      0,
+					      0 };
 
 			if (write(k->fd, reply, sizeof(reply)) !=
 			    (ssize_t)sizeof(reply))
