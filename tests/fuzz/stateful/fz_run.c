@@ -694,7 +694,8 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	uint8_t sid[NFS4_SESSIONID_SIZE];
 	uint32_t slot, seqid;
 	unsigned int pick = fz_below(r, 10);
-	int rc;
+	const struct nfs42_res *sr;
+	int rc, other = -1;
 
 	g.c = new_compound(&g);
 	nfs42_compound_no_sequence(g.c);
@@ -702,8 +703,11 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	if (pick == 0) {
 		struct fz_actor *o = &s->actors[fz_below(r, s->nactors)];
 
-		if (o->cl && o->cl->have_session)
+		if (o->cl && o->cl->have_session) {
 			memcpy(sid, o->cl->sessionid, sizeof(sid));
+			if (o != a)
+				other = o->id;
+		}
 	} else if (pick == 1) {
 		sid[fz_below(r, sizeof(sid))] ^= 1;
 	}
@@ -729,14 +733,24 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	rc = nfs42_compound_run(g.c);
 	log_compound(s, g.c, rc);
 	s->st->compounds++;
+	sr = nfs42_res(g.c, 0);
 	/* what the server now expects on that slot */
 	if (slot < cl->nslots && !memcmp(sid, cl->sessionid, sizeof(sid))) {
-		const struct nfs42_res *sr = nfs42_res(g.c, 0);
-
 		if (sr && sr->op == OP_SEQUENCE && sr->status == NFS4_OK)
 			cl->slots[slot].seqid = seqid;
 		else
 			cl->slots[slot].poisoned = true;
+	}
+	/* taken in another actor's session, the compound was that
+	 * client's (its opens, its delegations' holder), sent with this
+	 * actor's credentials: neither's to learn or check (seed 8's
+	 * bypass: the holder of a write delegation opening its own file) */
+	if (other >= 0 && sr && sr->op == OP_SEQUENCE &&
+	    sr->status == NFS4_OK) {
+		fz_log(s, "  compound of actor %d ran in actor %d's session",
+		       a->id, other);
+		nfs42_compound_free(g.c);
+		return;
 	}
 	if (rc >= 0)
 		learn_all(&g, rc);
