@@ -333,6 +333,9 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		f->deleg_type = nfs42_res(c, oidx)->u.open.deleg_type;
 		f->deleg_stateid = nfs42_res(c, oidx)->u.open.deleg_stateid;
 		f->why_no_deleg = nfs42_res(c, oidx)->u.open.why_no_deleg;
+		f->rflags = nfs42_res(c, oidx)->u.open.rflags;
+		if (f->rflags & OPEN4_RESULT_NO_OPEN_STATEID)
+			f->stateid = f->deleg_stateid;
 		if (aidx >= 0 && nfs42_res(c, aidx)->u.getattr)
 			at = *nfs42_res(c, aidx)->u.getattr;
 	}
@@ -404,8 +407,11 @@ int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 
 int nfs42_close(struct nfs42_file *f)
 {
-	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
+	struct nfs42_compound *c;
 
+	if (f->rflags & OPEN4_RESULT_NO_OPEN_STATEID)
+		return 0; /* no open to close: the delegation is returned */
+	c = fh_compound(f->cl, &f->fh);
 	if (!c)
 		return -ENOMEM;
 	nfs42_op_close(c, 0, &f->stateid);

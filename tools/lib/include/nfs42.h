@@ -393,6 +393,7 @@ enum nfs42_setxattr_option {
 #define OPEN4_SHARE_DENY_BOTH 3
 #define OPEN4_RESULT_CONFIRM 0x2
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4
+#define OPEN4_RESULT_NO_OPEN_STATEID 0x10
 
 enum nfs42_createmode {
 	UNCHECKED4 = 0,
@@ -1315,6 +1316,11 @@ struct nfs42_file {
 	uint32_t deleg_type;
 	struct nfs42_stateid deleg_stateid;
 	uint32_t why_no_deleg;
+	/* The OPEN's rflags.  With OPEN4_RESULT_NO_OPEN_STATEID (RFC 9754:
+	 * the OPEN wanted OPEN_XOR_DELEGATION and got a delegation) there is
+	 * no open: stateid is the delegation's, and nfs42_close() sends no
+	 * CLOSE. */
+	uint32_t rflags;
 };
 
 /* Open path; createmode NFS42_NOCREATE, UNCHECKED4, GUARDED4, EXCLUSIVE4_1;
