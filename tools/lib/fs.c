@@ -308,7 +308,11 @@ static uint32_t deleg_access(uint32_t t)
 static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		    struct nfs42_open_args *a, struct nfs42_file *f)
 {
-	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
+	/* the times too: a delegation with the timestamps (RFC 9754) owns
+	 * them from the grant */
+	struct nfs42_bitmap bm =
+		nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, FATTR4_TIME_ACCESS,
+			      FATTR4_TIME_MODIFY, -1);
 	struct nfs42_compound *c = fh_compound(cl, fh);
 	struct nfs42_attrs at = { 0 };
 	int rc, oidx, fhidx, aidx = -1;
@@ -342,7 +346,7 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 	nfs42_compound_free(c);
 	if (!rc && deleg_access(f->deleg_type) != OPEN_DELEGATE_NONE)
 		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid,
-				    deleg_access(f->deleg_type), &at);
+				    f->deleg_type, &at);
 	return rc;
 }
 

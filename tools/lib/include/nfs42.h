@@ -728,6 +728,16 @@ struct nfs42_held_deleg {
 	uint64_t change, size, pending_size;
 	unsigned int inflight, inflight_unsure;
 	bool size_known;
+	/*
+	 * RFC 9754 section 5: granted as OPEN_DELEGATE_WRITE_ATTRS_DELEG,
+	 * this client owns the file's atime and mtime.  They start as the
+	 * OPEN's GETATTR gave them (times_known); mtime becomes this
+	 * client's clock when one of its modifications is answered (it
+	 * writes through, so the server has the data by then), and is
+	 * answered as its clock while modifications are in flight.
+	 */
+	bool times, times_known;
+	struct nfs42_time atime, mtime;
 };
 /*
  * CB_GETATTR of a file this client holds a write delegation on is
