@@ -956,6 +956,21 @@ static int worker_commit(struct pio *io, struct worker *w,
 	return 0;
 }
 
+/* With io->lock held: w's first queued piece off its queue (NULL: none,
+ * or the transfer failed). */
+static struct piece *worker_dequeue(struct pio *io, struct worker *w)
+{
+	struct piece *p = io->err ? NULL : w->queue;
+
+	if (p) {
+		w->queue = p->next;
+		if (!w->queue)
+			w->queue_tail = NULL;
+		p->next = NULL;
+	}
+	return p;
+}
+
 /*
  * The next piece for w (NULL: no more); waits for the producer.  *flush is
  * set instead when the producer waits for room while w holds unstable
@@ -975,13 +990,7 @@ static struct piece *worker_pop(struct pio *io, struct worker *w, bool *flush)
 		}
 		pthread_cond_wait(&io->cond, &io->lock);
 	}
-	p = io->err ? NULL : w->queue;
-	if (p) {
-		w->queue = p->next;
-		if (!w->queue)
-			w->queue_tail = NULL;
-		p->next = NULL;
-	}
+	p = worker_dequeue(io, w);
 	pthread_mutex_unlock(&io->lock);
 	return p;
 }
@@ -992,13 +1001,7 @@ static struct piece *worker_trypop(struct pio *io, struct worker *w)
 	struct piece *p;
 
 	pthread_mutex_lock(&io->lock);
-	p = io->err ? NULL : w->queue;
-	if (p) {
-		w->queue = p->next;
-		if (!w->queue)
-			w->queue_tail = NULL;
-		p->next = NULL;
-	}
+	p = worker_dequeue(io, w);
 	pthread_mutex_unlock(&io->lock);
 	return p;
 }
