@@ -20,9 +20,10 @@
  *  - read: an O_RDONLY descriptor of our own holding F_RDLCK;
  *  - write: F_WRLCK on the open file description of the holder's open
  *    state (a dup of its descriptor, so the lease outlives a CLOSE that
- *    keeps the delegation).  A write lease needs every other open file
- *    description of the file gone: Ganesha's global descriptor is closed
- *    first, and every later descriptor of ours for the holder (its other
+ *    keeps the delegation, and the open state an OPEN with RFC 9754's
+ *    OPEN_XOR_DELEGATION releases at once).  A write lease needs every
+ *    other open file description of the file gone: Ganesha's global
+ *    descriptor is closed first, and every later descriptor of ours for the holder (its other
  *    open states, reopens, the delegation stateid's I/O, its reads
  *    through an open for writing only, COMMIT) is a dup of that
  *    description instead of a new open, which would break it.

@@ -120,9 +120,13 @@ static const char *sparse_watch_what(uint64_t mask)
 	return "its attributes or links changed";
 }
 
-/* One event: a change by another process recalls. */
+/*
+ * One event (its header md, copied out; the event itself at ev): a change
+ * by another process recalls.  The records after the header need 4-byte
+ * alignment, which every event has.
+ */
 static void sparse_watch_event(const struct fanotify_event_metadata *md,
-			       pid_t self)
+			       const char *ev, pid_t self)
 {
 	const struct fanotify_event_info_fid *info;
 	const struct file_handle *fh;
@@ -135,13 +139,12 @@ static void sparse_watch_event(const struct fanotify_event_metadata *md,
 	}
 	if (md->pid == self || md->event_len < sizeof(*md) + sizeof(*info))
 		return;
-	info = (const struct fanotify_event_info_fid *)(md + 1);
+	info = (const struct fanotify_event_info_fid *)(ev + sizeof(*md));
 	if (info->hdr.info_type != FAN_EVENT_INFO_TYPE_FID)
 		return;
 	fh = (const struct file_handle *)info->handle;
 	if (fh->handle_bytes > MAX_HANDLE_SZ ||
-	    (const char *)fh->f_handle + fh->handle_bytes >
-		    (const char *)md + md->event_len)
+	    (const char *)fh->f_handle + fh->handle_bytes > ev + md->event_len)
 		return;
 	memset(&id, 0, sizeof(id));
 	memcpy(&id.fsid, &info->fsid, sizeof(id.fsid));
@@ -158,7 +161,8 @@ static void *sparse_watch_thread(void *arg)
 				   .events = POLLIN } };
 	pid_t self = getpid();
 	char buf[4096] __attribute__((aligned(8)));
-	const struct fanotify_event_metadata *md;
+	struct fanotify_event_metadata md;
+	size_t off;
 	ssize_t len;
 
 	SetNameFunction("sparse_watch");
@@ -170,10 +174,19 @@ static void *sparse_watch_thread(void *arg)
 		len = read(sparse_watch.fd, buf, sizeof(buf));
 		if (len <= 0)
 			continue;
-		for (md = (const void *)buf; FAN_EVENT_OK(md, len);
-		     md = FAN_EVENT_NEXT(md, len))
-			if (md->vers == FANOTIFY_METADATA_VERSION)
-				sparse_watch_event(md, self);
+		/* An event is as long as its records (a multiple of 4
+		 * bytes, FAN_REPORT_FID's file handle): the header of the
+		 * next one may be misaligned for its 64-bit mask, and is
+		 * copied out rather than read in place (FAN_EVENT_NEXT). */
+		for (off = 0; (size_t)len - off >= sizeof(md);
+		     off += md.event_len) {
+			memcpy(&md, buf + off, sizeof(md));
+			if (md.event_len < sizeof(md) ||
+			    md.event_len > (size_t)len - off)
+				break;
+			if (md.vers == FANOTIFY_METADATA_VERSION)
+				sparse_watch_event(&md, buf + off, self);
+		}
 	}
 	return NULL;
 }

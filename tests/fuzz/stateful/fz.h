@@ -81,6 +81,8 @@ struct fz_sid {
 	uint32_t access; /* OPEN: share access; DELEG: type; LAYOUT: iomode */
 	uint32_t deny; /* OPEN: share deny */
 	uint32_t incarnation; /* of its actor's client */
+	int8_t owner; /* an NFSv4.0 open's open owner (index), -1 one we
+		       * do not follow */
 	bool gone; /* closed, returned, freed (as far as we know) */
 };
 
@@ -116,6 +118,11 @@ struct fz_actor {
 	bool v40_up;
 	uint64_t clientid40;
 	uint32_t owner_seqid[FZ_MAX_OPEN_OWNERS];
+	/* the owner's seqid is known to be owner_seqid - 1 at the server:
+	 * cleared by a request whose effect on it is not known (no reply, a
+	 * status the server may answer before or after its seqid check),
+	 * set again by one answered NFS4_OK */
+	bool owner_seqid_known[FZ_MAX_OPEN_OWNERS];
 	bool owner_confirmed[FZ_MAX_OPEN_OWNERS];
 	/* each open owner's last request that moved its seqid, whose reply
 	 * the server keeps and sends again to a request with that seqid
@@ -142,6 +149,8 @@ struct fz_rec {
 	int sid_owner; /* whose stateid it is (or was, changed), -1 none */
 	int sid; /* pool index of the stateid used, -1 special/forged */
 	int owner; /* OPEN: open-owner index (4.0 seqids) */
+	bool own_owner; /* OPEN: the owner is the actor's own "o<id>.<owner>" */
+	bool lock_new_owner; /* LOCK: open_to_lock_owner4 (seqid: open_seqid) */
 	uint32_t seqid; /* NFSv4.0 open-owner operations: the seqid sent */
 	bool created; /* OPEN may create */
 	int getfh; /* OPEN by name: the GETFH after it, which tells the file */

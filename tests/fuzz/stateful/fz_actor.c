@@ -172,6 +172,9 @@ static int v40_setclientid(struct fz_seq *s, struct fz_actor *a)
 		memset(a->owner_seqid, 0, sizeof(a->owner_seqid));
 		memset(a->owner_confirmed, 0, sizeof(a->owner_confirmed));
 		memset(a->owner_reply, 0, sizeof(a->owner_reply));
+		/* a new client (a new verifier each time): its open owners
+		 * take any seqid first */
+		memset(a->owner_seqid_known, 1, sizeof(a->owner_seqid_known));
 		a->lock_seqid = 0;
 	}
 	return rc;

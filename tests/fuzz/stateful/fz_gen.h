@@ -20,6 +20,10 @@ struct fz_gen {
 	 * stateids, ordinary claims and modes), so that the operations
 	 * after the first are reached and state is made; otherwise wild */
 	bool sane;
+	/* the compound's minor version, when not the actor's own (now and
+	 * then a wild one's) */
+	bool other_minor;
+	uint32_t minor;
 	bool opened_cur; /* an OPEN of the current file is in the compound */
 	char pick_desc[128]; /* the last stateid picked, when not a pool one */
 	int pick_owner; /* the actor whose stateid it is (or was, changed) */

@@ -422,6 +422,7 @@ void fz_gen_open(struct fz_gen *g)
 	char owner[32];
 	bool size, attrs;
 	int file = -1, idx, sidx = -1;
+	int owner_id;
 	uint32_t oi = owner_index(g);
 
 	memset(&oa, 0, sizeof(oa));
@@ -456,8 +457,8 @@ void fz_gen_open(struct fz_gen *g)
 		if (fz_chance(g->r, 2))
 			oa.share_deny = fz_u32(g->r);
 	}
-	snprintf(owner, sizeof(owner), "o%d.%u",
-		 fz_chance(g->r, 95) ? a->id : (int)fz_below(g->r, 6), oi);
+	owner_id = fz_chance(g->r, 95) ? a->id : (int)fz_below(g->r, 6);
+	snprintf(owner, sizeof(owner), "o%d.%u", owner_id, oi);
 	oa.owner = owner;
 	oa.owner_len = (uint32_t)strlen(owner);
 	if (fz_chance(g->r, 3))
@@ -508,6 +509,7 @@ void fz_gen_open(struct fz_gen *g)
 		rec->b = oa.claim;
 		rec->deny = oa.share_deny;
 		rec->owner = (int)oi;
+		rec->own_owner = owner_id == a->id;
 		rec->seqid = oa.seqid;
 		rec->claim_sid = sidx;
 		rec->created = oa.createmode != NFS42_NOCREATE &&
@@ -549,6 +551,7 @@ void fz_gen_open_cur(struct fz_gen *g)
 		rec->b = CLAIM_FH;
 		rec->deny = oa.share_deny;
 		rec->owner = (int)oi;
+		rec->own_owner = true;
 		rec->seqid = oa.seqid;
 	}
 	g->opened_cur = true;
@@ -708,9 +711,12 @@ static void gen_lock(struct fz_gen *g)
 					      fz_u32(g->r);
 	uint64_t off = fz_u64(g->r), len = fz_u64(g->r);
 	int sidx, idx;
+	bool new_owner;
+	uint32_t open_seqid = 0;
 
 	want_file(g);
-	if (fz_chance(g->r, 55)) {
+	new_owner = fz_chance(g->r, 55);
+	if (new_owner) {
 		sidx = fz_pick_sid(g, g->cur, 1u << SK_OPEN, &sid);
 		snprintf(owner, sizeof(owner), "l%d.%u",
 			 fz_chance(g->r, 95) ? g->a->id :
@@ -721,9 +727,10 @@ static void gen_lock(struct fz_gen *g)
 			lo.clientid = fz_next(g->r);
 		lo.owner = owner;
 		lo.owner_len = (uint32_t)strlen(owner);
+		open_seqid = g->a->owner_seqid[owner_index(g)];
 		idx = nfs42_op_lock_new(g->c, type, fz_chance(g->r, 5), off,
-					len, g->a->owner_seqid[owner_index(g)],
-					&sid, g->a->lock_seqid, &lo);
+					len, open_seqid, &sid, g->a->lock_seqid,
+					&lo);
 	} else {
 		sidx = fz_pick_sid(g, g->cur, 1u << SK_LOCK, &sid);
 		idx = nfs42_op_lock_existing(g->c, type, fz_chance(g->r, 5),
@@ -733,6 +740,8 @@ static void gen_lock(struct fz_gen *g)
 	if (rec) {
 		rec->sid = sidx;
 		rec->a = type;
+		rec->lock_new_owner = new_owner;
+		rec->seqid = open_seqid;
 	}
 }
 

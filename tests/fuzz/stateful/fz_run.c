@@ -103,6 +103,7 @@ int fz_add_sid(struct fz_seq *s, const struct nfs42_stateid *sid, int kind,
 	e->access = access;
 	e->deny = deny;
 	e->incarnation = actor >= 0 ? s->actors[actor].incarnation : 0;
+	e->owner = -1;
 	return (int)s->nsids++;
 }
 
@@ -293,6 +294,81 @@ static bool v40_seqid_moves(uint32_t status)
 	}
 }
 
+/* Is the compound NFSv4.0 (seqids count)? */
+static bool v40_compound(const struct fz_gen *g)
+{
+	return g->other_minor ? g->minor == 0 : g->a->kind == FZ_V40;
+}
+
+/*
+ * The NFSv4.0 open owner whose seqid a request's seqid is checked against
+ * (RFC 7530 9.1.7): an OPEN's own owner; for CLOSE, OPEN_CONFIRM,
+ * OPEN_DOWNGRADE and a LOCK for a new lock owner (open_to_lock_owner4's
+ * open_seqid, 16.10.4), the owner of the open stateid it carries, which
+ * may be another owner of the actor's, or another actor's.  NULL: none
+ * we follow.  *owner -1: an owner of that actor, not known which.
+ */
+static struct fz_actor *v40_target(struct fz_gen *g, const struct fz_rec *rec,
+				   int *owner)
+{
+	struct fz_seq *s = g->s;
+	const struct fz_sid *e;
+	struct fz_actor *t;
+
+	*owner = -1;
+	if (!v40_compound(g))
+		return NULL;
+	if (rec->op == OP_OPEN) {
+		if (g->a->kind != FZ_V40 || !rec->own_owner)
+			return NULL;
+		*owner = rec->owner;
+		return g->a;
+	}
+	if (rec->op == OP_LOCK && !rec->lock_new_owner)
+		return NULL;
+	if (rec->sid < 0) {
+		/* a pool stateid with its seqid or "other" changed: the
+		 * former still names the open */
+		if (rec->sid_owner < 0 ||
+		    s->actors[rec->sid_owner].kind != FZ_V40)
+			return NULL;
+		return &s->actors[rec->sid_owner];
+	}
+	e = &s->sids[rec->sid];
+	if (e->actor < 0)
+		return NULL;
+	t = &s->actors[e->actor];
+	if (t->kind != FZ_V40 || e->incarnation != t->incarnation)
+		return NULL;
+	if (e->kind != SK_OPEN)
+		return t;
+	if (e->owner < 0)
+		return NULL;
+	*owner = e->owner;
+	return t;
+}
+
+/*
+ * Statuses a request surely got after its seqid was checked and its reply
+ * kept.  Ganesha answers some others before the check, keeping nothing
+ * (NFS4ERR_ROFS, ISDIR, OLD_STATEID, EXPIRED, ...), and NFS4_OK to a
+ * CLOSE of an open it no longer finds (taken for a replayed CLOSE,
+ * whatever its seqid).
+ */
+static bool v40_seqid_surely_moved(uint32_t op, uint32_t status)
+{
+	switch (status) {
+	case NFS4_OK:
+		return op != OP_CLOSE;
+	case NFS4ERR_SHARE_DENIED:
+		return op == OP_OPEN;
+	case NFS4ERR_DENIED:
+		return op == OP_LOCK;
+	default:
+		return false;
+	}
+}
+
 /*
  * NFSv4.0: the server keeps the reply to an open owner's last request
  * that moved its seqid; a request with that same seqid is a replay and
@@ -302,13 +378,11 @@ static bool v40_seqid_moves(uint32_t status)
  * open stateid of another file): it grants nothing, and is not checked
  * as an open of the file it names.
  */
-static void v40_keep_reply(struct fz_actor *a, const struct fz_rec *rec,
-			   const struct nfs42_res *r)
+static void v40_keep_reply(struct fz_actor *t, int owner,
+			   const struct fz_rec *rec, const struct nfs42_res *r)
 {
-	struct fz_v40_reply *k = &a->owner_reply[rec->owner];
+	struct fz_v40_reply *k = &t->owner_reply[owner];
 
-	if (a->kind != FZ_V40 || !v40_seqid_moves(r->status))
-		return;
 	k->valid = true;
 	k->seqid = rec->seqid;
 	k->op = rec->op;
@@ -319,14 +393,19 @@ static void v40_keep_reply(struct fz_actor *a, const struct fz_rec *rec,
 }
 
 /* Is this OPEN's reply the owner's kept one, sent again? */
-static bool v40_open_replayed(const struct fz_actor *a,
-			      const struct fz_rec *rec,
+static bool v40_open_replayed(struct fz_gen *g, const struct fz_rec *rec,
 			      const struct nfs42_res *r)
 {
-	const struct fz_v40_reply *k = &a->owner_reply[rec->owner];
+	const struct fz_v40_reply *k;
+	struct fz_actor *t;
+	int owner;
 
-	if (a->kind != FZ_V40 || !k->valid || k->op != OP_OPEN ||
-	    k->seqid != rec->seqid || k->status != r->status)
+	t = v40_target(g, rec, &owner);
+	if (!t || owner < 0)
+		return false;
+	k = &t->owner_reply[owner];
+	if (!k->valid || k->op != OP_OPEN || k->seqid != rec->seqid ||
+	    k->status != r->status)
 		return false;
 	return r->status != NFS4_OK ||
 	       (r->u.open.stateid.seqid == k->sid.seqid &&
@@ -334,16 +413,84 @@ static bool v40_open_replayed(const struct fz_actor *a,
 			NFS4_OTHER_SIZE));
 }
 
-/* The seqid the owner's next request carries: one past the last one,
- * which a request with the last seqid, replayed or not, leaves as is. */
-static void v40_seqid_next(struct fz_actor *a, const struct fz_rec *rec,
-			   uint32_t status)
+/*
+ * What a request carrying an open owner's seqid did to it.  A request
+ * with the seqid the owner is known to be at (one past its last) is not
+ * NFS4ERR_BAD_SEQID (*seqid*; a LOCK's may be its lock owner's).  A
+ * request surely taken, new or a replay, leaves the owner at its seqid;
+ * one with another status that may move the seqid moves it as the RFC
+ * says (not after a replay), but the model no longer knows it.
+ */
+static void v40_learn_seqid(struct fz_gen *g, const struct fz_rec *rec,
+			    const struct nfs42_res *r)
 {
-	uint32_t *next = &a->owner_seqid[rec->owner];
+	struct fz_actor *t;
+	uint32_t *next;
+	int owner, i;
 
-	if (a->kind == FZ_V40 && v40_seqid_moves(status) &&
-	    rec->seqid + 1 != *next)
-		(*next)++;
+	t = v40_target(g, rec, &owner);
+	if (!t)
+		return;
+	if (owner < 0) {
+		if (v40_seqid_moves(r->status))
+			for (i = 0; i < FZ_MAX_OPEN_OWNERS; i++)
+				t->owner_seqid_known[i] = false;
+		return;
+	}
+	next = &t->owner_seqid[owner];
+	if (r->status == NFS4ERR_BAD_SEQID && rec->op != OP_LOCK &&
+	    t->owner_seqid_known[owner] && rec->seqid == *next)
+		fz_find(g->s, "seqid",
+			"%s by actor %d with seqid %u, the one open owner %d of actor %d is at, answered NFS4ERR_BAD_SEQID",
+			nfs42_opname(rec->op), g->a->id, rec->seqid, owner,
+			t->id);
+	if (!v40_seqid_moves(r->status))
+		return;
+	if (v40_seqid_surely_moved(rec->op, r->status)) {
+		*next = rec->seqid + 1;
+		t->owner_seqid_known[owner] = true;
+	} else {
+		if (rec->seqid + 1 != *next)
+			(*next)++;
+		t->owner_seqid_known[owner] = false;
+	}
+	v40_keep_reply(t, owner, rec, r);
+}
+
+/* A compound whose reply was not seen: what it did to seqids is not
+ * known. */
+static void v40_lost(struct fz_gen *g)
+{
+	struct fz_actor *t;
+	unsigned int i;
+	int owner, j;
+
+	for (i = 0; i < g->nrec; i++) {
+		switch (g->rec[i].op) {
+		case OP_OPEN:
+		case OP_OPEN_CONFIRM:
+		case OP_OPEN_DOWNGRADE:
+		case OP_CLOSE:
+		case OP_LOCK:
+			t = v40_target(g, &g->rec[i], &owner);
+			if (!t)
+				break;
+			for (j = 0; j < FZ_MAX_OPEN_OWNERS; j++)
+				if (owner < 0 || owner == j)
+					t->owner_seqid_known[j] = false;
+			break;
+		}
+	}
+}
+
+/* A new open stateid (OPEN, OPEN_CONFIRM, OPEN_DOWNGRADE answered): whose
+ * open owner it is, when it is one of the actor's we follow. */
+static void sid_owner(struct fz_gen *g, const struct fz_rec *rec, int idx)
+{
+	int owner;
+
+	if (idx >= 0 && v40_target(g, rec, &owner) == g->a)
+		g->s->sids[idx].owner = (int8_t)owner;
 }
 
 static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
@@ -360,15 +507,15 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 	int file = rec->file;
 	char what[128];
 
-	v40_seqid_next(a, rec, r->status);
-	if (v40_open_replayed(a, rec, r)) {
+	if (v40_open_replayed(g, rec, r)) {
+		v40_learn_seqid(g, rec, r);
 		/* what it says was learnt from the first answer */
 		fz_log(s,
 		       "  OPEN by actor %d answered from open owner %d's replay cache (seqid %u)",
 		       a->id, rec->owner, rec->seqid);
 		return;
 	}
-	v40_keep_reply(a, rec, r);
+	v40_learn_seqid(g, rec, r);
 	if (r->status != NFS4_OK)
 		return;
 	if (rec->getfh >= 0) {
@@ -386,8 +533,9 @@ static void learn_open(struct fz_gen *g, const struct fz_rec *rec,
 	} else if (!foreign) {
 		fz_check_after_read_open(s, a, file);
 	}
-	fz_add_sid(s, &r->u.open.stateid, SK_OPEN, a->id, file, rec->a & 3,
-		   rec->deny & 3);
+	sid_owner(g, rec,
+		  fz_add_sid(s, &r->u.open.stateid, SK_OPEN, a->id, file,
+			     rec->a & 3, rec->deny & 3));
 	if (r->u.open.deleg_type == OPEN_DELEGATE_READ ||
 	    r->u.open.deleg_type == OPEN_DELEGATE_WRITE) {
 		fz_add_sid(s, &r->u.open.deleg_stateid, SK_DELEG, a->id, file,
@@ -467,10 +615,12 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 	case OP_OPEN_CONFIRM:
 	case OP_CLOSE:
 	case OP_OPEN_DOWNGRADE:
-		v40_seqid_next(a, rec, r->status);
-		v40_keep_reply(a, rec, r);
+		v40_learn_seqid(g, rec, r);
 		break;
 	case OP_LOCK:
+		if (rec->lock_new_owner)
+			v40_learn_seqid(g, rec, r);
+		/* fall through */
 	case OP_LOCKU:
 		if (a->kind == FZ_V40 && v40_seqid_moves(r->status))
 			a->lock_seqid++;
@@ -484,12 +634,16 @@ static void learn(struct fz_gen *g, const struct fz_rec *rec,
 			sid_gone(s, &s->sids[rec->sid].sid);
 		break;
 	case OP_OPEN_CONFIRM:
-		fz_add_sid(s, &r->u.stateid, SK_OPEN, a->id, rec->file, 3, 0);
+		sid_owner(g, rec,
+			  fz_add_sid(s, &r->u.stateid, SK_OPEN, a->id,
+				     rec->file, 3, 0));
 		break;
 	case OP_OPEN_DOWNGRADE:
 		if (rec->sid >= 0)
-			fz_add_sid(s, &r->u.stateid, SK_OPEN, a->id, rec->file,
-				   rec->a & 3, rec->b & 3);
+			sid_owner(g, rec,
+				  fz_add_sid(s, &r->u.stateid, SK_OPEN, a->id,
+					     rec->file, rec->a & 3,
+					     rec->b & 3));
 		break;
 	case OP_LOCK:
 		fz_add_sid(s, &r->u.lock.stateid, SK_LOCK, a->id, rec->file,
@@ -601,8 +755,11 @@ static struct nfs42_compound *new_compound(struct fz_gen *g)
 	g->sane = fz_chance(g->r, 50);
 	if (g->a->kind == FZ_V40)
 		nfs42_compound_set_minorversion(c, 0);
-	if (!g->sane && fz_chance(g->r, 2))
-		nfs42_compound_set_minorversion(c, fz_below(g->r, 5));
+	if (!g->sane && fz_chance(g->r, 2)) {
+		g->other_minor = true;
+		g->minor = fz_below(g->r, 5);
+		nfs42_compound_set_minorversion(c, g->minor);
+	}
 	if (fz_chance(g->r, 5))
 		nfs42_compound_cachethis(c, true);
 	return c;
@@ -652,6 +809,8 @@ static void run_compound(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 	s->st->compounds++;
 	if (rc >= 0)
 		learn_all(&g, rc);
+	else
+		v40_lost(&g);
 	nfs42_compound_free(g.c);
 	take_recalls(s, a, r);
 }
@@ -681,6 +840,8 @@ static void run_burst(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 		s->st->compounds++;
 		if (rc >= 0 && a->cl && !a->cl->dead_err)
 			learn_all(&g[i], rc);
+		else
+			v40_lost(&g[i]);
 		nfs42_compound_free(g[i].c);
 	}
 }
@@ -694,7 +855,8 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	uint8_t sid[NFS4_SESSIONID_SIZE];
 	uint32_t slot, seqid;
 	unsigned int pick = fz_below(r, 10);
-	int rc;
+	const struct nfs42_res *sr;
+	int rc, other = -1;
 
 	g.c = new_compound(&g);
 	nfs42_compound_no_sequence(g.c);
@@ -702,8 +864,11 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	if (pick == 0) {
 		struct fz_actor *o = &s->actors[fz_below(r, s->nactors)];
 
-		if (o->cl && o->cl->have_session)
+		if (o->cl && o->cl->have_session) {
 			memcpy(sid, o->cl->sessionid, sizeof(sid));
+			if (o != a)
+				other = o->id;
+		}
 	} else if (pick == 1) {
 		sid[fz_below(r, sizeof(sid))] ^= 1;
 	}
@@ -729,14 +894,24 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	rc = nfs42_compound_run(g.c);
 	log_compound(s, g.c, rc);
 	s->st->compounds++;
+	sr = nfs42_res(g.c, 0);
 	/* what the server now expects on that slot */
 	if (slot < cl->nslots && !memcmp(sid, cl->sessionid, sizeof(sid))) {
-		const struct nfs42_res *sr = nfs42_res(g.c, 0);
-
 		if (sr && sr->op == OP_SEQUENCE && sr->status == NFS4_OK)
 			cl->slots[slot].seqid = seqid;
 		else
 			cl->slots[slot].poisoned = true;
+	}
+	/* taken in another actor's session, the compound was that
+	 * client's (its opens, its delegations' holder), sent with this
+	 * actor's credentials: neither's to learn or check (seed 8's
+	 * bypass: the holder of a write delegation opening its own file) */
+	if (other >= 0 && sr && sr->op == OP_SEQUENCE &&
+	    sr->status == NFS4_OK) {
+		fz_log(s, "  compound of actor %d ran in actor %d's session",
+		       a->id, other);
+		nfs42_compound_free(g.c);
+		return;
 	}
 	if (rc >= 0)
 		learn_all(&g, rc);
@@ -775,6 +950,7 @@ static void run_drop_mid(struct fz_seq *s, struct fz_actor *a, struct fz_rng *r)
 	x.buf[3] = (uint8_t)mark;
 	if (write(cl->fd, x.buf, 4 + cut) < 0)
 		fz_log(s, "drop_mid: write: %s", strerror(errno));
+	v40_lost(&g);
 	nfs42_xdr_free(&x);
 	nfs42_compound_free(g.c);
 	fz_actor_drop(s, a);
@@ -888,6 +1064,8 @@ static void get_a_layout(struct fz_seq *s, struct fz_actor *a, uint64_t seed)
 	s->st->compounds++;
 	if (rc >= 0)
 		learn_all(&g, rc);
+	else
+		v40_lost(&g);
 	res = rc == 0 ? nfs42_res(g.c, g.rec[0].idx) : NULL;
 	if (res)
 		open_sid = res->u.open.stateid;
