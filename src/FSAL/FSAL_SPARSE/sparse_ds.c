@@ -80,7 +80,6 @@ struct sparse_ds_handle {
 	 * whether the file has no name left; the caller's permission: 0
 	 * unknown, 1 yes, -1 no */
 	bool placed, removed;
-	ino_t ino; /* (the file's, once placed: the tests' stall hooks) */
 	int8_t may_read, may_write;
 };
 
@@ -287,7 +286,6 @@ static nfsstat4 sparse_ds_placed(struct sparse_ds_handle *dsh)
 	if (fstat(dsh->fd, &st) != 0)
 		return posix2nfs4_error(errno);
 	dsh->removed = st.st_nlink == 0;
-	dsh->ino = st.st_ino;
 	if (!sparse_test_skip_confinement(&exp->test)) {
 		inside = sparse_confine_check(&exp->confine, dsh->fd, &st);
 		if (inside != 1) {
@@ -501,6 +499,7 @@ static nfsstat4 sparse_dsh_write(struct fsal_ds_handle *const ds_hdl,
 	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
 	size_t done = 0;
 	nfsstat4 status;
+	struct stat st;
 	int err = 0;
 
 	*written_length = 0;
@@ -528,9 +527,9 @@ static nfsstat4 sparse_dsh_write(struct fsal_ds_handle *const ds_hdl,
 	status = sparse_ds_authorized(dsh, true);
 	if (status != NFS4_OK)
 		goto unlock;
-	/* tests: a write held between its check and its pwrite (no fstat
-	 * here: on a cluster filesystem it may ask its metadata server) */
-	sparse_test_stall_ino("ds_write", dsh->ino);
+	/* tests: a write held between its check and its pwrite */
+	if (fstat(dsh->fd, &st) == 0)
+		sparse_test_stall_ino("ds_write", st.st_ino);
 
 	/* As the caller: setuid bits cleared, quota charged (as write2). */
 	fsal_set_credentials(&op_ctx->creds);
