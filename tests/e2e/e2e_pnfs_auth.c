@@ -18,10 +18,7 @@
  *    only) or a RENAME over the file recalls layouts as one through the
  *    metadata server's export does;
  *  - a LAYOUTGET Ganesha fails after the FSAL granted it leaves no holder;
- *    GETDEVICEINFO answers only for exports the client may reach;
- *  - a data server keeps its descriptor of a file from one compound to the
- *    next (no open by handle per compound), closes it once idle, and a
- *    kept one never writes to a file that was removed.
+ *    GETDEVICEINFO answers only for exports the client may reach.
  *
  * Argument: "ro", "squash", "restart", "exports", "v3" (see main()).
  */
@@ -31,7 +28,6 @@
 
 #include "e2e_fsal_util.h"
 #include "e2e_pnfs_util.h"
-#include "e2e_sync.h"
 #include "nfs3_test.h"
 #include "rsess.h"
 #include "sparse_pnfs_cfg.h"
@@ -461,110 +457,13 @@ START_TEST(fence_waits_for_write)
 }
 END_TEST
 
-/* The descriptors the data servers hold of the backing file of name
- * (their /proc/PID/fd), or -1 when one cannot be listed. */
-static int ds_fds_of(const char *name)
-{
-	struct stat want = bstat(name), st;
-	int i, n = 0, count = atoi(e2e_env("NFS42_DS_COUNT"));
-
-	for (i = 0; i < count; i++) {
-		const char *dir;
-		struct dirent *d;
-		FILE *pf;
-		DIR *fds;
-		int pid = -1;
-
-		pf = fopen(e2e_fmt("%s/ds%d.pid", e2e_env("NFS42_WORK_DIR"), i),
-			   "r");
-		if (pf == NULL || fscanf(pf, "%d", &pid) != 1)
-			pid = -1;
-		if (pf != NULL)
-			fclose(pf);
-		if (pid <= 0)
-			return -1;
-		dir = e2e_fmt("/proc/%d/fd", pid);
-		fds = opendir(dir);
-		if (fds == NULL)
-			return -1;
-		while ((d = readdir(fds)) != NULL)
-			if (d->d_name[0] != '.' &&
-			    stat(e2e_fmt("%s/%s", dir, d->d_name), &st) == 0 &&
-			    st.st_dev == want.st_dev &&
-			    st.st_ino == want.st_ino)
-				n++;
-		closedir(fds);
-	}
-	return n;
-}
-
 /*
- * A data server keeps its descriptor of a file across compounds
- * (sparse_ds_fds.c): 32 WRITE compounds, 16 through each data server,
- * make data server 0 open the file by handle at most twice (read-only,
- * then for writing; each compound opened it twice before); between
- * compounds the data servers hold it open, and once idle for a second
- * they close it.  (The op count needs strace: without it, only the
- * descriptors are checked.)
- */
-START_TEST(ds_descriptor_kept_then_closed)
-{
-	struct nfs42_client *cl = e2e_client();
-	struct nfs42_layout *lo = malloc(sizeof(*lo));
-	const char *name = backing_file("kept", 0, 0644, 0);
-	char root[PATH_MAX], data[4096], *real;
-	struct e2e_sync *w = NULL;
-	size_t opens = 0, writes = 0;
-	struct nfs42_file f;
-	int64_t t0;
-	int i, n;
-
-	memset(data, 'k', sizeof(data) - 1);
-	data[sizeof(data) - 1] = '\0';
-	ck_assert_ptr_nonnull(realpath(e2e_env("NFS42_BACKING"), root));
-	open_rw_layout(cl, name, &f, lo);
-	if (e2e_sync_usable) {
-		setenv("NFS42_SERVER_PID_FILE",
-		       e2e_fmt("%s/ds0.pid", e2e_env("NFS42_WORK_DIR")), 1);
-		w = e2e_sync_start_ex("open_by_handle_at,pwrite64", false);
-	}
-	for (i = 0; i < 32; i++)
-		ck_assert_int_eq(ds_write(cl, lo, (uint64_t)i * 65536, data),
-				 0);
-	if (w != NULL) {
-		e2e_sync_stop(w);
-		opens = e2e_sync_calls(w, "open_by_handle_at", root, NULL, 0);
-		real = e2e_sync_real(name, &(struct stat){ 0 });
-		writes = e2e_sync_calls(w, "pwrite64", real, NULL, 0);
-		free(real);
-		e2e_sync_free(w);
-		ck_assert_msg(writes == 16, "%zu writes traced", writes);
-		ck_assert_msg(opens <= 2,
-			      "16 WRITE compounds opened the file %zu times",
-			      opens);
-	}
-	n = ds_fds_of(name);
-	ck_assert_msg(n >= 1, "the data servers hold %d descriptors of it", n);
-	t0 = e2e_now_ms();
-	while ((n = ds_fds_of(name)) > 0 && e2e_now_ms() - t0 < 10000)
-		usleep(100 * 1000);
-	ck_assert_msg(n == 0, "still %d descriptors after 10 s idle", n);
-	ck_assert_int_eq(bstat(name).st_size, 31 * 65536 + 4095);
-	ck_nfs_ok(cl, nfs42_layout_return(&f, lo));
-	ck_nfs_ok(cl, nfs42_close(&f));
-	free(lo);
-	nfs42_client_free(cl);
-}
-END_TEST
-
-/*
- * A kept descriptor is of a file that may have been removed since: A
- * writes through both data servers, removes the file (its own layout is
- * not recalled), and its next writes through them are NFS4ERR_STALE, as
- * an open by handle of a removed file would be, not written to the
+ * A data-server handle of a file removed since: A writes through both
+ * data servers, removes the file (its own layout is not recalled), and
+ * its next writes through them are NFS4ERR_STALE, not written to the
  * orphaned inode.
  */
-START_TEST(kept_descriptor_of_removed_file)
+START_TEST(ds_handle_of_removed_file)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_layout *lo = malloc(sizeof(*lo));
@@ -1001,10 +900,7 @@ int main(int argc, char **argv)
 		if (strcmp(mode, "cephfs"))
 			tcase_add_test(tc, moved_out_of_export);
 		tcase_add_test(tc, fence_waits_for_write);
-		/* (the op count of ds_descriptor_kept_then_closed) */
-		e2e_sync_init();
-		tcase_add_test(tc, ds_descriptor_kept_then_closed);
-		tcase_add_test(tc, kept_descriptor_of_removed_file);
+		tcase_add_test(tc, ds_handle_of_removed_file);
 		tcase_add_test(tc, writes_in_flight_per_ds);
 		tcase_add_test(tc, rename_over_recalls);
 		tcase_add_test(tc, failed_layoutget_leaves_nothing);

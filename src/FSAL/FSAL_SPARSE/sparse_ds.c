@@ -34,11 +34,6 @@
  *    setuid bits are cleared and quota charged as for a local writer.
  * The stateid is not checked: a data server on another head does not
  * share the metadata server's state; the grant stands for it.
- *
- * A handle lives for one compound (Ganesha makes one at each PUTFH); its
- * descriptor of the file is kept for the next compound on the file
- * (sparse_ds_fds.c), which repeats every check above: only the open by
- * handle is saved, and a file removed meanwhile is NFS4ERR_STALE.
  */
 
 #include "config.h"
@@ -69,17 +64,13 @@ struct sparse_ds_handle {
 	struct fsal_ds_handle ds;
 	struct sparse_dsfh d; /* what the handle carries */
 	/* O_RDONLY until the first WRITE reopens it O_RDWR (see
-	 * sparse_ds_open_for_write), unless a kept one was open for writing
-	 * already; a handle lives for one compound, its descriptor is given
-	 * back to the kept ones at release unless refused is set (any check
-	 * of sparse_ds_authorized failed) */
+	 * sparse_ds_open_for_write); a handle lives for one compound */
 	int fd;
-	bool writable, refused;
+	bool writable;
 	struct sparse_export *exp;
-	/* once per handle (compound): the boot and the confinement checked,
-	 * whether the file has no name left; the caller's permission: 0
-	 * unknown, 1 yes, -1 no */
-	bool placed, removed;
+	/* once per handle (compound): the boot and the confinement checked;
+	 * the caller's permission: 0 unknown, 1 yes, -1 no */
+	bool placed;
 	int8_t may_read, may_write;
 };
 
@@ -208,12 +199,6 @@ static nfsstat4 sparse_make_ds_handle(struct fsal_pnfs_ds *const pds,
 	}
 
 	dsh->exp = exp;
-	/* (a kept one was a regular file when opened, and stays one) */
-	dsh->fd = sparse_ds_fd_take(exp, &dsh->d.fh, &dsh->writable);
-	if (dsh->fd >= 0) {
-		*handle = &dsh->ds;
-		return NFS4_OK;
-	}
 	dsh->fd = sparse_open_fh(exp, &dsh->d.fh, O_RDONLY);
 	if (dsh->fd < 0) {
 		status = sparse_ds_open_status(dsh->fd);
@@ -244,9 +229,7 @@ static void sparse_dsh_release(struct fsal_ds_handle *const ds_hdl)
 {
 	struct sparse_ds_handle *dsh = sparse_dsh(ds_hdl);
 
-	if (dsh->fd >= 0 && !dsh->refused)
-		sparse_ds_fd_give(dsh->exp, &dsh->d.fh, dsh->fd, dsh->writable);
-	else if (dsh->fd >= 0)
+	if (dsh->fd >= 0)
 		close(dsh->fd);
 	gsh_free(dsh);
 }
@@ -256,9 +239,7 @@ static void sparse_dsh_release(struct fsal_ds_handle *const ds_hdl)
 /*
  * Where the handle points, once per handle: the metadata server has not
  * restarted since it made it (its boot generation is the export root's)
- * and the file still lies inside the export's tree; whether it still has
- * a name (the descriptor may be a kept one, opened by an earlier compound:
- * an open by handle now would fail) is noted for sparse_ds_authorized.
+ * and the file still lies inside the export's tree.
  */
 static nfsstat4 sparse_ds_placed(struct sparse_ds_handle *dsh)
 {
@@ -283,11 +264,11 @@ static nfsstat4 sparse_ds_placed(struct sparse_ds_handle *dsh)
 			 dsh->d.boot, boot);
 		return NFS4ERR_PNFS_NO_LAYOUT;
 	}
-	if (fstat(dsh->fd, &st) != 0)
-		return posix2nfs4_error(errno);
-	dsh->removed = st.st_nlink == 0;
 	if (!sparse_test_skip_confinement(&exp->test)) {
-		inside = sparse_confine_check(&exp->confine, dsh->fd, &st);
+		inside = fstat(dsh->fd, &st) == 0 ?
+				 sparse_confine_check(&exp->confine, dsh->fd,
+						      &st) :
+				 -errno;
 		if (inside != 1) {
 			LogInfo(COMPONENT_PNFS,
 				"FSAL_SPARSE: DS handle of a file no longer in %s: %s",
@@ -382,23 +363,11 @@ static nfsstat4 sparse_ds_authorized(struct sparse_ds_handle *dsh, bool write)
 	status = sparse_ds_placed(dsh);
 	if (status == NFS4_OK)
 		status = sparse_ds_granted(dsh, write);
-	/* a kept descriptor of a file removed since (an open by handle now
-	 * would fail) */
-	if (status == NFS4_OK && dsh->removed) {
-		LogDebug(COMPONENT_PNFS, "DS handle of a removed file: stale");
-		status = NFS4ERR_STALE;
-	}
-	if (status == NFS4_OK) {
-		if (*known == 0)
-			*known = sparse_ds_may(dsh, write ? W_OK : R_OK) ? 1 :
-									   -1;
-		if (*known < 0)
-			status = NFS4ERR_ACCESS;
-	}
-	/* (a refused handle's descriptor is not kept) */
 	if (status != NFS4_OK)
-		dsh->refused = true;
-	return status;
+		return status;
+	if (*known == 0)
+		*known = sparse_ds_may(dsh, write ? W_OK : R_OK) ? 1 : -1;
+	return *known > 0 ? NFS4_OK : NFS4ERR_ACCESS;
 }
 
 /* ---- I/O ---------------------------------------------------------------- */

@@ -10,7 +10,6 @@
 #include "fsal.h"
 #include "FSAL/fsal_init.h"
 #include "sparse_int.h"
-#include "sparse_pnfs.h"
 
 struct sparse_module SparseModule = {
 	.fsal.fs_info = {
@@ -80,7 +79,6 @@ MODULE_INIT void sparse_fsal_init(void)
 MODULE_FINI void sparse_fsal_fini(void)
 {
 	sparse_deleg_shutdown();
-	sparse_ds_fds_shutdown();
 	if (unregister_fsal(&SparseModule.fsal) != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"FSAL_SPARSE could not be unloaded, aborting");

@@ -289,8 +289,6 @@ void sparse_pnfs_export_release(struct sparse_export *exp)
 	if (!glist_null(&exp->mds_link))
 		glist_del(&exp->mds_link);
 	PTHREAD_RWLOCK_unlock(&sparse_mds_lock);
-	/* (the data server's kept descriptors name it) */
-	sparse_ds_fds_forget(exp);
 	sparse_pnfs_conf_free(&exp->pnfs);
 }
 

@@ -89,24 +89,6 @@ void sparse_pnfs_export_ops_init(struct export_ops *ops);
 void sparse_pnfs_obj_ops_init(struct fsal_obj_ops *ops);
 void sparse_pnfs_ds_ops_init(struct fsal_pnfs_ds_ops *ops);
 
-/*
- * sparse_ds_fds.c: the descriptors of data-server handles kept from one
- * compound to the next (what a kept one may be used for, and its locking
- * rule: there).  take: a kept descriptor of fh through exp (with whether
- * it is open for writing), now the caller's alone, or -1; give: fd back,
- * idle (closed after SPARSE_DS_FD_IDLE_MS unused, or at once when no more
- * can be kept); forget: close exp's (its release); shutdown: close all,
- * stop the reaper (module unload).
- */
-#define SPARSE_DS_FD_IDLE_MS 1000
-#define SPARSE_DS_FDS_MAX 64
-int sparse_ds_fd_take(const struct sparse_export *exp,
-		      const struct sparse_fh *fh, bool *writable);
-void sparse_ds_fd_give(const struct sparse_export *exp,
-		       const struct sparse_fh *fh, int fd, bool writable);
-void sparse_ds_fds_forget(const struct sparse_export *exp);
-void sparse_ds_fds_shutdown(void);
-
 /* ---- the layouts granted, recalls (sparse_layouts.c) ----------------- */
 
 /*
