@@ -457,34 +457,6 @@ START_TEST(fence_waits_for_write)
 }
 END_TEST
 
-/*
- * A data-server handle of a file removed since: A writes through both
- * data servers, removes the file (its own layout is not recalled), and
- * its next writes through them are NFS4ERR_STALE, not written to the
- * orphaned inode.
- */
-START_TEST(ds_handle_of_removed_file)
-{
-	struct nfs42_client *cl = e2e_client();
-	struct nfs42_layout *lo = malloc(sizeof(*lo));
-	const char *name = backing_file("removed", 0, 0644, 0);
-	struct nfs42_file f;
-
-	open_rw_layout(cl, name, &f, lo);
-	ck_assert_int_eq(ds_write(cl, lo, 0, "stripe 0"), 0);
-	ck_assert_int_eq(ds_write(cl, lo, 65536, "stripe 1"), 0);
-	ck_nfs_ok(cl, nfs42_remove(cl, e2e_path(name)));
-	ck_assert_int_eq(ds_write(cl, lo, 0, "after the remove"),
-			 NFS4ERR_STALE);
-	ck_assert_int_eq(ds_write(cl, lo, 65536, "after the remove"),
-			 NFS4ERR_STALE);
-	(void)nfs42_layout_return(&f, lo);
-	(void)nfs42_close(&f);
-	free(lo);
-	nfs42_client_free(cl);
-}
-END_TEST
-
 struct striped_write {
 	struct nfs42_file *f;
 	struct nfs42_layout *lo;
@@ -900,7 +872,6 @@ int main(int argc, char **argv)
 		if (strcmp(mode, "cephfs"))
 			tcase_add_test(tc, moved_out_of_export);
 		tcase_add_test(tc, fence_waits_for_write);
-		tcase_add_test(tc, ds_handle_of_removed_file);
 		tcase_add_test(tc, writes_in_flight_per_ds);
 		tcase_add_test(tc, rename_over_recalls);
 		tcase_add_test(tc, failed_layoutget_leaves_nothing);
