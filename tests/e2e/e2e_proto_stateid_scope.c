@@ -15,9 +15,10 @@
  *
  * Against Ganesha 6.5 every WRITE, SETATTR, DELEGRETURN below succeeded.
  *
- * "free" (a server logging at FULL_DEBUG): a state is freed after its
- * CLOSE though a WRITE and a READ of 0 bytes used its stateid (issue
- * #32; patch 0211: their early ways out kept the stateid's reference).
+ * "free" (the server's STATE component at FULL_DEBUG): a state is freed
+ * after its CLOSE though a WRITE and a READ of 0 bytes used its stateid
+ * (issue #32; patch 0211: their early ways out kept the stateid's
+ * reference).
  */
 #include <errno.h>
 
@@ -232,7 +233,7 @@ static bool log_says_freed(const uint8_t other[12])
  * A WRITE and a READ of 0 bytes under an open stateid end before any I/O:
  * they kept the stateid's reference (READ and WRITE hand it to the I/O,
  * whose completion drops it), so the open's state was never freed after
- * its CLOSE.  Patch 0211.  The server logs at FULL_DEBUG (the _free run).
+ * its CLOSE.  Patch 0211.  The _free run logs STATE at FULL_DEBUG.
  */
 START_TEST(t_early_out_frees_state)
 {

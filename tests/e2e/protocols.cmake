@@ -310,11 +310,11 @@ sparse_e2e_test(e2e_proto_stateid_scope
                --export-opts "Delegations = RW$<SEMICOLON>")
 # A state freed after its CLOSE though a WRITE and a READ of 0 bytes
 # used its stateid (issue #32, patch 0211): SAL's "Deleted STATE" line,
-# the server at FULL_DEBUG.
+# the server's STATE component at FULL_DEBUG.
 sparse_e2e_run(e2e_proto_stateid_scope_free e2e_proto_stateid_scope
   ARGS free TIMEOUT 120)
 set_property(TEST e2e/e2e_proto_stateid_scope_free APPEND PROPERTY
-  ENVIRONMENT "SPARSE_LOG_LEVEL=FULL_DEBUG")
+  ENVIRONMENT "SPARSE_LOG_FULL_DEBUG=STATE")
 # What a stateid authorizes, operation by operation (issue #32): the
 # matrix of docs/stateids.md, one cell per operation and kind of stateid,
 # from the table stateid_matrix.txt (a changed answer fails); the V40_
