@@ -263,6 +263,65 @@ START_TEST(t_holder_reads_write_only_open)
 }
 END_TEST
 
+/* LOCK for a new lock owner under the open sid, WRITE_LT [off, off+len):
+ * the status, the lock stateid in *lsid. */
+static int lock_new(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		    const struct nfs42_stateid *sid, const char *owner,
+		    uint64_t off, uint64_t len, struct nfs42_stateid *lsid)
+{
+	struct nfs42_lock_owner lo = { 0, owner, strlen(owner) };
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int idx, rc;
+
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	idx = nfs42_op_lock_new(c, WRITE_LT, false, off, len, 0, sid, 0, &lo);
+	rc = nfs42_compound_run(c);
+	if (rc == NFS4_OK)
+		*lsid = nfs42_res(c, idx)->u.lock.stateid;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * The holder of a write delegation locks (issue #32: a lock state's
+ * first lock opened a descriptor of its own, which broke the holder's
+ * own lease: NFS4ERR_INVAL).  Two lock owners of the holder share the
+ * lease's open file description and so the kernel's OFD locks; SAL
+ * still tells them apart: the second's overlapping lock is
+ * NFS4ERR_DENIED until the first unlocks.  No recall, the data written.
+ */
+START_TEST(t_holder_locks)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("locks", "0123456789");
+	struct nfs42_stateid l1, l2;
+	struct nfs42_compound *c;
+	struct nfs42_file fa;
+	char got[16] = { 0 };
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a,
+		  lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo1", 0, 10, &l1));
+	ck_assert_int_eq(lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo2", 5, 10,
+				  &l2),
+			 NFS4ERR_DENIED);
+	c = nfs42_compound_new(a);
+	nfs42_op_putfh(c, &fa.fh);
+	nfs42_op_locku(c, WRITE_LT, 0, &l1, 0, 10);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_nfs_ok(a,
+		  lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo3", 5, 10, &l2));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &l2, true, "abc", NULL, 3));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* An OPEN that creates the file is delegated for writing too. */
 START_TEST(t_granted_on_create)
 {
@@ -1592,6 +1651,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_granted_and_used);
 		tcase_add_test(tc, t_granted_on_create);
 		tcase_add_test(tc, t_holder_reads_write_only_open);
+		tcase_add_test(tc, t_holder_locks);
 		tcase_add_test(tc, t_recalled_by_nfs_open);
 		tcase_add_test(tc, t_recalled_by_local_reader);
 		tcase_add_test(tc, t_recalled_by_local_writer);
