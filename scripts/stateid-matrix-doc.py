@@ -33,6 +33,7 @@ KIND_TEXT = {
     "closed": "open, closed",
     "other_cl": "another client's open",
     "other_file": "an open of another file",
+    "layout": "layout",
 }
 
 
@@ -88,6 +89,9 @@ def render():
             r, k, o = cells[i], knfsd[op][i], ours[op][i]
             agree = o == k and o in r.split("|")
             text = why.get((op, kind), "")
+            if not agree and not text:
+                # a reason for a whole row or column ("*")
+                text = why.get((op, "*"), why.get(("*", kind), ""))
             if not agree:
                 differ += 1
                 if not text:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Copyright (C) 2026 The nfs-sparse authors */
 /*
- * ALLOCATE, DEALLOCATE and SEEK on a CephFS export through FSAL_CEPH
+ * ALLOCATE, DEALLOCATE and SEEK on a CephFS export through FSAL_CEPH, or
+ * through FSAL_SPARSE on the harness's ceph-fuse mount (NFS42_FSAL=SPARSE)
  * (issue #29 item 4; docs/cluster.md), run by harness.sh --ceph.  The
  * file's RADOS objects (CephFS stripes a file into 4 MiB objects named
  * <inode in hex>.<index as 8 hex digits> in the data pool,
@@ -12,9 +13,12 @@
  *   kept, and the middle object is gone (the space released); a DEALLOCATE
  *   of 100 KiB inside the first object reads back as zeros and keeps that
  *   object; one past the end changes nothing.
- * allocate: ALLOCATE of 8 MiB on an empty file extends it to 8 MiB of
- *   zeros; the number of objects it made is printed (Ceph 16.2 reserves
- *   nothing: none).
+ * allocate: Ceph 16.2 reserves nothing for fallocate in mode 0
+ *   (Client::_fallocate only moves the size; libcephfs and ceph-fuse
+ *   alike), so FSAL_CEPH answers ALLOCATE with NFS4ERR_NOTSUPP and leaves
+ *   the file alone (patch 0230).  FSAL_SPARSE's fallocate(2) through
+ *   ceph-fuse succeeds: the file is 8 MiB of zeros and the number of
+ *   RADOS objects made is printed (none: nothing reserved either).
  * seek: SEEK (patch 0059) on the file with the punched hole: data at any
  *   offset is that offset, the hole is at the end (eof), past the end
  *   NFS4ERR_NXIO; Ceph cannot tell the punched hole, and says so.
@@ -179,17 +183,27 @@ START_TEST(deallocate_releases_objects)
 }
 END_TEST
 
-START_TEST(allocate_extends)
+START_TEST(allocate_reserves_or_refuses)
 {
 	struct nfs42_client *cl = e2e_client();
 	struct nfs42_file of = e2e_create_rw(cl, "alloc");
 	uint64_t ino = ino_of(cl, &of);
+	const char *fsal = getenv("NFS42_FSAL") ?: "CEPH";
+	int rc = e2e_fallocate(cl, &of, true, 0, 2 * OBJ);
 
-	ck_nfs_ok(cl, e2e_fallocate(cl, &of, true, 0, 2 * OBJ));
-	ck_assert_uint_eq(size_of(cl, &of), 2 * OBJ);
-	check_range(cl, &of, 0, 2 * OBJ, NULL);
-	printf("allocate: ALLOCATE [0, 8 MiB) of an empty file: size 8 MiB, objects made: %u\n",
-	       __builtin_popcount(objects(ino, 2)));
+	if (!strcmp(fsal, "CEPH")) {
+		/* nothing would be reserved: not promised (patch 0230) */
+		ck_nfs_status(rc, NFS4ERR_NOTSUPP);
+		ck_assert_uint_eq(size_of(cl, &of), 0);
+		ck_assert_uint_eq(objects(ino, 2), 0);
+		printf("allocate: FSAL_CEPH: ALLOCATE [0, 8 MiB): NFS4ERR_NOTSUPP, the file untouched\n");
+	} else {
+		ck_nfs_ok(cl, rc);
+		ck_assert_uint_eq(size_of(cl, &of), 2 * OBJ);
+		check_range(cl, &of, 0, 2 * OBJ, NULL);
+		printf("allocate: FSAL_%s on ceph-fuse: ALLOCATE [0, 8 MiB) of an empty file: NFS4_OK, size 8 MiB, RADOS objects made: %u\n",
+		       fsal, __builtin_popcount(objects(ino, 2)));
+	}
 	ck_nfs_ok(cl, e2e_close(&of));
 	nfs42_client_free(cl);
 }
@@ -268,7 +282,7 @@ int main(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, deallocate_releases_objects);
-	tcase_add_test(tc, allocate_extends);
+	tcase_add_test(tc, allocate_reserves_or_refuses);
 	tcase_add_test(tc, seek_reports_data);
 	suite_add_tcase(s, tc);
 	return e2e_run(s);

@@ -10,7 +10,16 @@
  * and the Linux client and ours looped for ever (found on a minimal Debian
  * whose /tmp is a tmpfs).  A resumed listing on tmpfs whose first entry is
  * the directory's first entry has started over: it ends there.
+ *
+ * "enospc" (a run of its own: the export's tmpfs is cut to 16 MiB, with
+ * write delegations): after ALLOCATE has reserved all but 64 KiB of it,
+ * a WRITE of 1 MiB to another file is NFS4ERR_NOSPC, as knfsd answers
+ * (issue #32), the ALLOCATE under the open stateid and under the write
+ * delegation's.
  */
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+
 #include "e2e_fsal_util.h"
 
 #define N_FILES 24
@@ -185,12 +194,85 @@ START_TEST(change_moves_within_a_tick)
 }
 END_TEST
 
-int main(void)
+static uint64_t backing_free(void)
+{
+	struct statvfs sv;
+
+	ck_assert_int_eq(statvfs(e2e_env("NFS42_BACKING"), &sv), 0);
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/* ALLOCATE of all but 64 KiB of the export (under the write delegation's
+ * stateid when deleg), then 1 MiB FILE_SYNC to another file. */
+static void allocate_then_write(bool deleg)
+{
+	static char mib[1 << 20];
+	struct nfs42_client *cl = e2e_client();
+	const char *tag = deleg ? "deleg" : "open";
+	struct nfs42_compound *c;
+	struct nfs42_file a, b;
+	uint64_t avail;
+	char *na, *nb;
+
+	ck_assert_int_gt(asprintf(&na, "enospc-a-%s", tag), 0);
+	ck_assert_int_gt(asprintf(&nb, "enospc-b-%s", tag), 0);
+	ck_nfs_ok(cl,
+		  nfs42_open(cl, e2e_path(na),
+			     OPEN4_SHARE_ACCESS_BOTH |
+				     (deleg ? 0 :
+					      OPEN4_SHARE_ACCESS_WANT_NO_DELEG),
+			     UNCHECKED4, 0644, true, &a));
+	if (deleg)
+		ck_assert_uint_eq(a.deleg_type, OPEN_DELEGATE_WRITE);
+	avail = backing_free();
+	ck_assert_uint_gt(avail, 1 << 20);
+	c = nfs42_compound_new(cl);
+	nfs42_op_putfh(c, &a.fh);
+	nfs42_op_allocate(c, deleg ? &a.deleg_stateid : &a.stateid, 0,
+			  avail - 65536);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_assert_uint_le(backing_free(), 65536);
+
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(nb),
+				 OPEN4_SHARE_ACCESS_BOTH |
+					 OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				 UNCHECKED4, 0644, true, &b));
+	memset(mib, 'x', sizeof(mib));
+	ck_nfs_status(nfs42_pwrite(&b, mib, sizeof(mib), 0, FILE_SYNC4),
+		      NFS4ERR_NOSPC);
+	ck_nfs_ok(cl, nfs42_close(&b));
+	ck_nfs_ok(cl, nfs42_close(&a));
+	/* the space back for the next case */
+	ck_nfs_ok(cl, nfs42_remove(cl, e2e_path(na)));
+	ck_nfs_ok(cl, nfs42_remove(cl, e2e_path(nb)));
+	nfs42_client_free(cl);
+	free(na);
+	free(nb);
+}
+
+START_TEST(allocate_leaves_no_space_for_others)
+{
+	/* the harness's tmpfs, in this run's mount namespace */
+	ck_assert_int_eq(mount("nfs-sparse-export", e2e_env("NFS42_BACKING"),
+			       NULL, MS_REMOUNT, "size=16m,mode=0755"),
+			 0);
+	allocate_then_write(false);
+	allocate_then_write(true);
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	Suite *s = suite_create("fsal_tmpfs");
 	TCase *tc = tcase_create("tmpfs");
 
 	tcase_set_timeout(tc, 120);
+	if (argc > 1 && strcmp(argv[1], "enospc") == 0) {
+		tcase_add_test(tc, allocate_leaves_no_space_for_others);
+		suite_add_tcase(s, tc);
+		return e2e_run(s);
+	}
 	tcase_add_test(tc, readdir_resumes_after_the_next_is_removed);
 	tcase_add_test(tc, readdir_ends_when_the_rest_is_removed);
 	tcase_add_test(tc, change_moves_within_a_tick);

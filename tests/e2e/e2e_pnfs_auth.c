@@ -457,6 +457,94 @@ START_TEST(fence_waits_for_write)
 }
 END_TEST
 
+struct striped_write {
+	struct nfs42_file *f;
+	struct nfs42_layout *lo;
+	int fd, rc;
+};
+
+static void *striped_write_main(void *arg)
+{
+	struct striped_write *sw = arg;
+	struct nfs42_pnfs_stats st;
+
+	sw->rc = nfs42_pnfs_write_fd(sw->f, sw->lo, NULL, sw->fd, NULL, &st);
+	return NULL;
+}
+
+/*
+ * Our client keeps several WRITEs in flight on each data server: the
+ * first data-server write of a 1 MiB striped write (16 stripe units of
+ * 64 KiB over the two servers) is held 8 s by the Test_Hooks stall;
+ * meanwhile later units of that same server are written, as are the
+ * other server's.  (One WRITE at a time per server, the client wrote
+ * nothing more through the held one's server until it was answered.)
+ */
+START_TEST(writes_in_flight_per_ds)
+{
+	struct nfs42_client *cl = e2e_client();
+	struct nfs42_layout *lo = malloc(sizeof(*lo));
+	const char *name = backing_file("inflight", 0, 0644, 0);
+	const size_t unit = 65536, units = 16;
+	uint8_t *buf = malloc(unit * units), *got = malloc(unit * units);
+	struct striped_write sw = { .lo = lo };
+	char src[] = "/tmp/e2e-inflight-XXXXXX";
+	unsigned int written[2] = { 0, 0 };
+	struct nfs42_file f;
+	pthread_t t;
+	char *marker;
+	size_t k;
+	int fd;
+
+	for (k = 0; k < unit * units; k++)
+		buf[k] = (uint8_t)(k % 251 + 1); /* no zero byte */
+	sw.fd = mkstemp(src);
+	ck_assert_int_ge(sw.fd, 0);
+	unlink(src);
+	ck_assert_int_eq(write(sw.fd, buf, unit * units),
+			 (ssize_t)(unit * units));
+	open_rw_layout(cl, name, &f, lo);
+	sw.f = &f;
+	marker = e2e_fmt("%s/ds_write.%llu", e2e_env("NFS42_STALL_DIR"),
+			 (unsigned long long)bstat(name).st_ino);
+	fd = creat(marker, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(pthread_create(&t, NULL, striped_write_main, &sw), 0);
+	/* the first data-server write is held when the marker is gone */
+	while (access(marker, F_OK) == 0)
+		usleep(10 * 1000);
+	usleep(3000 * 1000);
+	fd = open(e2e_backing(name), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	memset(got, 0, unit * units);
+	ck_assert_int_ge(pread(fd, got, unit * units, 0), 0);
+	close(fd);
+	for (k = 0; k < units; k++)
+		if (got[k * unit] != 0)
+			written[k % 2]++;
+	pthread_join(t, NULL);
+	ck_nfs_ok(cl, sw.rc);
+	ck_assert_msg(
+		written[0] > 0 && written[1] > 0,
+		"while one data server held a write, units written through each: %u, %u",
+		written[0], written[1]);
+	fd = open(e2e_backing(name), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, got, unit * units, 0),
+			 (ssize_t)(unit * units));
+	close(fd);
+	ck_assert(memcmp(got, buf, unit * units) == 0);
+	(void)nfs42_layout_return(&f, lo);
+	ck_nfs_ok(cl, nfs42_close(&f));
+	close(sw.fd);
+	free(buf);
+	free(got);
+	free(lo);
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* Item 7: B renames another file over the one A holds a layout of. */
 START_TEST(rename_over_recalls)
 {
@@ -784,6 +872,7 @@ int main(int argc, char **argv)
 		if (strcmp(mode, "cephfs"))
 			tcase_add_test(tc, moved_out_of_export);
 		tcase_add_test(tc, fence_waits_for_write);
+		tcase_add_test(tc, writes_in_flight_per_ds);
 		tcase_add_test(tc, rename_over_recalls);
 		tcase_add_test(tc, failed_layoutget_leaves_nothing);
 		tcase_add_test(tc, layoutget_across_a_fence);

@@ -389,7 +389,8 @@ END_TEST
 
 /*
  * open_arguments (RFC 9754 4.1) lists DELEG_TIMESTAMPS on this export,
- * which grants write delegations: what makes a client (Linux 6.12) ask.
+ * which grants write delegations: what makes a client (Linux 6.12) ask;
+ * and OPEN_XOR_DELEGATION, honoured where delegations are granted.
  */
 /* supported_attrs and open_arguments of file name. */
 static struct nfs42_attrs advertised(struct nfs42_client *cl, const char *name)
@@ -414,9 +415,10 @@ START_TEST(t_open_arguments_want)
 		nfs42_bm_isset(&at.open_arguments.share_access_want,
 			       OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS),
 		"DELEG_TIMESTAMPS not in open_arguments");
-	ck_assert(!nfs42_bm_isset(
-		&at.open_arguments.share_access_want,
-		OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION));
+	ck_assert_msg(
+		nfs42_bm_isset(&at.open_arguments.share_access_want,
+			       OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION),
+		"OPEN_XOR_DELEGATION not in open_arguments");
 	nfs42_client_free(a);
 }
 END_TEST
@@ -443,8 +445,21 @@ START_TEST(t_read_only_export)
 		!nfs42_bm_isset(&at.open_arguments.share_access_want,
 				OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS),
 		"DELEG_TIMESTAMPS in open_arguments without write delegations");
+	ck_assert_msg(
+		nfs42_bm_isset(&at.open_arguments.share_access_want,
+			       OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION),
+		"OPEN_XOR_DELEGATION not in open_arguments with read delegations");
 	ck_assert_uint_eq(open_ts(a, name, OPEN4_SHARE_ACCESS_READ, &f),
 			  OPEN_DELEGATE_READ);
+	give_back(a, &f);
+	/* a read delegation instead of an open */
+	ck_assert_uint_eq(
+		open_ts(a, name,
+			OPEN4_SHARE_ACCESS_READ |
+				OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
+			&f),
+		OPEN_DELEGATE_READ);
+	ck_assert(f.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
 	give_back(a, &f);
 	nfs42_client_free(a);
 }

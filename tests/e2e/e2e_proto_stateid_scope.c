@@ -14,6 +14,11 @@
  *   and was then granted a read delegation next to A's write one.
  *
  * Against Ganesha 6.5 every WRITE, SETATTR, DELEGRETURN below succeeded.
+ *
+ * "free" (the server's STATE component at FULL_DEBUG): a state is freed
+ * after its CLOSE though a WRITE and a READ of 0 bytes used its stateid
+ * (issue #32; patch 0211: their early ways out kept the stateid's
+ * reference).
  */
 #include <errno.h>
 
@@ -203,14 +208,72 @@ START_TEST(t_delegreturn_open_stateid)
 }
 END_TEST
 
-int main(void)
+/* Does the server log say the state of stateid other was freed
+ * ("Deleted STATE <p> OTHER=0x<hex>", SAL at FULL_DEBUG)? */
+static bool log_says_freed(const uint8_t other[12])
+{
+	char want[40], line[4096];
+	bool found = false;
+	FILE *f;
+	int i;
+
+	strcpy(want, "OTHER=0x");
+	for (i = 0; i < 12; i++)
+		sprintf(want + 8 + 2 * i, "%02x", other[i]);
+	f = fopen(e2e_env("NFS42_LOG"), "r");
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "Deleted STATE") != NULL &&
+			strstr(line, want) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A WRITE and a READ of 0 bytes under an open stateid end before any I/O:
+ * they kept the stateid's reference (READ and WRITE hand it to the I/O,
+ * whose completion drops it), so the open's state was never freed after
+ * its CLOSE.  Patch 0211.  The _free run logs STATE at FULL_DEBUG.
+ */
+START_TEST(t_early_out_frees_state)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *name = uniq("free");
+	struct nfs42_compound *c;
+	struct nfs42_file f;
+	int ms;
+
+	ck_nfs_ok(cl, nfs42_open(cl, e2e_path(name),
+				 OPEN4_SHARE_ACCESS_BOTH |
+					 OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				 UNCHECKED4, 0644, true, &f));
+	c = nfs42_compound_new(cl);
+	nfs42_op_putfh(c, &f.fh);
+	nfs42_op_write(c, &f.stateid, 0, FILE_SYNC4, "", 0);
+	nfs42_op_read(c, &f.stateid, 0, 0);
+	ck_nfs_ok(cl, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_nfs_ok(cl, nfs42_close(&f));
+	for (ms = 0; ms < 5000 && !log_says_freed(f.stateid.other); ms += 50)
+		usleep(50 * 1000);
+	ck_assert_msg(log_says_freed(f.stateid.other),
+		      "the open's state was not freed after its CLOSE");
+	nfs42_client_free(cl);
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	Suite *s = suite_create("e2e_proto_stateid_scope");
 	TCase *tc = tcase_create("scope");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_another_clients_stateids);
-	tcase_add_test(tc, t_delegreturn_open_stateid);
+	if (argc > 1 && strcmp(argv[1], "free") == 0) {
+		tcase_add_test(tc, t_early_out_frees_state);
+	} else {
+		tcase_add_test(tc, t_another_clients_stateids);
+		tcase_add_test(tc, t_delegreturn_open_stateid);
+	}
 	suite_add_tcase(s, tc);
 	return e2e_run(s);
 }

@@ -263,6 +263,65 @@ START_TEST(t_holder_reads_write_only_open)
 }
 END_TEST
 
+/* LOCK for a new lock owner under the open sid, WRITE_LT [off, off+len):
+ * the status, the lock stateid in *lsid. */
+static int lock_new(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		    const struct nfs42_stateid *sid, const char *owner,
+		    uint64_t off, uint64_t len, struct nfs42_stateid *lsid)
+{
+	struct nfs42_lock_owner lo = { 0, owner, strlen(owner) };
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int idx, rc;
+
+	nfs42_compound_no_retry(c);
+	nfs42_op_putfh(c, fh);
+	idx = nfs42_op_lock_new(c, WRITE_LT, false, off, len, 0, sid, 0, &lo);
+	rc = nfs42_compound_run(c);
+	if (rc == NFS4_OK)
+		*lsid = nfs42_res(c, idx)->u.lock.stateid;
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * The holder of a write delegation locks (issue #32: a lock state's
+ * first lock opened a descriptor of its own, which broke the holder's
+ * own lease: NFS4ERR_INVAL).  Two lock owners of the holder share the
+ * lease's open file description and so the kernel's OFD locks; SAL
+ * still tells them apart: the second's overlapping lock is
+ * NFS4ERR_DENIED until the first unlocks.  No recall, the data written.
+ */
+START_TEST(t_holder_locks)
+{
+	struct nfs42_client *a = holder_client();
+	const char *name = local_file("locks", "0123456789");
+	struct nfs42_stateid l1, l2;
+	struct nfs42_compound *c;
+	struct nfs42_file fa;
+	char got[16] = { 0 };
+
+	open_write_delegated(a, name, &fa);
+	ck_nfs_ok(a,
+		  lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo1", 0, 10, &l1));
+	ck_assert_int_eq(lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo2", 5, 10,
+				  &l2),
+			 NFS4ERR_DENIED);
+	c = nfs42_compound_new(a);
+	nfs42_op_putfh(c, &fa.fh);
+	nfs42_op_locku(c, WRITE_LT, 0, &l1, 0, 10);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	nfs42_compound_free(c);
+	ck_nfs_ok(a,
+		  lock_new(a, &fa.fh, &fa.stateid, "wdeleg-lo3", 5, 10, &l2));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &l2, true, "abc", NULL, 3));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	ck_nfs_ok(a, nfs42_close(&fa));
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* An OPEN that creates the file is delegated for writing too. */
 START_TEST(t_granted_on_create)
 {
@@ -1217,7 +1276,9 @@ START_TEST(t_open_arguments)
 	ck_assert(bitmap_is(&at.open_arguments.share_access, 1, 2, 3, -1));
 	ck_assert(bitmap_is(&at.open_arguments.share_deny, 0, 1, 2, 3, -1));
 	ck_assert(bitmap_is(&at.open_arguments.share_access_want, 3, 4, 5,
-			    OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS, -1));
+			    OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+			    OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
+			    -1));
 	ck_assert(bitmap_is(&at.open_arguments.open_claim, 0, 1, 2, 4, 5, -1));
 	ck_assert(bitmap_is(&at.open_arguments.create_mode, 0, 1, 2, 3, -1));
 	if (fa.deleg_type != OPEN_DELEGATE_NONE)
@@ -1232,6 +1293,289 @@ START_TEST(t_open_arguments)
 	ck_assert_uint_eq(fa.why_no_deleg, 0); /* WND4_NOT_WANTED */
 	ck_nfs_ok(a, nfs42_close(&fa));
 	nfs42_client_free(a);
+}
+END_TEST
+
+/* ---- OPEN_XOR_DELEGATION (RFC 9754 section 4, issue #30 item 2) ---- */
+
+static const struct nfs42_stateid anon_stateid = { 0 };
+
+static bool stateid_is_anon(const struct nfs42_stateid *sid)
+{
+	return memcmp(sid, &anon_stateid, sizeof(*sid)) == 0;
+}
+
+/* OPEN name for access wanting a delegation instead of an open. */
+static void open_xor(struct nfs42_client *cl, const char *name, uint32_t access,
+		     struct nfs42_file *f)
+{
+	ck_nfs_ok(
+		cl,
+		nfs42_open(cl, e2e_path(name),
+			   access | OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
+			   NFS42_NOCREATE, 0, false, f));
+}
+
+/* PUTFH + CLOSE(sid): the status. */
+static int close_with(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_stateid *sid)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_close(c, 0, sid);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/* PUTFH + LOCK (a new lock owner) under open_sid: the status. */
+static int lock_under(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		      const struct nfs42_stateid *open_sid)
+{
+	struct nfs42_lock_owner lo = { .owner = "xor-locker",
+				       .owner_len = strlen("xor-locker") };
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_lock_new(c, WRITE_LT, false, 0, 1, 0, open_sid, 0, &lo);
+	rc = nfs42_compound_run(c);
+	nfs42_compound_free(c);
+	return rc;
+}
+
+/*
+ * An OPEN wanting OPEN_XOR_DELEGATION (for both, denying writes) and
+ * granted a write delegation: the reply carries
+ * OPEN4_RESULT_NO_OPEN_STATEID and the anonymous stateid (as knfsd), and
+ * the delegation stateid does what the open's would: WRITE, READ,
+ * SETATTR of the size, COMMIT.  There is no open to CLOSE: CLOSE with the
+ * anonymous stateid or the delegation's is NFS4ERR_BAD_STATEID, and so is
+ * a LOCK whose open_to_lock_owner names the delegation (as knfsd: a lock
+ * needs an open; the holder locks locally under its delegation).  An
+ * OPEN with CLAIM_DELEG_CUR_FH gets the holder an open stateid from the
+ * delegation (the Linux client's way back to an open before it returns
+ * the delegation of a file still open), which works after DELEGRETURN;
+ * the delegation stateid then is NFS4ERR_BAD_STATEID.  Another client
+ * opens the file for writing: the open the first OPEN made, and its
+ * deny, were released (kept, that OPEN is NFS4ERR_SHARE_DENIED).
+ */
+START_TEST(t_open_xor_granted)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("xor", "0123456789");
+	struct nfs42_open_args oa = { 0 };
+	struct nfs42_compound *c;
+	const struct nfs42_res *r;
+	struct nfs42_file fx = { .cl = a }, fb;
+	struct nfs42_sattr sa;
+	struct nfs42_attrs at;
+	struct nfs42_fh root;
+	char got[16] = { 0 };
+	int oidx, fhidx;
+
+	ck_nfs_ok(a, nfs42_lookup_path(a, e2e_path(""), &root, NULL));
+	oa.share_access = OPEN4_SHARE_ACCESS_BOTH |
+			  OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION;
+	oa.share_deny = OPEN4_SHARE_DENY_WRITE;
+	oa.owner = "xor-owner";
+	oa.owner_len = strlen("xor-owner");
+	oa.createmode = NFS42_NOCREATE;
+	oa.claim = CLAIM_NULL;
+	oa.name = name;
+	c = nfs42_compound_new(a);
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, &root);
+	oidx = nfs42_op_open(c, &oa);
+	fhidx = nfs42_op_getfh(c);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	r = nfs42_res(c, oidx);
+	ck_assert_uint_eq(r->u.open.deleg_type, OPEN_DELEGATE_WRITE);
+	ck_assert_msg(r->u.open.rflags & OPEN4_RESULT_NO_OPEN_STATEID,
+		      "OPEN_XOR_DELEGATION granted: rflags 0x%x",
+		      r->u.open.rflags);
+	ck_assert_msg(stateid_is_anon(&r->u.open.stateid),
+		      "an open stateid beside the delegation");
+	fx.fh = nfs42_res(c, fhidx)->u.fh;
+	fx.stateid = r->u.open.deleg_stateid;
+	fx.rflags = r->u.open.rflags;
+	nfs42_compound_free(c);
+
+	ck_nfs_ok(a, io_with(a, &fx.fh, &fx.stateid, true, "abc", NULL, 3));
+	ck_nfs_ok(a, io_with(a, &fx.fh, &fx.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "abc3456789");
+	nfs42_sattr_init(&sa);
+	nfs42_sattr_size(&sa, 20);
+	ck_nfs_ok(a, nfs42_file_setattr(&fx, &sa));
+	ck_nfs_ok(a, nfs42_commit(&fx));
+	ck_nfs_ok(a, nfs42_stat(a, e2e_path(name), &at));
+	ck_assert_uint_eq(at.size, 20);
+
+	ck_assert_int_eq(close_with(a, &fx.fh, &anon_stateid),
+			 NFS4ERR_BAD_STATEID);
+	ck_assert_int_eq(close_with(a, &fx.fh, &fx.stateid),
+			 NFS4ERR_BAD_STATEID);
+	/* a lock needs an open: the delegation's holder locks locally */
+	ck_assert_int_eq(lock_under(a, &fx.fh, &fx.stateid),
+			 NFS4ERR_BAD_STATEID);
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+
+	/* before its return, the holder gets an open from the delegation
+	 * (CLAIM_DELEG_CUR_FH, as the Linux client for a file still open) */
+	oa.claim = CLAIM_DELEG_CUR_FH;
+	oa.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	oa.share_deny = OPEN4_SHARE_DENY_NONE;
+	oa.deleg_stateid = &fx.stateid;
+	oa.name = NULL;
+	c = nfs42_compound_new(a);
+	ck_assert_ptr_nonnull(c);
+	nfs42_op_putfh(c, &fx.fh);
+	oidx = nfs42_op_open(c, &oa);
+	ck_nfs_ok(a, nfs42_compound_run(c));
+	r = nfs42_res(c, oidx);
+	ck_assert(!(r->u.open.rflags & OPEN4_RESULT_NO_OPEN_STATEID));
+	ck_assert(!stateid_is_anon(&r->u.open.stateid));
+	fb.stateid = r->u.open.stateid;
+	nfs42_compound_free(c);
+
+	ck_nfs_ok(a, nfs42_delegreturn(a, &fx.fh, &fx.stateid));
+	ck_assert_int_eq(io_with(a, &fx.fh, &fx.stateid, true, "z", NULL, 1),
+			 NFS4ERR_BAD_STATEID);
+	ck_nfs_ok(a, io_with(a, &fx.fh, &fb.stateid, true, "def", NULL, 3));
+	ck_nfs_ok(a, close_with(a, &fx.fh, &fb.stateid));
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_WRITE,
+				NFS42_NOCREATE, 0, false, &fb));
+	ck_nfs_ok(b, nfs42_close(&fb));
+	e2e_backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "def3456789");
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * The other delegation types: a read delegation (its stateid READs), the
+ * timestamps' types 4 and 5 (RFC 9754 section 5), each without an open
+ * stateid.
+ */
+START_TEST(t_open_xor_every_type)
+{
+	struct nfs42_client *a = e2e_client();
+	const char *rname = local_file("xorread", "0123456789");
+	const char *tname = local_file("xorts", "0123456789");
+	const char *uname = local_file("xortsr", "0123456789");
+	struct nfs42_file f;
+	char got[16] = { 0 };
+
+	open_xor(a, rname, OPEN4_SHARE_ACCESS_READ, &f);
+	ck_assert_uint_eq(f.deleg_type, OPEN_DELEGATE_READ);
+	ck_assert(f.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	ck_nfs_ok(a, io_with(a, &f.fh, &f.deleg_stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "0123456789");
+	ck_nfs_ok(a, nfs42_delegreturn(a, &f.fh, &f.deleg_stateid));
+
+	open_xor(a, tname,
+		 OPEN4_SHARE_ACCESS_BOTH |
+			 OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+		 &f);
+	ck_assert_uint_eq(f.deleg_type, OPEN_DELEGATE_WRITE_ATTRS_DELEG);
+	ck_assert(f.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	ck_nfs_ok(a, nfs42_pwrite(&f, "xy", 2, 0, FILE_SYNC4));
+	ck_nfs_ok(a, nfs42_delegreturn(a, &f.fh, &f.deleg_stateid));
+	e2e_backing_read(tname, got, sizeof(got));
+	ck_assert_str_eq(got, "xy23456789");
+
+	open_xor(a, uname,
+		 OPEN4_SHARE_ACCESS_READ |
+			 OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+		 &f);
+	ck_assert_uint_eq(f.deleg_type, OPEN_DELEGATE_READ_ATTRS_DELEG);
+	ck_assert(f.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	ck_nfs_ok(a, nfs42_delegreturn(a, &f.fh, &f.deleg_stateid));
+	ck_assert_uint_eq(nfs42_recalls_received(a), 0);
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
+ * No delegation, an open stateid: while another client has the file open
+ * (no write delegation then), and with WANT_NO_DELEG beside the flag,
+ * the OPEN gets its open stateid, usable and closed as any.
+ */
+START_TEST(t_open_xor_without_delegation)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *name = local_file("xornone", "0123456789");
+	struct nfs42_file fa, fb;
+
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	if (fb.deleg_type != OPEN_DELEGATE_NONE)
+		ck_nfs_ok(b, nfs42_delegreturn(b, &fb.fh, &fb.deleg_stateid));
+	open_xor(a, name, OPEN4_SHARE_ACCESS_BOTH, &fa);
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_NONE);
+	ck_assert(!(fa.rflags & OPEN4_RESULT_NO_OPEN_STATEID));
+	ck_assert(!stateid_is_anon(&fa.stateid));
+	ck_nfs_ok(a, io_with(a, &fa.fh, &fa.stateid, true, "abc", NULL, 3));
+	ck_nfs_ok(a, close_with(a, &fa.fh, &fa.stateid));
+	ck_nfs_ok(b, nfs42_close(&fb));
+
+	open_xor(a, name,
+		 OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+		 &fa);
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	ck_assert(!(fa.rflags & OPEN4_RESULT_NO_OPEN_STATEID));
+	ck_nfs_ok(a, close_with(a, &fa.fh, &fa.stateid));
+	nfs42_client_free(a);
+	nfs42_client_free(b);
+}
+END_TEST
+
+/*
+ * A delegation without an open is recalled as any: another client's OPEN
+ * for reading recalls it, the holder writes back with the delegation
+ * stateid and returns, and the OPEN reads what it wrote; a local process
+ * opening the backing file waits for the recall and the write-back (the
+ * write lease outlives the released open state).
+ */
+START_TEST(t_open_xor_recalled)
+{
+	struct nfs42_client *a = holder_client(), *b = e2e_client();
+	const char *name = local_file("xorrecall", "original..");
+	const char *lname = local_file("xorlocal", "stale data");
+	struct nfs42_file fa, fb;
+	struct local_open lo;
+	char got[64] = { 0 };
+	struct holder h;
+	int64_t took;
+
+	open_xor(a, name, OPEN4_SHARE_ACCESS_BOTH, &fa);
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_WRITE);
+	ck_assert(fa.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	holder_start(&h, a, &fa, "flushed!!!");
+	ck_nfs_ok(b, nfs42_open(b, e2e_path(name), OPEN4_SHARE_ACCESS_READ,
+				NFS42_NOCREATE, 0, false, &fb));
+	holder_check(&h);
+	ck_nfs_ok(b, io_with(b, &fb.fh, &fb.stateid, false, NULL, got, 10));
+	ck_assert_str_eq(got, "flushed!!!");
+	ck_nfs_ok(b, nfs42_close(&fb));
+
+	open_xor(a, lname, OPEN4_SHARE_ACCESS_BOTH, &fa);
+	ck_assert_uint_eq(fa.deleg_type, OPEN_DELEGATE_WRITE);
+	ck_assert(fa.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	holder_start(&h, a, &fa, "fresh data");
+	local_open_start(&lo, lname, O_RDONLY);
+	holder_check(&h);
+	local_open_wait(&lo, got, sizeof(got), &took);
+	ck_assert_str_eq(got, "fresh data");
+	ck_assert_msg(lo.t0 + took >= h.recalled_ms,
+		      "the local open did not wait for the recall");
+	nfs42_client_free(a);
+	nfs42_client_free(b);
 }
 END_TEST
 
@@ -1307,6 +1651,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_granted_and_used);
 		tcase_add_test(tc, t_granted_on_create);
 		tcase_add_test(tc, t_holder_reads_write_only_open);
+		tcase_add_test(tc, t_holder_locks);
 		tcase_add_test(tc, t_recalled_by_nfs_open);
 		tcase_add_test(tc, t_recalled_by_local_reader);
 		tcase_add_test(tc, t_recalled_by_local_writer);
@@ -1318,6 +1663,10 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, t_getattr_old_answer_not_served);
 		tcase_add_test(tc, t_getattr_previous_holder_answer_dropped);
 		tcase_add_test(tc, t_open_arguments);
+		tcase_add_test(tc, t_open_xor_granted);
+		tcase_add_test(tc, t_open_xor_every_type);
+		tcase_add_test(tc, t_open_xor_without_delegation);
+		tcase_add_test(tc, t_open_xor_recalled);
 		tcase_add_test(tc, t_remote_changes_recall);
 		tcase_add_test(tc, t_local_changes_recall);
 		tcase_add_test(tc, t_local_change_after_the_fact);

@@ -73,6 +73,13 @@ sparse_e2e_test(e2e_fsal_tmpfs
   SOURCES ${fsal_e2e_dir}/e2e_fsal_tmpfs.c TIMEOUT 60
   HARNESS_ARGS --needs-root --export-tmpfs
     --conf-extra "MDCACHE { Dir_Chunk = 0$<SEMICOLON> }")
+# Issue #32's ENOSPC point: ALLOCATE of all but 64 KiB of a 16 MiB tmpfs
+# export (under the open stateid, then a write delegation's), then a
+# WRITE to another file: NFS4ERR_NOSPC, as knfsd.
+sparse_e2e_run(e2e_fsal_tmpfs_enospc e2e_fsal_tmpfs ARGS enospc TIMEOUT 60
+  HARNESS_ARGS --needs-root --export-tmpfs
+    --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+    --export-opts "Delegations = RW$<SEMICOLON>")
 # The attribute suite with the export on a tmpfs: a directory's ctime there
 # does not move on a REMOVE within one clock tick (it takes the removed
 # file's time), which the change attribute must still show.

@@ -60,6 +60,14 @@
 # With --ceph (and FSAL SPARSE or VFS) each data server exports a ceph-fuse
 # mount of its own (NFS42_WORK_DIR/cephfs-dsI): one CephFS, a client
 # instance for each server, as servers on separate hosts have.
+# Every ceph-fuse mount of the harness is made with SPARSE_CEPH_FUSE_OPTS,
+# default --client_oc=false: no object cache in ceph-fuse, so no read
+# holds a reference on the Fc capability while another client makes the
+# MDS revoke it.  Ceph 16.2's client then lost the wake-up of a read
+# waiting for that revocation (ceph PR 59027, fixed upstream in 2024): a
+# data server's READ waited for the next capability message, 30 s and
+# more (docs/cluster.md section 7).  Ganesha's FSAL_CEPH runs libcephfs
+# with client_oc = false too.  SPARSE_CEPH_FUSE_OPTS= restores the cache.
 #
 # --ceph CLUSTER_DIR serves a directory of its own in the CephFS of the
 # cluster scripts/ceph-cluster.sh started in CLUSTER_DIR (the ctest
@@ -292,7 +300,9 @@ PSEUDO=/sparse
 # ceph-fuse.pid: ceph-fuse forks and its parent is gone)
 ceph_mount() {
 	mkdir -p "$1"
+	# shellcheck disable=SC2086 # options, word-split on purpose
 	timeout 60 ceph-fuse -c "$CEPH_CONF" -n client.admin -r "/$ceph_sub" \
+		${SPARSE_CEPH_FUSE_OPTS---client_oc=false} \
 		"$1" >>"$work/ceph-fuse.log" 2>&1 ||
 		{ cat "$work/ceph-fuse.log" >&2; echo "harness: ceph-fuse failed" >&2; exit 1; }
 	pgrep -f -- "^ceph-fuse .* $1\$" >>"$work/ceph-fuse.pid" || true

@@ -308,17 +308,31 @@ sparse_e2e_test(e2e_proto_stateid_scope
   TIMEOUT 120
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = RW$<SEMICOLON>")
+# A state freed after its CLOSE though a WRITE and a READ of 0 bytes
+# used its stateid (issue #32, patch 0211): SAL's "Deleted STATE" line,
+# the server's STATE component at FULL_DEBUG.
+sparse_e2e_run(e2e_proto_stateid_scope_free e2e_proto_stateid_scope
+  ARGS free TIMEOUT 120)
+set_property(TEST e2e/e2e_proto_stateid_scope_free APPEND PROPERTY
+  ENVIRONMENT "SPARSE_LOG_FULL_DEBUG=STATE")
 # What a stateid authorizes, operation by operation (issue #32): the
 # matrix of docs/stateids.md, one cell per operation and kind of stateid,
-# from the table stateid_matrix.txt (a changed answer fails).  A 20 s
+# from the table stateid_matrix.txt (a changed answer fails); the V40_
+# rows over NFSv4.0 (SETCLIENTID, seqids); a data server for the layout
+# stateids and the DS_ rows.  A 20 s
 # lease: write delegations need 2 x Lease_Lifetime under lease-break-time.
 sparse_e2e_test(e2e_proto_stateid_matrix
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proto_stateid_matrix.c
   TIMEOUT 300
-  HARNESS_ARGS --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
+  LIBS Threads::Threads
+  HARNESS_ARGS --pnfs 1 --pnfs-opts "Stripe_Unit = 65536$<SEMICOLON>"
+               --nfsv4-opts "Delegations = true$<SEMICOLON> Lease_Lifetime = 20$<SEMICOLON>"
                --export-opts "Delegations = RW$<SEMICOLON>")
 target_compile_definitions(e2e_proto_stateid_matrix PRIVATE
   STATEID_MATRIX_DEFAULT="${CMAKE_CURRENT_SOURCE_DIR}/stateid_matrix.txt")
+# the V40_ rows: NFSv4.0 on
+set_property(TEST e2e/e2e_proto_stateid_matrix APPEND PROPERTY ENVIRONMENT
+  "SPARSE_MINOR_VERSIONS=0, 1, 2")
 # The stateful fuzzer's findings as targeted compounds (issue #27 item 6,
 # patches 0160-0168, 0174): stateids of another type, a data server's
 # handles, an NFSv4.0 LOCK replay, another client's closed stateid, an

@@ -3,7 +3,9 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # t_cbgetattr.sh: the host side of guest/cbgetattr.sh (issue #18 item 6,
-# patch 0121; delegated timestamps, issue #30 items 1 and 4, patch 0171). The guest holds a write delegation on a file it keeps open;
+# patch 0121; delegated timestamps, issue #30 items 1 and 4, patch 0171;
+# OPEN_XOR_DELEGATION, item 2, patch 0200). The guest holds a write
+# delegation on a file it keeps open;
 # our nfs42 stats it (GETATTR of size and change). With tshark on the
 # server's port: the guest's OPEN got OPEN_DELEGATE_WRITE, the server sent
 # the guest CB_GETATTR, the guest answered NFS4_OK with the size it has,
@@ -54,6 +56,16 @@ h_check_eq "the backing file holds the guest's data" \
 h_check "the guest's OPEN got a write delegation with the timestamps (5)" \
 	grep -qx 5 <<<"$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 18" \
 		-T fields -e nfs.open.delegation_type | tr ',' '\n')"
+# ... instead of an open stateid: the server advertises OPEN_XOR_DELEGATION
+# (RFC 9754 section 4, issue #30 item 2), the guest asks for it and the
+# reply's rflags carry OPEN4_RESULT_NO_OPEN_STATEID (0x10)
+h_check "the guest's OPEN got its delegation without an open stateid" \
+	grep -q . <<<"$(decode -Y "rpc.msgtyp == 1 && nfs.opcode == 18" \
+		-T fields -e nfs.open_rflags | tr ',' '\n' |
+		while read -r f; do [ -n "$f" ] && (((f & 0x10) != 0)) && echo "$f"; done)"
+h_check_eq "the guest sent no CLOSE" \
+	"$(decode -Y "rpc.msgtyp == 0 && nfs.opcode == 4" -T fields \
+		-e frame.number | wc -l)" 0
 # CB_COMPOUND: CB_SEQUENCE (11) then CB_GETATTR (3), called and answered
 calls=$(decode -Y "rpc.msgtyp == 0 && nfs.cb.operation == 3" -T fields \
 	-e frame.number | wc -l)

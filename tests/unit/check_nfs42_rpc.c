@@ -1185,6 +1185,99 @@ static void answered(struct nfs42_compound *c, const uint32_t *status,
 	nfs42_compound_free(c);
 }
 
+/* CB_GETATTR of change, size, 84 and 85 of fh: NFS4_OK, whether 84/85
+ * came, and their values. */
+static bool cb_getattr_times(struct nfs42_client *cl, uint32_t seq,
+			     const struct nfs42_fh *fh,
+			     struct nfs42_time *atime, struct nfs42_time *mtime)
+{
+	struct nfs42_bitmap want = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE,
+						 FATTR4_TIME_DELEG_ACCESS,
+						 FATTR4_TIME_DELEG_MODIFY, -1);
+	struct nfs42_bitmap have;
+	struct nfs42_xdr x, r, d;
+	uint64_t v, s;
+	uint32_t len;
+	bool times;
+
+	cb_seq_and_one(&x, seq, OP_CB_GETATTR);
+	nfs42_xdr_put_opaque(&x, fh->data, fh->len);
+	nfs42_bitmap_encode(&x, &want);
+	cb_run(cl, &x, &r, &d, "CB_GETATTR");
+	ck_assert_uint_eq(cb_second_status(&d, OP_CB_GETATTR), NFS4_OK);
+	ck_assert(nfs42_bitmap_decode(&d, &have));
+	times = nfs42_bm_isset(&have, FATTR4_TIME_DELEG_ACCESS);
+	ck_assert(times == nfs42_bm_isset(&have, FATTR4_TIME_DELEG_MODIFY));
+	nfs42_xdr_get_u32(&d, &len);
+	ck_assert_uint_eq(len, times ? 16 + 24 : 16);
+	nfs42_xdr_get_u64(&d, &v);
+	nfs42_xdr_get_u64(&d, &v);
+	if (times) {
+		nfs42_xdr_get_u64(&d, &s);
+		atime->seconds = (int64_t)s;
+		nfs42_xdr_get_u32(&d, &atime->nseconds);
+		nfs42_xdr_get_u64(&d, &s);
+		mtime->seconds = (int64_t)s;
+		nfs42_xdr_get_u32(&d, &mtime->nseconds);
+	}
+	ck_assert_int_eq(d.err, 0);
+	ck_assert_uint_eq(nfs42_xdr_remaining(&d), 0);
+	nfs42_xdr_free(&x);
+	nfs42_xdr_free(&r);
+	return times;
+}
+
+/*
+ * RFC 9754 section 5: holding OPEN_DELEGATE_WRITE_ATTRS_DELEG, the
+ * library answers CB_GETATTR's time_deleg_access and time_deleg_modify:
+ * the OPEN's times at first, its clock for mtime while a modification is
+ * in flight and once it is answered.  A plain write delegation answers
+ * change and size only.
+ */
+START_TEST(cb_getattr_answers_delegated_times)
+{
+	struct nfs42_client *cl = make_cb_client();
+	struct nfs42_fh fh = { .len = 8, .data = "file-tms" };
+	struct nfs42_fh plain = { .len = 8, .data = "file-pln" };
+	struct nfs42_stateid sid = { .seqid = 1, .other = "deleg-tms" };
+	struct nfs42_stateid psid = { .seqid = 1, .other = "deleg-pln" };
+	const uint32_t ok[2] = { NFS4_OK, NFS4_OK };
+	struct nfs42_attrs at = { 0 };
+	struct nfs42_time atime, mtime;
+	struct nfs42_compound *c;
+	struct timespec before;
+	uint32_t seq = 1;
+	char data[4] = "abcd";
+
+	at.mask = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, FATTR4_TIME_ACCESS,
+				FATTR4_TIME_MODIFY, -1);
+	at.change = 100;
+	at.size = 10;
+	at.time_access = (struct nfs42_time){ 1000, 5 };
+	at.time_modify = (struct nfs42_time){ 2000, 7 };
+	nfs42_deleg_granted(cl, &fh, &sid, OPEN_DELEGATE_WRITE_ATTRS_DELEG,
+			    &at);
+	nfs42_deleg_granted(cl, &plain, &psid, OPEN_DELEGATE_WRITE, &at);
+
+	ck_assert(!cb_getattr_times(cl, seq++, &plain, &atime, &mtime));
+	ck_assert(cb_getattr_times(cl, seq++, &fh, &atime, &mtime));
+	ck_assert(atime.seconds == 1000 && atime.nseconds == 5);
+	ck_assert(mtime.seconds == 2000 && mtime.nseconds == 7);
+
+	clock_gettime(CLOCK_REALTIME, &before);
+	c = on_file(cl, &fh);
+	nfs42_op_write(c, NULL, 0, UNSTABLE4, data, sizeof(data));
+	nfs42_deleg_io_begin(c);
+	ck_assert(cb_getattr_times(cl, seq++, &fh, &atime, &mtime));
+	ck_assert(mtime.seconds >= before.tv_sec);
+	answered(c, ok, sizeof(data), false, NFS4_OK);
+	ck_assert(cb_getattr_times(cl, seq++, &fh, &atime, &mtime));
+	ck_assert(mtime.seconds >= before.tv_sec);
+	ck_assert(atime.seconds == 1000 && atime.nseconds == 5);
+	free_cb_client(cl);
+}
+END_TEST
+
 START_TEST(cb_getattr_answered_from_write_delegation)
 {
 	struct nfs42_client *cl = make_cb_client();
@@ -1665,6 +1758,7 @@ int main(void)
 	tcase_add_test(tc, cb_garbage_and_wrong_program);
 	tcase_add_test(tc, cb_recall_queued);
 	tcase_add_test(tc, cb_getattr_answered_from_write_delegation);
+	tcase_add_test(tc, cb_getattr_answers_delegated_times);
 	tcase_add_test(tc, bad_reply_header);
 	tcase_add_test(tc, denied_reply);
 	tcase_add_test(tc, reply_timeout);

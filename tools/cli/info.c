@@ -86,7 +86,8 @@ int cmd_ls(struct nfs42_opts *o, const struct args *args)
 	rc = nfs42_readdir_path(g_cl, path, &bm, collect, &l);
 	if (rc)
 		return fail(path, rc);
-	qsort(l.e, l.n, sizeof(*l.e), by_name);
+	if (l.n) /* an empty directory: l.e is NULL, which qsort may not take */
+		qsort(l.e, l.n, sizeof(*l.e), by_name);
 	for (i = 0; i < l.n; i++) {
 		if (lng)
 			print_long(l.e[i].name, &l.e[i].attrs);

@@ -157,7 +157,21 @@ void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		memset(d, 0, sizeof(*d));
 		d->stateid = *sid;
 		d->fh = *fh;
-		d->type = type;
+		/* RFC 9754's types: a read or write delegation, with the
+		 * timestamps */
+		d->times = type == OPEN_DELEGATE_WRITE_ATTRS_DELEG ||
+			   type == OPEN_DELEGATE_READ_ATTRS_DELEG;
+		d->type = type == OPEN_DELEGATE_WRITE_ATTRS_DELEG ?
+				  OPEN_DELEGATE_WRITE :
+			  type == OPEN_DELEGATE_READ_ATTRS_DELEG ?
+				  OPEN_DELEGATE_READ :
+				  type;
+		if (at && nfs42_bm_isset(&at->mask, FATTR4_TIME_ACCESS) &&
+		    nfs42_bm_isset(&at->mask, FATTR4_TIME_MODIFY)) {
+			d->atime = at->time_access;
+			d->mtime = at->time_modify;
+			d->times_known = true;
+		}
 		/* sc of RFC 8881 10.4.3, from the OPEN's own GETATTR */
 		if (at && nfs42_bm_isset(&at->mask, FATTR4_CHANGE) &&
 		    nfs42_bm_isset(&at->mask, FATTR4_SIZE)) {
@@ -368,12 +382,38 @@ uint64_t nfs42_cb_getattrs_answered(const struct nfs42_client *cl)
  * through: once its operations are answered the server has its data,
  * and the unchanged change attribute with the file's size tells it so.
  */
+static struct nfs42_time time_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (struct nfs42_time){ ts.tv_sec, (uint32_t)ts.tv_nsec };
+}
+
+/* Called with cl->lock held: d's times to answer, if it has them. */
+static bool held_times(const struct nfs42_held_deleg *d,
+		       struct nfs42_time *atime, struct nfs42_time *mtime)
+{
+	if (!d->times || !d->times_known)
+		return false;
+	*atime = d->atime;
+	*mtime = d->inflight ? time_now() : d->mtime;
+	return true;
+}
+
+static void put_time(struct nfs42_xdr *x, const struct nfs42_time *t)
+{
+	nfs42_xdr_put_u64(x, (uint64_t)t->seconds);
+	nfs42_xdr_put_u32(x, t->nseconds);
+}
 uint32_t nfs42_cb_getattr(struct nfs42_client *cl, struct nfs42_xdr *args,
 			  struct nfs42_xdr *res)
 {
 	struct nfs42_bitmap want, have;
 	struct nfs42_held_deleg *d;
 	uint64_t change = 0, size = 0;
+	struct nfs42_time atime, mtime;
+	bool times = false;
 	uint32_t status = NFS4_OK;
 	struct nfs42_fh fh;
 
@@ -391,6 +431,7 @@ uint32_t nfs42_cb_getattr(struct nfs42_client *cl, struct nfs42_xdr *args,
 	} else {
 		change = d->change + (d->inflight ? 1 : 0);
 		size = d->inflight ? d->pending_size : d->size;
+		times = held_times(d, &atime, &mtime);
 		cl->cb_getattrs++;
 	}
 	pthread_mutex_unlock(&cl->lock);
@@ -398,19 +439,32 @@ uint32_t nfs42_cb_getattr(struct nfs42_client *cl, struct nfs42_xdr *args,
 		return status;
 
 	/* fattr4: the bitmap of what follows, then the values in bit order
-	 * (change is 3, size 4) */
+	 * (change is 3, size 4, time_deleg_access 84, time_deleg_modify 85:
+	 * RFC 9754 has the holder of the timestamps answer them) */
 	nfs42_bm_clear(&have);
 	if (nfs42_bm_isset(&want, FATTR4_CHANGE))
 		nfs42_bm_set(&have, FATTR4_CHANGE);
 	if (nfs42_bm_isset(&want, FATTR4_SIZE))
 		nfs42_bm_set(&have, FATTR4_SIZE);
+	if (times && nfs42_bm_isset(&want, FATTR4_TIME_DELEG_ACCESS))
+		nfs42_bm_set(&have, FATTR4_TIME_DELEG_ACCESS);
+	if (times && nfs42_bm_isset(&want, FATTR4_TIME_DELEG_MODIFY))
+		nfs42_bm_set(&have, FATTR4_TIME_DELEG_MODIFY);
 	nfs42_bitmap_encode(res, &have);
-	nfs42_xdr_put_u32(res, 8 * ((nfs42_bm_isset(&have, FATTR4_CHANGE)) +
-				    (nfs42_bm_isset(&have, FATTR4_SIZE))));
+	nfs42_xdr_put_u32(
+		res,
+		8 * (nfs42_bm_isset(&have, FATTR4_CHANGE) +
+		     nfs42_bm_isset(&have, FATTR4_SIZE)) +
+			12 * (nfs42_bm_isset(&have, FATTR4_TIME_DELEG_ACCESS) +
+			      nfs42_bm_isset(&have, FATTR4_TIME_DELEG_MODIFY)));
 	if (nfs42_bm_isset(&have, FATTR4_CHANGE))
 		nfs42_xdr_put_u64(res, change);
 	if (nfs42_bm_isset(&have, FATTR4_SIZE))
 		nfs42_xdr_put_u64(res, size);
+	if (nfs42_bm_isset(&have, FATTR4_TIME_DELEG_ACCESS))
+		put_time(res, &atime);
+	if (nfs42_bm_isset(&have, FATTR4_TIME_DELEG_MODIFY))
+		put_time(res, &mtime);
 	return NFS4_OK;
 }
 
@@ -642,6 +696,10 @@ void nfs42_deleg_io_end(struct nfs42_compound *c, int rc)
 			   (r || rc < 0)) {
 			d->size_known = false;
 		}
+		/* a modification done: the holder of the timestamps moves
+		 * mtime (RFC 9754 section 5) */
+		if (d->times && (rc < 0 || (r && r->status == NFS4_OK)))
+			d->mtime = time_now();
 		if (e->unsure && d->inflight_unsure)
 			d->inflight_unsure--;
 		if (d->inflight && --d->inflight == 0)

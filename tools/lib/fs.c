@@ -308,7 +308,11 @@ static uint32_t deleg_access(uint32_t t)
 static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		    struct nfs42_open_args *a, struct nfs42_file *f)
 {
-	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, -1);
+	/* the times too: a delegation with the timestamps (RFC 9754) owns
+	 * them from the grant */
+	struct nfs42_bitmap bm =
+		nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, FATTR4_TIME_ACCESS,
+			      FATTR4_TIME_MODIFY, -1);
 	struct nfs42_compound *c = fh_compound(cl, fh);
 	struct nfs42_attrs at = { 0 };
 	int rc, oidx, fhidx, aidx = -1;
@@ -333,13 +337,16 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 		f->deleg_type = nfs42_res(c, oidx)->u.open.deleg_type;
 		f->deleg_stateid = nfs42_res(c, oidx)->u.open.deleg_stateid;
 		f->why_no_deleg = nfs42_res(c, oidx)->u.open.why_no_deleg;
+		f->rflags = nfs42_res(c, oidx)->u.open.rflags;
+		if (f->rflags & OPEN4_RESULT_NO_OPEN_STATEID)
+			f->stateid = f->deleg_stateid;
 		if (aidx >= 0 && nfs42_res(c, aidx)->u.getattr)
 			at = *nfs42_res(c, aidx)->u.getattr;
 	}
 	nfs42_compound_free(c);
 	if (!rc && deleg_access(f->deleg_type) != OPEN_DELEGATE_NONE)
 		nfs42_deleg_granted(cl, &f->fh, &f->deleg_stateid,
-				    deleg_access(f->deleg_type), &at);
+				    f->deleg_type, &at);
 	return rc;
 }
 
@@ -404,8 +411,11 @@ int nfs42_open_fh(struct nfs42_client *cl, const struct nfs42_fh *fh,
 
 int nfs42_close(struct nfs42_file *f)
 {
-	struct nfs42_compound *c = fh_compound(f->cl, &f->fh);
+	struct nfs42_compound *c;
 
+	if (f->rflags & OPEN4_RESULT_NO_OPEN_STATEID)
+		return 0; /* no open to close: the delegation is returned */
+	c = fh_compound(f->cl, &f->fh);
 	if (!c)
 		return -ENOMEM;
 	nfs42_op_close(c, 0, &f->stateid);

@@ -205,7 +205,8 @@ struct nfs42_compound {
 	int start_err;
 };
 
-/* delegations (deleg.c) */
+/* delegations (deleg.c); type is the OPEN's delegation type (RFC 9754's
+ * _ATTRS_DELEG types too: the timestamps are the holder's) */
 void nfs42_deleg_granted(struct nfs42_client *cl, const struct nfs42_fh *fh,
 			 const struct nfs42_stateid *sid, uint32_t type,
 			 const struct nfs42_attrs *at);

@@ -763,13 +763,14 @@ static int piece_write_mds(struct pio *io, struct piece *p)
 	return rc;
 }
 
-/* WRITE all of p to the data server (UNSTABLE), short writes continued. */
-static int piece_write_ds(struct pio *io, struct worker *w,
-			  struct nfs42_client *ds, struct piece *p)
+/* WRITE p from byte done on to the data server (UNSTABLE), short writes
+ * continued. */
+static int piece_write_ds_from(struct pio *io, struct worker *w,
+			       struct nfs42_client *ds, struct piece *p,
+			       uint32_t done)
 {
 	struct nfs42_stateid sid = ds_stateid(io->f);
 	struct nfs42_stripe_loc loc;
-	uint32_t done = 0;
 
 	nfs42_layout_locate(io->lo, p->off, &loc);
 	while (done < p->len) {
@@ -798,6 +799,72 @@ static int piece_write_ds(struct pio *io, struct worker *w,
 		if (rc)
 			return rc;
 	}
+	count_ds(io, w, p->len);
+	note_end(io, p->off + p->len, true);
+	return 0;
+}
+
+/* WRITE all of p to the data server (UNSTABLE), short writes continued. */
+static int piece_write_ds(struct pio *io, struct worker *w,
+			  struct nfs42_client *ds, struct piece *p)
+{
+	return piece_write_ds_from(io, w, ds, p, 0);
+}
+
+/* A WRITE of a whole piece sent, its reply not taken yet. */
+struct wr_inflight {
+	struct nfs42_compound *c;
+	int idx;
+	struct piece *p;
+};
+
+/* Send the WRITE of all of p (UNSTABLE) without waiting: 0 with fl set. */
+static int piece_start_ds(struct pio *io, struct nfs42_client *ds,
+			  struct piece *p, struct wr_inflight *fl)
+{
+	struct nfs42_stateid sid = ds_stateid(io->f);
+	struct nfs42_stripe_loc loc;
+	int rc;
+
+	nfs42_layout_locate(io->lo, p->off, &loc);
+	fl->p = p;
+	fl->c = nfs42_compound_new(ds);
+	if (!fl->c)
+		return -ENOMEM;
+	nfs42_op_putfh(fl->c, &io->lo->fhs[loc.fh]);
+	fl->idx = nfs42_op_write(fl->c, &sid, loc.ds_offset, UNSTABLE4, p->buf,
+				 p->len);
+	rc = nfs42_compound_start(fl->c);
+	if (rc) {
+		nfs42_compound_free(fl->c);
+		fl->c = NULL;
+	}
+	return rc;
+}
+
+/* The reply of a started WRITE (a short one continued, waiting): 0 when
+ * all of the piece is written, as piece_write_ds would. */
+static int piece_finish_ds(struct pio *io, struct worker *w,
+			   struct nfs42_client *ds, struct wr_inflight *fl)
+{
+	struct piece *p = fl->p;
+	const struct nfs42_res *r;
+	uint32_t done = 0;
+	int rc = nfs42_compound_finish(fl->c);
+
+	r = nfs42_res(fl->c, fl->idx);
+	if (!rc && (!r || r->u.write.count == 0 || r->u.write.count > p->len))
+		rc = -EPROTO;
+	if (!rc) {
+		memcpy(p->verf, r->u.write.verf, sizeof(p->verf));
+		done = r->u.write.count;
+	}
+	nfs42_compound_free(fl->c);
+	fl->c = NULL;
+	if (rc)
+		return rc;
+	if (done < p->len)
+		return piece_write_ds_from(io, w, ds, p, done);
 	count_ds(io, w, p->len);
 	note_end(io, p->off + p->len, true);
 	return 0;
@@ -889,6 +956,21 @@ static int worker_commit(struct pio *io, struct worker *w,
 	return 0;
 }
 
+/* With io->lock held: w's first queued piece off its queue (NULL: none,
+ * or the transfer failed). */
+static struct piece *worker_dequeue(struct pio *io, struct worker *w)
+{
+	struct piece *p = io->err ? NULL : w->queue;
+
+	if (p) {
+		w->queue = p->next;
+		if (!w->queue)
+			w->queue_tail = NULL;
+		p->next = NULL;
+	}
+	return p;
+}
+
 /*
  * The next piece for w (NULL: no more); waits for the producer.  *flush is
  * set instead when the producer waits for room while w holds unstable
@@ -908,77 +990,160 @@ static struct piece *worker_pop(struct pio *io, struct worker *w, bool *flush)
 		}
 		pthread_cond_wait(&io->cond, &io->lock);
 	}
-	p = io->err ? NULL : w->queue;
-	if (p) {
-		w->queue = p->next;
-		if (!w->queue)
-			w->queue_tail = NULL;
-		p->next = NULL;
-	}
+	p = worker_dequeue(io, w);
 	pthread_mutex_unlock(&io->lock);
 	return p;
 }
 
+/* The next piece for w if one is queued now (NULL: none yet, or no more). */
+static struct piece *worker_trypop(struct pio *io, struct worker *w)
+{
+	struct piece *p;
+
+	pthread_mutex_lock(&io->lock);
+	p = worker_dequeue(io, w);
+	pthread_mutex_unlock(&io->lock);
+	return p;
+}
+
+/* p (not written through the data server): what w holds unstable and p
+ * through the metadata server, durably. */
+static int wr_via_mds(struct pio *io, struct worker *w, struct piece *p)
+{
+	int rc = worker_commit(io, w, NULL);
+
+	if (!rc)
+		rc = piece_write_mds(io, p);
+	if (!rc)
+		piece_free(io, p);
+	return rc;
+}
+
+/* The oldest WRITE in flight answered: its piece is unstable on the data
+ * server, or (the server failed) goes through the metadata server. */
+static int wr_finish_oldest(struct pio *io, struct worker *w,
+			    struct nfs42_client *ds, struct wr_inflight *fifo,
+			    uint32_t *nfifo)
+{
+	struct wr_inflight fl = fifo[0];
+	int rc;
+
+	memmove(fifo, fifo + 1, (*nfifo - 1) * sizeof(*fifo));
+	(*nfifo)--;
+	rc = piece_finish_ds(io, w, ds, &fl);
+	if (rc) {
+		ds_trouble(io, w, rc);
+		return wr_via_mds(io, w, fl.p);
+	}
+	fl.p->next = w->unstable;
+	w->unstable = fl.p;
+	w->unstable_bytes += fl.p->len;
+	return 0;
+}
+
+/* Every WRITE in flight answered, then a COMMIT of what w holds
+ * unstable (a COMMIT covers only writes already answered). */
+static int wr_drain_commit(struct pio *io, struct worker *w,
+			   struct nfs42_client *ds, struct wr_inflight *fifo,
+			   uint32_t *nfifo)
+{
+	int rc = 0;
+
+	while (*nfifo > 0 && !rc)
+		rc = wr_finish_oldest(io, w, ds, fifo, nfifo);
+	return rc ? rc : worker_commit(io, w, ds);
+}
+
+/*
+ * One data server's stripes: up to depth WRITEs in flight (one at a time
+ * left the server's link idle for every reply, and a data server whose
+ * writes are synchronous, CephFS's with the file open on two clients,
+ * paced the whole transfer), a COMMIT when batch bytes are unstable or
+ * the producer waits for room in the window.
+ */
 static void *wr_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct pio *io = w->io;
 	uint64_t batch = io->window / (2 * io->lo->nstripes);
+	struct wr_inflight fifo[64];
+	uint32_t nfifo = 0, depth = io->depth > 64 ? 64 : io->depth;
 	struct nfs42_client *ds = NULL;
 	struct nfs42_stripe_loc loc;
 	struct piece *p;
 	bool flush;
-	int rc;
+	int rc = 0;
 
 	if (batch < io->io_size)
 		batch = io->io_size;
 	for (;;) {
-		p = worker_pop(io, w, &flush);
+		flush = false;
+		p = NULL;
+		if (nfifo == 0)
+			p = worker_pop(io, w, &flush);
+		else if (nfifo < depth)
+			p = worker_trypop(io, w);
 		if (flush) {
-			rc = worker_commit(io, w, ds);
-			if (rc) {
-				io_fail(io, rc);
-				return NULL;
-			}
+			rc = wr_drain_commit(io, w, ds, fifo, &nfifo);
+			if (rc)
+				break;
+			continue;
+		}
+		if (!p && nfifo > 0) {
+			rc = wr_finish_oldest(io, w, ds, fifo, &nfifo);
+			if (!rc && w->unstable_bytes >= batch)
+				rc = wr_drain_commit(io, w, ds, fifo, &nfifo);
+			if (rc)
+				break;
 			continue;
 		}
 		if (!p)
 			break;
-		rc = -1;
 		if (!ds && io_use_ds(io, w)) {
 			nfs42_layout_locate(io->lo, p->off, &loc);
 			rc = nfs42_ds_client(io->mds, io->lo, loc.ds, &ds);
-			if (rc)
+			if (rc) {
 				ds_trouble(io, w, rc);
-			rc = -1;
+				ds = NULL;
+			}
+			if (ds && depth > nfs42_slot_count(ds))
+				depth = nfs42_slot_count(ds);
+			if (depth == 0)
+				depth = 1;
 		}
+		rc = -1;
 		if (ds && io_use_ds(io, w)) {
-			rc = piece_write_ds(io, w, ds, p);
-			if (rc)
+			rc = piece_start_ds(io, ds, p, &fifo[nfifo]);
+			if (!rc)
+				nfifo++;
+			else
 				ds_trouble(io, w, rc);
 		}
+		/* this data server is out: what it holds unstable and
+		 * this piece go through the metadata server (the writes in
+		 * flight are answered first)
+		 */
 		if (rc) {
-			/* this data server is out: what it holds unstable
-			 * and this piece go through the metadata server
-			 */
-			rc = worker_commit(io, w, NULL);
+			rc = 0;
+			while (nfifo > 0 && !rc)
+				rc = wr_finish_oldest(io, w, ds, fifo, &nfifo);
 			if (!rc)
-				rc = piece_write_mds(io, p);
-			if (!rc)
+				rc = wr_via_mds(io, w, p);
+			else
 				piece_free(io, p);
-		} else {
-			p->next = w->unstable;
-			w->unstable = p;
-			w->unstable_bytes += p->len;
-			if (w->unstable_bytes >= batch)
-				rc = worker_commit(io, w, ds);
-		}
-		if (rc) {
-			io_fail(io, rc);
-			return NULL;
+			if (rc)
+				break;
 		}
 	}
-	rc = worker_commit(io, w, ds);
+	if (!rc)
+		rc = wr_drain_commit(io, w, ds, fifo, &nfifo);
+	/* (failed: the writes in flight are answered and dropped) */
+	while (nfifo > 0) {
+		(void)nfs42_compound_finish(fifo[0].c);
+		nfs42_compound_free(fifo[0].c);
+		piece_free(io, fifo[0].p);
+		memmove(fifo, fifo + 1, (--nfifo) * sizeof(*fifo));
+	}
 	if (rc)
 		io_fail(io, rc);
 	return NULL;

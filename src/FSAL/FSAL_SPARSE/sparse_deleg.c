@@ -20,9 +20,10 @@
  *  - read: an O_RDONLY descriptor of our own holding F_RDLCK;
  *  - write: F_WRLCK on the open file description of the holder's open
  *    state (a dup of its descriptor, so the lease outlives a CLOSE that
- *    keeps the delegation).  A write lease needs every other open file
- *    description of the file gone: Ganesha's global descriptor is closed
- *    first, and every later descriptor of ours for the holder (its other
+ *    keeps the delegation, and the open state an OPEN with RFC 9754's
+ *    OPEN_XOR_DELEGATION releases at once).  A write lease needs every
+ *    other open file description of the file gone: Ganesha's global
+ *    descriptor is closed first, and every later descriptor of ours for the holder (its other
  *    open states, reopens, the delegation stateid's I/O, its reads
  *    through an open for writing only, COMMIT) is a dup of that
  *    description instead of a new open, which would break it.
@@ -848,24 +849,30 @@ static bool sparse_flease_held_by(const struct sparse_flease *f,
  * through: Ganesha's fallback is the global descriptor or a temporary
  * one, whose open for reading would break the write lease of the
  * reader's own write delegation (NFS4ERR_DELAY, and its own delegation
- * recalled).  The holder's reads share the lease's open file description
- * instead, as its opens do; another client's read still opens a
- * descriptor of its own, which breaks the lease and recalls.
+ * recalled).  A lock state's first lock opens a descriptor of its own
+ * (OFD locks belong to an open file description), which breaks the lease
+ * the same way (Ganesha then answers NFS4ERR_INVAL).  The holder's reads
+ * and lock states share the lease's open file description instead, as
+ * its opens do; another client's still open a descriptor of their own,
+ * which breaks the lease and recalls.
  */
-int sparse_deleg_holder_read_fd(struct sparse_handle *hdl,
-				const clientid4 *reader)
+int sparse_deleg_holder_fd(struct sparse_handle *hdl, const clientid4 *holder,
+			   fsal_openflags_t openflags)
 {
 	struct sparse_flease *f;
-	int fd = -1;
+	int fd = -1, mode;
 
-	if (!sparse_leases.started || reader == NULL)
+	if (!sparse_leases.started || holder == NULL)
 		return -1;
 	PTHREAD_MUTEX_lock(&sparse_leases.mtx);
 	f = sparse_flease_held(hdl);
 	if (f != NULL && f->type == F_WRLCK && !glist_empty(&f->delegs) &&
-	    sparse_flease_held_by(f, reader) &&
-	    (fcntl(f->fd, F_GETFL) & O_ACCMODE) != O_WRONLY)
-		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	    sparse_flease_held_by(f, holder)) {
+		mode = fcntl(f->fd, F_GETFL) & O_ACCMODE;
+		if (!((openflags & FSAL_O_READ) && mode == O_WRONLY) &&
+		    !((openflags & FSAL_O_WRITE) && mode == O_RDONLY))
+			fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	}
 	PTHREAD_MUTEX_unlock(&sparse_leases.mtx);
 	return fd;
 }

@@ -265,27 +265,14 @@ static fsal_status_t sparse_close(struct fsal_obj_handle *obj_hdl)
 
 /* ---- I/O bracketing ---------------------------------------------------- */
 
-/*
- * I/O with a delegation stateid: Ganesha uses the delegation state's own
- * descriptor when it is open, else the global one.  While the file has a
- * write lease of ours, the global one cannot be opened without breaking
- * it, so the delegation state gets a dup of the lease's descriptor (open
- * in the mode of that open file description) the first time it is used.
- */
-static void sparse_deleg_state_fd(struct sparse_handle *hdl,
-				  struct state_t *state)
+/* The state's descriptor becomes fd (a dup of the lease's) unless it got
+ * one meanwhile; fd is the state's or closed. */
+static void sparse_state_adopt_fd(struct sparse_handle *hdl,
+				  struct state_t *state, int fd)
 {
-	struct sparse_fd *sfd;
-	int fd, mode;
+	struct sparse_fd *sfd = sparse_state_fd(state);
+	int mode;
 
-	if (state == NULL || state->state_type != STATE_TYPE_DELEG)
-		return;
-	sfd = sparse_state_fd(state);
-	if (__atomic_load_n(&sfd->fd, __ATOMIC_RELAXED) >= 0)
-		return;
-	fd = sparse_deleg_write_lease_fd(hdl);
-	if (fd < 0)
-		return;
 	fsal_start_fd_work_no_reclaim(&sfd->fsal_fd);
 	if (sfd->fd < 0) {
 		mode = fcntl(fd, F_GETFL) & O_ACCMODE;
@@ -302,13 +289,60 @@ static void sparse_deleg_state_fd(struct sparse_handle *hdl,
 }
 
 /*
+ * I/O with a delegation stateid: Ganesha uses the delegation state's own
+ * descriptor when it is open, else the global one.  While the file has a
+ * write lease of ours, the global one cannot be opened without breaking
+ * it, so the delegation state gets a dup of the lease's descriptor (open
+ * in the mode of that open file description) the first time it is used.
+ */
+static void sparse_deleg_state_fd(struct sparse_handle *hdl,
+				  struct state_t *state)
+{
+	int fd;
+
+	if (state == NULL || state->state_type != STATE_TYPE_DELEG ||
+	    __atomic_load_n(&sparse_state_fd(state)->fd, __ATOMIC_RELAXED) >= 0)
+		return;
+	fd = sparse_deleg_write_lease_fd(hdl);
+	if (fd >= 0)
+		sparse_state_adopt_fd(hdl, state, fd);
+}
+
+/*
+ * A lock state of the client holding the file's write lease, not yet
+ * open: the lease's descriptor (sparse_deleg_holder_fd), else its first
+ * lock would open one of its own, which breaks the holder's own lease.
+ * Its lock owners then share one open file description, and so the
+ * kernel's OFD locks, while SAL keeps telling their locks apart (it
+ * checks owners against each other before asking us).
+ */
+static void sparse_lock_state_fd(struct sparse_handle *hdl,
+				 struct state_t *state,
+				 fsal_openflags_t openflags)
+{
+	const state_owner_t *owner;
+	int fd;
+
+	if (state == NULL || state->state_type != STATE_TYPE_LOCK ||
+	    __atomic_load_n(&sparse_state_fd(state)->fd, __ATOMIC_RELAXED) >= 0)
+		return;
+	owner = state->state_owner;
+	if (owner == NULL || owner->so_type != STATE_LOCK_OWNER_NFSV4)
+		return;
+	fd = sparse_deleg_holder_fd(
+		hdl, &owner->so_owner.so_nfs4_owner.so_clientid, openflags);
+	if (fd >= 0)
+		sparse_state_adopt_fd(hdl, state, fd);
+}
+
+/*
  * A read through an open state of the client's whose NFS mode is writing
  * only: Ganesha would read through the global descriptor or a temporary
  * one, as an anonymous READ (share reservations checked), and opening
  * either for reading breaks the write lease of the client's own write
  * delegation (NFS4ERR_DELAY, its delegation recalled; knfsd answers
  * NFS4_OK).  When the client holds the file's write lease, tmp becomes a
- * dup of the lease's descriptor instead (sparse_deleg_holder_read_fd),
+ * dup of the lease's descriptor instead (sparse_deleg_holder_fd),
  * with the share reservation the anonymous READ would take; true then,
  * with *status the check's.
  */
@@ -329,8 +363,8 @@ static bool sparse_holder_read_fd(struct sparse_handle *hdl,
 	owner = state->state_owner;
 	if (owner == NULL || owner->so_type != STATE_OPEN_OWNER_NFSV4)
 		return false;
-	tmp->fd = sparse_deleg_holder_read_fd(
-		hdl, &owner->so_owner.so_nfs4_owner.so_clientid);
+	tmp->fd = sparse_deleg_holder_fd(
+		hdl, &owner->so_owner.so_nfs4_owner.so_clientid, FSAL_O_READ);
 	if (tmp->fd < 0)
 		return false;
 
@@ -1692,6 +1726,8 @@ static fsal_status_t sparse_lock_op2(struct fsal_obj_handle *obj_hdl,
 	/* Locks need the state's own descriptor (for_locks), since OFD
 	 * locks belong to the open file description.  A test may use any.
 	 */
+	if (lock_op == FSAL_OP_LOCK)
+		sparse_lock_state_fd(sparse_hdl(obj_hdl), state, openflags);
 	status = sparse_begin_io(obj_hdl, state, openflags,
 				 lock_op == FSAL_OP_LOCKT, true, &tmp, &sfd);
 	if (FSAL_IS_ERROR(status))

@@ -384,14 +384,14 @@ void sparse_deleg_export_check(const char *path);
  */
 int sparse_deleg_write_lease_fd(struct sparse_handle *hdl);
 /*
- * A dup of the descriptor holding hdl's write lease for a read by the
- * client whose clientid is *reader, when it holds every delegation on the
- * file and the lease's open file description is open for reading; else -1
- * (then a descriptor of one's own for reading breaks the lease, and
- * recalls).
+ * A dup of the descriptor holding hdl's write lease for I/O or locks by
+ * the client whose clientid is *holder, when it holds every delegation on
+ * the file and the lease's open file description is open for what
+ * openflags asks (FSAL_O_READ, FSAL_O_WRITE; FSAL_O_ANY: either); else -1
+ * (then a descriptor of one's own breaks the lease, and recalls).
  */
-int sparse_deleg_holder_read_fd(struct sparse_handle *hdl,
-				const clientid4 *reader);
+int sparse_deleg_holder_fd(struct sparse_handle *hdl, const clientid4 *holder,
+			   fsal_openflags_t openflags);
 /*
  * Around (re)opening an open state's descriptor of hdl in mode flags for
  * the client whose clientid is *opener (NULL: not known), under the

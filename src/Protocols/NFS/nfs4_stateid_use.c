@@ -62,11 +62,12 @@ static const struct stateid_rule stateid_rules[SU_OP_COUNT] = {
 	/* fsal_setattr() recalls conflicting delegations itself */
 	[SU_SETATTR_SIZE] = { "SETATTR", OPEN4_SHARE_ACCESS_WRITE, DELEG_WRITE,
 			      false, false },
-	[SU_COPY_SRC] = { "COPY", OPEN4_SHARE_ACCESS_READ, DELEG_ANY, false,
+	/* a source is read as READ reads (RFC 7862 15.2.3, 15.13.3) */
+	[SU_COPY_SRC] = { "COPY", OPEN4_SHARE_ACCESS_READ, DELEG_ANY, true,
 			  true },
 	[SU_COPY_DST] = { "COPY", OPEN4_SHARE_ACCESS_WRITE, DELEG_WRITE, false,
 			  true },
-	[SU_CLONE_SRC] = { "CLONE", OPEN4_SHARE_ACCESS_READ, DELEG_ANY, false,
+	[SU_CLONE_SRC] = { "CLONE", OPEN4_SHARE_ACCESS_READ, DELEG_ANY, true,
 			   true },
 	[SU_CLONE_DST] = { "CLONE", OPEN4_SHARE_ACCESS_WRITE, DELEG_WRITE,
 			   false, true },

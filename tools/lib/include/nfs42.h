@@ -393,6 +393,7 @@ enum nfs42_setxattr_option {
 #define OPEN4_SHARE_DENY_BOTH 3
 #define OPEN4_RESULT_CONFIRM 0x2
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4
+#define OPEN4_RESULT_NO_OPEN_STATEID 0x10
 
 enum nfs42_createmode {
 	UNCHECKED4 = 0,
@@ -727,6 +728,16 @@ struct nfs42_held_deleg {
 	uint64_t change, size, pending_size;
 	unsigned int inflight, inflight_unsure;
 	bool size_known;
+	/*
+	 * RFC 9754 section 5: granted as OPEN_DELEGATE_WRITE_ATTRS_DELEG,
+	 * this client owns the file's atime and mtime.  They start as the
+	 * OPEN's GETATTR gave them (times_known); mtime becomes this
+	 * client's clock when one of its modifications is answered (it
+	 * writes through, so the server has the data by then), and is
+	 * answered as its clock while modifications are in flight.
+	 */
+	bool times, times_known;
+	struct nfs42_time atime, mtime;
 };
 /*
  * CB_GETATTR of a file this client holds a write delegation on is
@@ -1315,6 +1326,11 @@ struct nfs42_file {
 	uint32_t deleg_type;
 	struct nfs42_stateid deleg_stateid;
 	uint32_t why_no_deleg;
+	/* The OPEN's rflags.  With OPEN4_RESULT_NO_OPEN_STATEID (RFC 9754:
+	 * the OPEN wanted OPEN_XOR_DELEGATION and got a delegation) there is
+	 * no open: stateid is the delegation's, and nfs42_close() sends no
+	 * CLOSE. */
+	uint32_t rflags;
 };
 
 /* Open path; createmode NFS42_NOCREATE, UNCHECKED4, GUARDED4, EXCLUSIVE4_1;
