@@ -864,6 +864,74 @@ START_TEST(t_v40_recall_while_channel_goes_down)
 }
 END_TEST
 
+/* ------------------------------------------------ IO_ADVISE, CLOSE */
+
+/* PUTFH fh, IO_ADVISE (RFC 7862 15.5) of the whole file with sid and
+ * hints (one word); the compound's status.  Encoded by hand: the
+ * library has no IO_ADVISE.
+ */
+static int io_advise(struct nfs42_client *cl, const struct nfs42_fh *fh,
+		     const struct nfs42_stateid *sid, uint32_t hints)
+{
+	struct nfs42_compound *c = nfs42_compound_new(cl);
+	uint8_t args[44];
+	uint32_t w;
+
+	ck_assert_ptr_nonnull(c);
+	nfs42_compound_no_retry(c);
+	w = htonl(OP_IO_ADVISE);
+	memcpy(args, &w, 4);
+	w = htonl(sid->seqid);
+	memcpy(args + 4, &w, 4);
+	memcpy(args + 8, sid->other, NFS4_OTHER_SIZE);
+	memset(args + 20, 0, 8); /* offset 0 */
+	memset(args + 28, 0xff, 8); /* count: to the end */
+	w = htonl(1);
+	memcpy(args + 36, &w, 4);
+	w = htonl(hints);
+	memcpy(args + 40, &w, 4);
+	nfs42_op_putfh(c, fh);
+	nfs42_op_raw(c, OP_IO_ADVISE, args, sizeof(args));
+	return run_free(c);
+}
+
+/*
+ * IO_ADVISE with an open stateid, then CLOSE of the open: 6.5 kept the
+ * hints in the state's type-specific data, over the low half of the
+ * open's list head of lock states, and CLOSE walked the wild pointer
+ * (the server died; fuzz_stateful's post-fix hour run).  Patch 0241.
+ */
+START_TEST(t_io_advise_then_close)
+{
+	/* none, and IO_ADVISE4_SEQUENTIAL (RFC 7862 15.5.2: bit 1) */
+	static const uint32_t hints[] = { 0, 1u << 1 };
+	struct nfs42_client *cl = e2e_client();
+	const char *name = uniq("advise");
+	struct nfs42_file f;
+	unsigned int i;
+	int rc;
+
+	e2e_put_backing(name, "io advise", 9);
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		ck_nfs_ok(cl,
+			  nfs42_open(cl, e2e_path(name),
+				     OPEN4_SHARE_ACCESS_BOTH |
+					     OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+				     NFS42_NOCREATE, 0, false, &f));
+		rc = io_advise(cl, &f.fh, &f.stateid, hints[i]);
+		ck_assert_msg(rc == NFS4_OK,
+			      "IO_ADVISE with the open stateid: %s",
+			      nfs42_strerror(rc));
+		rc = nfs42_close(&f);
+		ck_assert_msg(rc == NFS4_OK,
+			      "CLOSE after IO_ADVISE (hints 0x%x): %s",
+			      hints[i], nfs42_strerror(rc));
+		ck_server_alive();
+	}
+	nfs42_client_free(cl);
+}
+END_TEST
+
 /* With an argument: that test alone (a test that stops the server would
  * fail the ones after it); without, all but those marked alone. */
 int main(int argc, char **argv)
@@ -892,6 +960,7 @@ int main(int argc, char **argv)
 		  t_open_for_writing_refused_by_mode, 0 },
 		{ "v40_recall_while_channel_goes_down",
 		  t_v40_recall_while_channel_goes_down, 0 },
+		{ "io_advise_then_close", t_io_advise_then_close, 0 },
 	};
 	Suite *s = suite_create("e2e_proto_fuzz_findings");
 	TCase *tc = tcase_create("findings");

@@ -857,6 +857,7 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	unsigned int pick = fz_below(r, 10);
 	const struct nfs42_res *sr;
 	int rc, other = -1;
+	bool retry;
 
 	g.c = new_compound(&g);
 	nfs42_compound_no_sequence(g.c);
@@ -887,6 +888,15 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	default:
 		seqid = fz_u32(r);
 	}
+	/* the slot's last seqid in the actor's own session: a retry, which
+	 * the server answers with the slot's cached reply, that of the
+	 * compound sent before on the slot whatever this one holds (RFC
+	 * 8881 2.10.6.1.3: a false retry is NFS4ERR_SEQ_FALSE_RETRY only
+	 * where the server tells it, and Ganesha does not)
+	 */
+	retry = slot < cl->nslots && !cl->slots[slot].poisoned &&
+		seqid == cl->slots[slot].seqid &&
+		!memcmp(sid, cl->sessionid, sizeof(sid));
 	if (pick != 9) /* 9: no SEQUENCE at all */
 		nfs42_op_sequence(g.c, sid, seqid, slot, fz_u32(r) & 0xff,
 				  fz_chance(r, 40));
@@ -910,6 +920,18 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	    sr->status == NFS4_OK) {
 		fz_log(s, "  compound of actor %d ran in actor %d's session",
 		       a->id, other);
+		nfs42_compound_free(g.c);
+		return;
+	}
+	/* the replay cache's answer is another compound's: its results
+	 * are not this one's operations' (the hour run's bypass: a cached
+	 * OPEN of another file taken for this compound's OPEN of a file
+	 * another actor holds a write delegation of)
+	 */
+	if (retry && pick != 9 && sr && sr->op == OP_SEQUENCE &&
+	    sr->status == NFS4_OK) {
+		fz_log(s, "  compound of actor %d answered from the replay cache",
+		       a->id);
 		nfs42_compound_free(g.c);
 		return;
 	}
