@@ -330,12 +330,12 @@ static void ck_atime_is_backing(struct nfs42_client *cl,
 	struct nfs42_attrs a = e2e_getattr(cl, fh, &bm);
 	struct stat st = e2e_bstat(rel);
 
-	ck_assert_msg(a.time_access.seconds == st.st_atim.tv_sec &&
-			      a.time_access.nseconds == st.st_atim.tv_nsec,
-		      "after %s: GETATTR atime %lld.%09u, backing file %lld.%09ld",
-		      after, (long long)a.time_access.seconds,
-		      a.time_access.nseconds, (long long)st.st_atim.tv_sec,
-		      st.st_atim.tv_nsec);
+	ck_assert_msg(
+		a.time_access.seconds == st.st_atim.tv_sec &&
+			a.time_access.nseconds == st.st_atim.tv_nsec,
+		"after %s: GETATTR atime %lld.%09u, backing file %lld.%09ld",
+		after, (long long)a.time_access.seconds, a.time_access.nseconds,
+		(long long)st.st_atim.tv_sec, st.st_atim.tv_nsec);
 }
 
 /*
@@ -366,8 +366,8 @@ START_TEST(read_moves_atime)
 	ck_atime_is_backing(cl, &of.fh, f, "a second READ");
 	/* READ_PLUS, the backing atime set back behind the server's cache */
 	backing_atime_2020(f);
-	ck_nfs_ok(cl, nfs42_read_plus(&of, 0, 8192, 1, ignore_stream, NULL,
-				      NULL));
+	ck_nfs_ok(cl,
+		  nfs42_read_plus(&of, 0, 8192, 1, ignore_stream, NULL, NULL));
 	ck_assert_int_gt(e2e_bstat(f).st_atim.tv_sec, 1577836800);
 	ck_atime_is_backing(cl, &of.fh, f, "READ_PLUS");
 	ck_nfs_ok(cl, e2e_close(&of));

@@ -1193,22 +1193,19 @@ START_TEST(t_local_changes_of_files_at_once)
 		return;
 	for (round = 0; round < ROUNDS; round++) {
 		for (i = 0; i < NFILES; i++) {
-			snprintf(what, sizeof(what), "at-once-%u-%u", round,
-				 i);
+			snprintf(what, sizeof(what), "at-once-%u-%u", round, i);
 			names[i] = strdup(local_file(what, "0123456789"));
 			open_write_delegated(a, names[i], &f[i]);
 		}
 		/* back to back: the watch wakes for the first */
 		for (i = 0; i < NFILES; i++)
-			ck_assert_int_eq(chmod(e2e_backing(names[i]), 0600),
-					 0);
+			ck_assert_int_eq(chmod(e2e_backing(names[i]), 0600), 0);
 		n = 0;
 		while (n < NFILES) {
 			unsigned int got = 0;
 
-			ck_nfs_ok(a, nfs42_serve_recalls(a, 5000, false,
-							 &r[n], NFILES - n,
-							 &got));
+			ck_nfs_ok(a, nfs42_serve_recalls(a, 5000, false, &r[n],
+							 NFILES - n, &got));
 			ck_assert_msg(got > 0,
 				      "round %u: %u of %u files recalled",
 				      round, n, NFILES);

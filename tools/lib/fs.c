@@ -310,9 +310,9 @@ static int run_open(struct nfs42_client *cl, const struct nfs42_fh *fh,
 {
 	/* the times too: a delegation with the timestamps (RFC 9754) owns
 	 * them from the grant */
-	struct nfs42_bitmap bm =
-		nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE, FATTR4_TIME_ACCESS,
-			      FATTR4_TIME_MODIFY, -1);
+	struct nfs42_bitmap bm = nfs42_bm_make(FATTR4_CHANGE, FATTR4_SIZE,
+					       FATTR4_TIME_ACCESS,
+					       FATTR4_TIME_MODIFY, -1);
 	struct nfs42_compound *c = fh_compound(cl, fh);
 	struct nfs42_attrs at = { 0 };
 	int rc, oidx, fhidx, aidx = -1;

@@ -930,7 +930,8 @@ static void run_seq_misuse(struct fz_seq *s, struct fz_actor *a,
 	 */
 	if (retry && pick != 9 && sr && sr->op == OP_SEQUENCE &&
 	    sr->status == NFS4_OK) {
-		fz_log(s, "  compound of actor %d answered from the replay cache",
+		fz_log(s,
+		       "  compound of actor %d answered from the replay cache",
 		       a->id);
 		nfs42_compound_free(g.c);
 		return;
