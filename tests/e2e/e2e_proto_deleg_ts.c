@@ -466,6 +466,51 @@ START_TEST(t_read_only_export)
 END_TEST
 
 /*
+ * An export granting no delegation at all (the "nodeleg" run,
+ * Delegations = None): neither 84/85 in supported_attrs nor
+ * DELEG_TIMESTAMPS nor OPEN_XOR_DELEGATION in open_arguments (issue #30
+ * items 1 and 2: advertised only where OPEN honours them), and an OPEN
+ * carrying both wants gets an ordinary open stateid and no delegation.
+ */
+START_TEST(t_no_deleg_export)
+{
+	struct nfs42_client *a = client_minor(2);
+	const char *name = local_file("nodeleg", "0123456789");
+	struct nfs42_attrs at = advertised(a, name);
+	struct nfs42_file f;
+	char got[16] = { 0 };
+
+	ck_assert_msg(
+		!nfs42_bm_isset(&at.supported_attrs, FATTR4_TIME_DELEG_ACCESS),
+		"time_deleg_access in supported_attrs without delegations");
+	ck_assert_msg(
+		!nfs42_bm_isset(&at.supported_attrs, FATTR4_TIME_DELEG_MODIFY),
+		"time_deleg_modify in supported_attrs without delegations");
+	ck_assert_msg(
+		!nfs42_bm_isset(&at.open_arguments.share_access_want,
+				OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS),
+		"DELEG_TIMESTAMPS in open_arguments without delegations");
+	ck_assert_msg(
+		!nfs42_bm_isset(&at.open_arguments.share_access_want,
+				OPEN_ARGS_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION),
+		"OPEN_XOR_DELEGATION in open_arguments without delegations");
+	/* the wants accepted and ignored: an open stateid that writes */
+	ck_assert_uint_eq(
+		open_ts(a, name,
+			OPEN4_SHARE_ACCESS_BOTH |
+				OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
+			&f),
+		OPEN_DELEGATE_NONE);
+	ck_assert(!(f.rflags & OPEN4_RESULT_NO_OPEN_STATEID));
+	ck_nfs_ok(a, nfs42_pwrite(&f, "abc", 3, 0, FILE_SYNC4));
+	give_back(a, &f);
+	e2e_backing_read(name, got, sizeof(got));
+	ck_assert_str_eq(got, "abc3456789");
+	nfs42_client_free(a);
+}
+END_TEST
+
+/*
  * A holder that caches: it answers CB_GETATTR with a change attribute
  * past the grant's (it holds modified data), its size, and, when asked
  * for them, its own atime and mtime (RFC 9754 section 5).
@@ -593,6 +638,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	if (argc > 1 && !strcmp(argv[1], "readdeleg")) {
 		tcase_add_test(tc, t_read_only_export);
+	} else if (argc > 1 && !strcmp(argv[1], "nodeleg")) {
+		tcase_add_test(tc, t_no_deleg_export);
 	} else {
 		tcase_add_test(tc, t_granted_with_timestamps);
 		tcase_add_test(tc, t_setattr_by_holder_only);

@@ -258,6 +258,12 @@ sparse_e2e_run(e2e_proto_deleg_ts_readdeleg e2e_proto_deleg_ts ARGS readdeleg
   TIMEOUT 60
   HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
                --export-opts "Delegations = Read$<SEMICOLON>")
+# ... and on an export granting none: neither they nor OPEN_XOR_DELEGATION
+# advertised, an open stateid for an OPEN that wants both.
+sparse_e2e_run(e2e_proto_deleg_ts_nodeleg e2e_proto_deleg_ts ARGS nodeleg
+  TIMEOUT 60
+  HARNESS_ARGS --nfsv4-opts "${deleg_nfsv4_opts}"
+               --export-opts "Delegations = None$<SEMICOLON>")
 # OPEN's delegation claims (issue #27 item 1): only the caller's own
 # delegation on the file lets CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH
 # through; NFSv4.0 on for its CLAIM_DELEGATE_CUR.
