@@ -24,6 +24,10 @@ check() {
 check_eq() {
 	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi
 }
+# check_le MESSAGE GOT MAX
+check_le() {
+	if [ "$2" -le "$3" ]; then ok "$1 ($2 <= $3)"; else bad "$1: got $2, want <= $3"; fi
+}
 # check_ge MESSAGE GOT MIN
 check_ge() {
 	if [ "$2" -ge "$3" ]; then ok "$1 ($2 >= $3)"; else bad "$1: got $2, want >= $3"; fi

@@ -13,6 +13,7 @@ h_ok() { ok "$@"; }
 h_bad() { bad "$@"; }
 h_check() { check "$@"; }
 h_check_eq() { check_eq "$@"; }
+h_check_ge() { check_ge "$@"; }
 
 # linux_full_only: skip (77) unless SPARSE_LINUX_ALL=1 (tests/linux/run-all.sh);
 # the tests outside the CI subset
