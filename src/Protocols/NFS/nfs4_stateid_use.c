@@ -15,7 +15,8 @@
  *   through an open for writing only (9.1.2 lets the server allow it),
  *   another open of the file that denies reads still refuses it:
  *   NFS4ERR_LOCKED (9.1.2: the server MUST still check for an OPEN
- *   denying reads; 9.7, a denied READ is NFS4ERR_LOCKED);
+ *   denying reads, and such a denial is NFS4ERR_LOCKED; RFC 7530
+ *   9.1.6 the same for NFSv4.0);
  * - a lock stateid acts under its open (RFC 8881 9.1.2);
  * - a delegation stateid stands in for an open when its type carries the
  *   access: any delegation for reading, a write delegation for writing;
