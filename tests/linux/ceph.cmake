@@ -16,7 +16,7 @@ set_tests_properties(linux/ceph_cluster_stop PROPERTIES LABELS "linux;ceph"
 
 # Item 4: the kernel CephFS client, under FSAL_SPARSE in the guest
 # (t_cephfs.sh, guest/cephfs.sh)
-sparse_linux_test(cephfs t_cephfs.sh TIMEOUT 900
+sparse_linux_test(cephfs t_cephfs.sh TIMEOUT 1500
   HARNESS_ARGS --ceph ${linux_ceph_dir} --fsal SPARSE)
 # Item 5: the guest's pNFS client through the gateway over CephFS
 sparse_linux_test(pnfs_ceph t_pnfs_ceph.sh TIMEOUT 600

@@ -72,7 +72,7 @@ rm -f "$h/src" "$h/dst" "$h/nfs-dst"
 rc=0
 # (libceph needs libcrc32c, whose crc32c comes from the crypto API:
 # crc32c_generic, loaded first)
-linux_guest --open-net --modules "crc32c_generic ceph" --mem 2048 --timeout 900 \
+linux_guest --open-net --modules "crc32c_generic ceph" --mem 2048 --timeout 1200 \
 	--env "GUEST_CEPH_MON=$CEPH_MON_ADDR:$CEPH_MON_PORT_V1" \
 	--env "GUEST_CEPH_SECRET=$key" \
 	--env "GUEST_CEPH_DIR=/$(basename "$NFS42_WORK_DIR")" \
