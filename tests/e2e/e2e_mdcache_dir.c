@@ -710,6 +710,8 @@ struct mdc_bg {
 	struct nfs42_fh dir;
 	const char *a, *b;
 	uint64_t fileid;
+	struct nfs42_fh fh; /* mdc_bg_open_fh's file */
+	struct nfs42_file file; /* and its open */
 	int rc;
 	int done; /* set (atomically) when fn returned */
 };
@@ -741,6 +743,34 @@ static int mdc_bg_remove(struct mdc_bg *g)
 static int mdc_bg_create(struct mdc_bg *g)
 {
 	return mdc_create(g->cl, &g->dir, g->a, false);
+}
+
+/* OPEN CLAIM_FH of the file g->fh, kept open in g->file */
+static int mdc_bg_open_fh(struct mdc_bg *g)
+{
+	struct nfs42_open_args a = { 0 };
+	struct nfs42_compound *c = e2e_cpd(g->cl, &g->fh);
+	int rc, oi;
+
+	memset(&g->file, 0, sizeof(g->file));
+	g->file.cl = g->cl;
+	snprintf(g->file.owner, sizeof(g->file.owner), "mdc-open-fh-%d",
+		 (int)getpid());
+	a.share_access =
+		OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.owner = g->file.owner;
+	a.owner_len = strlen(g->file.owner);
+	a.createmode = NFS42_NOCREATE;
+	a.claim = CLAIM_FH;
+	oi = nfs42_op_open(c, &a);
+	rc = nfs42_compound_run(c);
+	if (!rc) {
+		g->file.stateid = nfs42_res(c, oi)->u.open.stateid;
+		g->file.fh = g->fh;
+		g->file.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	}
+	nfs42_compound_free(c);
+	return rc;
 }
 
 /*
@@ -1246,6 +1276,63 @@ START_TEST(race_mkdir_vs_rename)
 }
 END_TEST
 
+/*
+ * (8) B's REMOVE of f has unlinked it in the backend and is held back
+ * (marker unlink.f) before MDCACHE hears of it; meanwhile A's OPEN
+ * CLAIM_FH of f takes f's state lock, has f opened in the backend and is
+ * held back too (marker open.INO, started half a stall later), before SAL
+ * adds the open's state.  B's REMOVE is answered first.  The open A is
+ * then answered must last until A closes it: a WRITE with its stateid and
+ * its CLOSE are NFS4_OK.  (The test holds the backing file open, so f's
+ * handle stays valid, as any other open of it would.)  Without patch
+ * 0212, MDCACHE killed f's entry for having no state, SAL added A's state
+ * to it, and the entry's cleanup at A's release wiped it (B's release
+ * skipped the cleanup while A held the state lock): the WRITE and the
+ * CLOSE found no stateid.  With it, A's open finds its entry killed,
+ * closes and answers NFS4ERR_DELAY; the client's retry opens f anew.
+ */
+START_TEST(race_open_vs_remove)
+{
+	struct nfs42_client *a = e2e_client(), *b = e2e_client();
+	const char *rel;
+	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-open", &rel);
+	struct mdc_bg ga = { .fn = mdc_bg_open_fh, .cl = a, .dir = dir };
+	struct mdc_bg gb = { .fn = mdc_bg_remove, .cl = b, .dir = dir, .a = "f" };
+	char ino[24];
+	struct stat st;
+	int rc, fd;
+
+	ck_nfs_ok(a, mdc_create(a, &dir, "f", true));
+	ga.fh = e2e_fh(a, e2e_fmt("%s/f", rel));
+	fd = open(e2e_backing(e2e_fmt("%s/f", rel)), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)st.st_ino);
+
+	mdc_bg_stalled(&gb, "unlink", "f");
+	usleep(750 * 1000); /* half of the race case's Stall_Ms (mdcache.cmake) */
+	mdc_bg_stalled(&ga, "open", ino);
+	pthread_join(gb.thread, NULL);
+	ck_assert_msg(gb.rc == 0, "REMOVE f: %s", nfs42_strerror(gb.rc));
+	mdc_bg_join(&ga, "REMOVE f");
+	ck_assert_msg(ga.rc == 0, "OPEN f: %s", nfs42_strerror(ga.rc));
+
+	rc = nfs42_pwrite(&ga.file, "x", 1, 0, FILE_SYNC4);
+	ck_assert_msg(
+		rc == 0,
+		"WRITE with the open answered after f was removed: %s (its state vanished)",
+		nfs42_strerror(rc));
+	rc = nfs42_close(&ga.file);
+	ck_assert_msg(
+		rc == 0,
+		"CLOSE of the open answered after f was removed: %s (its state vanished)",
+		nfs42_strerror(rc));
+	close(fd);
+	nfs42_client_free(b);
+	nfs42_client_free(a);
+}
+END_TEST
+
 /* ------------------------------------------- upcalls on FSAL_MEM (mode upcall) */
 
 /*
@@ -1389,6 +1476,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, race_lookup_vs_upcall);
 		tcase_add_test(tc, mtime_ahead_then_mkdir);
 		tcase_add_test(tc, race_mkdir_vs_rename);
+		tcase_add_test(tc, race_open_vs_remove);
 	} else {
 		if (argc > 2)
 			mdc_ops = atoi(argv[2]);

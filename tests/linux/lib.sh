@@ -48,6 +48,34 @@ linux_guest() {
 	return $rc
 }
 
+# ds_io I KEY: counter KEY (wchar, rchar) of harness.sh --pnfs's data
+# server I's process (/proc/PID/io)
+ds_io() {
+	awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(cat "$NFS42_WORK_DIR/ds$1.pid")/io"
+}
+# ds_io_mark: remember data servers 0 and 1's wchar and rchar
+# ds_io_check SIZE: each one's wchar and rchar grew by at least 45 % of
+# SIZE (received from the socket and written to the file, read and sent:
+# its half of a file striped over two)
+declare -A DS_W0 DS_R0
+ds_io_mark() {
+	local i
+	for i in 0 1; do
+		DS_W0[$i]=$(ds_io $i wchar)
+		DS_R0[$i]=$(ds_io $i rchar)
+	done
+}
+ds_io_check() {
+	local i w r size=$1
+	for i in 0 1; do
+		w=$(($(ds_io $i wchar) - DS_W0[$i]))
+		r=$(($(ds_io $i rchar) - DS_R0[$i]))
+		echo "data server $i: wrote $w, read $r bytes"
+		h_check "data server $i: wchar grew by $w of $size" [ "$w" -ge $((size * 9 / 20)) ]
+		h_check "data server $i: rchar grew by $r of $size" [ "$r" -ge $((size * 9 / 20)) ]
+	done
+}
+
 # knfsd_guest FS: KNFSD_OPTS, the vm.sh options of a guest running knfsd
 # (guest/knfsd-pre.sh) on FS, and KNFSD_EXPORT, the path a client there
 # mounts. FS: ext4 (an ext4 image exported as rpc.mountd would export

@@ -17,16 +17,7 @@
 wire_name=linux/pnfs
 . "$LINUX_DIR/../e2e/wire-lib.sh"
 
-# ds_io I KEY: counter KEY (wchar, rchar) of data server I's process
-ds_io() {
-	awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(cat "$NFS42_WORK_DIR/ds$1.pid")/io"
-}
-
-declare -A w0 r0
-for i in 0 1; do
-	w0[$i]=$(ds_io $i wchar)
-	r0[$i]=$(ds_io $i rchar)
-done
+ds_io_mark
 export GUEST_DS_PORTS=$NFS42_DS_PORTS
 LINUX_OUT=$(mktemp -d "${TMPDIR:-/tmp}/linux-test.XXXXXX")
 x=$LINUX_OUT/xchg
@@ -72,13 +63,7 @@ t=$(cat "$LINUX_OUT/trunc.s" 2>/dev/null || echo 999)
 h_check "recall: the truncate waited $t s (a layout not returned: the 20 s lease)" \
 	awk -v t="$t" 'BEGIN { exit !(t < 10) }'
 size=$((16 << 20))
-for i in 0 1; do
-	w=$(($(ds_io $i wchar) - w0[$i]))
-	r=$(($(ds_io $i rchar) - r0[$i]))
-	echo "data server $i: wrote $w, read $r bytes"
-	h_check "data server $i: wchar grew by $w of $size" [ "$w" -ge $((size * 9 / 20)) ]
-	h_check "data server $i: rchar grew by $r of $size" [ "$r" -ge $((size * 9 / 20)) ]
-done
+ds_io_check "$size"
 if [ -f "$LINUX_OUT/xchg/sum" ]; then
 	h_check_eq "backing file's data (the copy: the file is truncated)" \
 		"$(sha256sum <"$NFS42_BACKING/pnfs/copy" | cut -d' ' -f1)" \

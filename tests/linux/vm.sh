@@ -3,7 +3,8 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # vm.sh [--mem MIB] [--smp N] [--timeout S] [--fwd PORT]... [--modules "M..."]
-#       [--env K=V]... [--pre SCRIPT] [--out DIR] [--keep] -- GUEST_SCRIPT [ARGS]
+#       [--env K=V]... [--pre SCRIPT] [--out DIR] [--keep] [--open-net]
+#       -- GUEST_SCRIPT [ARGS]
 #
 # Boots the pinned Debian kernel (fetch-kernel.sh) under QEMU with a busybox
 # initramfs (init.sh), runs GUEST_SCRIPT ARGS with bash in the guest, chrooted
@@ -18,7 +19,11 @@
 # nothing but the guestfwd ports, each --fwd PORT (and NFS42_PORT,
 # NFS42_MNT_PORT and harness.sh --pnfs's NFS42_DS_PORTS when set) as
 # 10.0.2.100:PORT, which QEMU connects, one `busybox nc` per connection,
-# to 127.0.0.1:PORT on this machine.
+# to 127.0.0.1:PORT on this machine.  --open-net lifts the restriction:
+# the guest may then also connect out to any address (QEMU connects for
+# it from this machine): 10.0.2.2 is this machine's 127.0.0.1, any other
+# address of this machine (a bridge's, scripts/ceph-cluster.sh start
+# --bridge) is reached as itself (the Ceph kernel client, t_cephfs.sh).
 #
 # In the guest: NFS_SERVER (10.0.2.100), NFS_PORT (NFS42_PORT),
 # NFS_EXPORT (NFS42_EXPORT), NFS_MOUNTPORT (NFS42_MNT_PORT: the MOUNT
@@ -56,6 +61,7 @@ envs=()
 pre=""
 out=""
 keep=0
+restrict=on
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
@@ -67,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--pre) pre=$2; shift 2 ;;
 	--out) out=$2; keep=1; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--open-net) restrict=off; shift ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -195,7 +202,7 @@ cp "$script" "$xchg/test.sh"
 } >"$xchg/main.sh"
 
 accel=${SPARSE_LINUX_ACCEL:-auto}
-net="user,id=n0,restrict=on,ipv6=off"
+net="user,id=n0,restrict=$restrict,ipv6=off"
 for p in ${fwd[@]+"${fwd[@]}"}; do
 	net="$net,guestfwd=tcp:10.0.2.100:$p-cmd:$busybox nc 127.0.0.1 $p"
 done

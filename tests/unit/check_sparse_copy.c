@@ -187,9 +187,11 @@ struct fake {
 	unsigned int copy_range_ok_calls; /* ... after this many good calls */
 	bool short_pwrite; /* every pwrite writes half of what it is given */
 	bool short_copy_range; /* every copy_file_range moves half */
+	size_t copy_range_limit; /* ... or at most this much (0: no limit) */
 	int punch_err; /* punch fails with this errno */
 	int seek_err; /* SEEK_DATA/SEEK_HOLE fail with this errno */
 	unsigned int calls[6]; /* clone, copy_range, pread, pwrite, seek, punch */
+	size_t copy_range_max; /* the largest len copy_file_range was asked */
 };
 
 static int fake_clone(void *ctx, int src_fd, uint64_t src_off, int dst_fd,
@@ -223,8 +225,12 @@ static ssize_t fake_copy_range(void *ctx, int src_fd, uint64_t src_off,
 	if (f->copy_range_late_err && f->calls[1] >= f->copy_range_ok_calls)
 		return -f->copy_range_late_err;
 	f->calls[1]++;
+	if (len > f->copy_range_max)
+		f->copy_range_max = len;
 	if (f->short_copy_range && len > 1)
 		len /= 2;
+	if (f->copy_range_limit && len > f->copy_range_limit)
+		len = f->copy_range_limit;
 	return sparse_copy_sys_ops.copy_range(NULL, src_fd, src_off, dst_fd,
 					      dst_off, len);
 }
@@ -557,6 +563,42 @@ START_TEST(piece_short_then_finish)
 }
 END_TEST
 
+/*
+ * copy_file_range gets a data extent's whole piece in one call, not 1 MiB
+ * at a time (the pread/pwrite buffer's size): a filesystem copies inside
+ * its storage only what it is asked for in one call (kernel CephFS: whole
+ * 4 MiB objects, RADOS copy-from; smaller calls go through the client).
+ * The pread/pwrite path still moves at most its buffer per call.
+ */
+START_TEST(piece_one_copy_range_call)
+{
+	struct fake f = { 0 };
+	struct sparse_copy_ops ops = fake_ops(&f);
+	struct sparse_copy_opts o = { .mode = SPARSE_COPY_COPY_ONLY,
+				      .piece = 8 * M,
+				      .ops = &ops };
+	struct sparse_copy_result res;
+	int src = patterned_file(12 * M, 8);
+	int dst = new_file();
+
+	ck_assert_int_eq(sparse_copy_range(src, 0, dst, 0, 0, &o, &res), 8 * M);
+	ck_assert_uint_eq(f.copy_range_max, 8 * M);
+	ck_assert_uint_eq(f.calls[1], 1);
+	ck_assert_int_eq(sparse_copy_range(src, 8 * M, dst, 8 * M, 0, &o, &res),
+			 4 * M);
+	expect_identical(src, dst);
+
+	/* copy_file_range refused: pread/pwrite, at most 1 MiB each */
+	f = (struct fake){ .copy_range_err = EOPNOTSUPP };
+	ck_assert_int_eq(ftruncate(dst, 0), 0);
+	ck_assert_int_eq(sparse_copy_range(src, 0, dst, 0, 0, &o, &res), 8 * M);
+	ck_assert_uint_eq(f.calls[2], 8);
+	ck_assert_uint_eq(f.calls[3], 8);
+	close(src);
+	close(dst);
+}
+END_TEST
+
 /* A piece that ends inside a hole still leaves the hole readable. */
 START_TEST(piece_sparse)
 {
@@ -744,8 +786,10 @@ END_TEST
 
 START_TEST(copy_range_error_after_bytes_is_a_count)
 {
+	/* a filesystem that moves 1 MiB per call */
 	struct fake f = { .copy_range_late_err = ENOSPC,
-			  .copy_range_ok_calls = 3 };
+			  .copy_range_ok_calls = 3,
+			  .copy_range_limit = M };
 	struct sparse_copy_ops ops = fake_ops(&f);
 	struct sparse_copy_opts o = { .mode = SPARSE_COPY_COPY_ONLY,
 				      .ops = &ops };
@@ -758,11 +802,13 @@ START_TEST(copy_range_error_after_bytes_is_a_count)
 	ck_assert_int_eq(res.path, SPARSE_COPY_PATH_COPY_RANGE);
 	expect_same(src, 0, dst, 0, 3 * M);
 
-	/* within one piece: 512K + 256K + 128K moved, then the error */
+	/* one piece of 5 MiB asked for in one call, each call moving half
+	 * of what it is asked: 2.5 MiB + 1.25 MiB + 640K, then the error */
 	f.calls[1] = 0;
+	f.copy_range_limit = 0;
 	f.short_copy_range = true;
 	ck_assert_int_eq(sparse_copy_range(src, 0, dst, 0, 0, &o, &res),
-			 896 * K);
+			 4480 * K);
 	ck_assert_int_eq(res.error, ENOSPC);
 	close(src);
 	close(dst);
@@ -898,6 +944,7 @@ static Suite *sparse_copy_suite(void)
 	tcase_add_test(data, holes_over_data_punched);
 	tcase_add_test(data, holes_over_data_zeroed);
 	tcase_add_test(data, piece_short_then_finish);
+	tcase_add_test(data, piece_one_copy_range_call);
 	tcase_add_test(data, piece_sparse);
 	suite_add_tcase(s, data);
 

@@ -24,8 +24,12 @@
 #include "sparse_map.h"
 
 /*
- * The copy paths move at most this much per system call (and the
- * pread/pwrite buffer holds as much).
+ * The pread/pwrite path (and writing zeros over a hole) moves at most
+ * this much per system call: its buffer holds as much.  copy_file_range
+ * gets a data extent's whole piece in one call: a filesystem copies
+ * inside its storage only what one call asks for (kernel CephFS copies
+ * whole 4 MiB objects with RADOS copy-from, anything smaller through the
+ * client).
  */
 #define SPARSE_COPY_PIECE (1024 * 1024)
 
@@ -297,7 +301,8 @@ static int64_t copy_range_piece(struct copy_run *run, uint64_t off,
 			run->use_rw = true;
 			run->res->fallback = -n;
 			run->res->path = SPARSE_COPY_PATH_RW;
-			return rw_piece(run, off, len);
+			return rw_piece(run, off,
+					min_u64(len, SPARSE_COPY_PIECE));
 		}
 		if (n < 0 && moved == 0)
 			return n;
@@ -367,7 +372,7 @@ static int copy_extent(struct copy_run *run, const struct fsal_segment *e)
 		want = run_room(run, end - off);
 		if (want == 0)
 			return 1; /* this call's piece is done */
-		if (!e->hole || run->zero_fill)
+		if (e->hole ? run->zero_fill : run->use_rw)
 			want = min_u64(want, SPARSE_COPY_PIECE);
 		n = e->hole ? hole_piece(run, off, want) :
 			      data_piece(run, off, want);

@@ -584,7 +584,7 @@ static fsal_status_t sparse_open_by_handle(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status = { ERR_FSAL_NO_ERROR, 0 };
 	bool truncate = (openflags & FSAL_O_TRUNC) != 0;
 	fsal_openflags_t old_flags;
-	bool fresh, closed = false, conv = false;
+	bool fresh = false, closed = false, conv = false;
 	int lease_fd = -1;
 
 	/* a truncate waits for other clients' layouts (sparse_layouts.c) */
@@ -673,6 +673,12 @@ done:
 	 */
 	if (conv)
 		sparse_deleg_open_end(hdl, lease_fd);
+	/* Tests only: a share state's file just opened, hold the answer back
+	 * (before SAL adds the state)
+	 */
+	if (fresh && !FSAL_IS_ERROR(status) && state != NULL &&
+	    state->state_type == STATE_TYPE_SHARE)
+		sparse_test_stall_ino("open", obj_hdl->fileid);
 	return status;
 }
 
@@ -1347,6 +1353,11 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status;
 	int rc = 0;
 
+	/* where fallocate answers 0 without reserving (CephFS), an ALLOCATE
+	 * would promise writes that can still fail with ENOSPC
+	 */
+	if (allocate && !sparse_op_export()->reserves_space)
+		return fsalstat(ERR_FSAL_NOTSUPP, EOPNOTSUPP);
 	if ((int64_t)offset < 0 || (int64_t)length <= 0 ||
 	    offset + length < offset || (int64_t)(offset + length) < 0)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
