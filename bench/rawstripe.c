@@ -7,8 +7,10 @@
  *
  *   bench_rawstripe sink DIR PORT...
  *	one process per PORT on 127.0.0.1, each serving its connections one
- *	after the other until killed; prints "ready" once every port
- *	listens.  A connection names its mode and, to write, a file NAME in
+ *	after the other until killed (a connection's frames are received
+ *	by one thread and written by another, 4 units deep: receiving
+ *	overlaps writing, as a data server's WRITEs in flight do); prints
+ *	"ready" once every port listens.  A connection names its mode and, to write, a file NAME in
  *	DIR: "discard" drops the bytes, "file" pwrites them at their offsets
  *	into DIR/NAME (created if missing, never truncated: the streams of
  *	one transfer share it, as data servers share the export) and fsyncs
@@ -93,19 +95,124 @@ static bool name_ok(const char *name)
 	       strcmp(name, "..");
 }
 
-static int sink_sync(int fd)
+/*
+ * One connection's frames, received by the connection's thread into a
+ * ring of RAW_DEPTH buffers and written by a writer thread in order, so
+ * that receiving the next unit overlaps the pwrite of the last one (as a
+ * data server's several WRITEs in flight overlap).  Locking: ring->lock
+ * guards nfull, head, tail and done; a slot's contents belong to the
+ * receiver while free and to the writer while full.
+ */
+#define RAW_DEPTH 4
+
+struct raw_slot {
+	struct raw_frame fr;
+	uint8_t *buf;
+};
+
+struct raw_ring {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct raw_slot slot[RAW_DEPTH];
+	unsigned int head, tail, nfull;
+	bool done; /* the receiver stopped: no more frames */
+	int s, fd;
+	int rc; /* the writer's: 0 once the end is answered */
+};
+
+/* The writer: each frame pwritten at its offset; an fsync and an answer
+ * for a commit or the end. */
+static void *ring_writer(void *arg)
 {
-	return fd >= 0 ? fsync(fd) : 0;
+	struct raw_ring *r = arg;
+	struct raw_slot *sl;
+	char ack;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		while (!r->nfull && !r->done)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (!r->nfull) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		sl = &r->slot[r->tail];
+		pthread_mutex_unlock(&r->lock);
+		if (r->fd >= 0 && sl->fr.len &&
+		    pwrite(r->fd, sl->buf, sl->fr.len, (off_t)sl->fr.off) !=
+			    (ssize_t)sl->fr.len) {
+			perror("bench_rawstripe sink: pwrite");
+			break;
+		}
+		if (sl->fr.flags & (RAW_FLAG_COMMIT | RAW_FLAG_END)) {
+			if (r->fd >= 0 && fsync(r->fd)) {
+				perror("bench_rawstripe sink: fsync");
+				break;
+			}
+			ack = sl->fr.flags & RAW_FLAG_END ? 'K' : 'C';
+			if (io_all(r->s, &ack, 1, true))
+				break;
+			if (sl->fr.flags & RAW_FLAG_END) {
+				r->rc = 0;
+				break;
+			}
+		}
+		pthread_mutex_lock(&r->lock);
+		r->tail = (r->tail + 1) % RAW_DEPTH;
+		r->nfull--;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+	/* stopped: the receiver waits for room no more */
+	shutdown(r->s, SHUT_RDWR);
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* The receiver: frames into free slots until the end, EOF or an error. */
+static void ring_receive(struct raw_ring *r)
+{
+	struct raw_slot *sl;
+	bool end = false;
+
+	while (!end) {
+		pthread_mutex_lock(&r->lock);
+		while (r->nfull == RAW_DEPTH && !r->done)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->done) {
+			pthread_mutex_unlock(&r->lock);
+			return;
+		}
+		sl = &r->slot[r->head];
+		pthread_mutex_unlock(&r->lock);
+		if (io_all(r->s, &sl->fr, sizeof(sl->fr), false) ||
+		    sl->fr.len > RAW_MAX_UNIT ||
+		    io_all(r->s, sl->buf, sl->fr.len, false))
+			break;
+		end = sl->fr.flags & RAW_FLAG_END;
+		pthread_mutex_lock(&r->lock);
+		r->head = (r->head + 1) % RAW_DEPTH;
+		r->nfull++;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
 }
 
 /* Serve one connection: 0 when it ended with RAW_FLAG_END. */
-static int sink_conn(int dirfd, int s, uint8_t *buf)
+static int sink_conn(int dirfd, int s, uint8_t **bufs)
 {
+	struct raw_ring r = { .s = s, .fd = -1, .rc = -1 };
 	struct raw_hdr h;
-	struct raw_frame fr;
+	pthread_t writer;
 	char name[256];
-	int fd = -1, rc = -1;
-	char ack;
+	int i;
 
 	if (io_all(s, &h, sizeof(h), false) || h.magic != RAW_MAGIC ||
 	    h.namelen >= sizeof(name) || io_all(s, name, h.namelen, false))
@@ -114,46 +221,38 @@ static int sink_conn(int dirfd, int s, uint8_t *buf)
 	if (h.mode == RAW_FILE) {
 		if (!name_ok(name))
 			return -1;
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
-		if (fd < 0) {
+		r.fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW,
+			      0644);
+		if (r.fd < 0) {
 			perror("bench_rawstripe sink: open");
 			return -1;
 		}
 	}
-	while (io_all(s, &fr, sizeof(fr), false) == 0) {
-		if (fr.len > RAW_MAX_UNIT || io_all(s, buf, fr.len, false))
-			break;
-		if (fd >= 0 && fr.len &&
-		    pwrite(fd, buf, fr.len, (off_t)fr.off) != (ssize_t)fr.len) {
-			perror("bench_rawstripe sink: pwrite");
-			break;
-		}
-		if (!(fr.flags & (RAW_FLAG_COMMIT | RAW_FLAG_END)))
-			continue;
-		if (sink_sync(fd)) {
-			perror("bench_rawstripe sink: fsync");
-			break;
-		}
-		ack = fr.flags & RAW_FLAG_END ? 'K' : 'C';
-		if (io_all(s, &ack, 1, true))
-			break;
-		if (fr.flags & RAW_FLAG_END) {
-			rc = 0;
-			break;
-		}
+	for (i = 0; i < RAW_DEPTH; i++)
+		r.slot[i].buf = bufs[i];
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	if (pthread_create(&writer, NULL, ring_writer, &r) == 0) {
+		ring_receive(&r);
+		pthread_join(writer, NULL);
 	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	pthread_mutex_destroy(&r.lock);
+	pthread_cond_destroy(&r.cond);
+	if (r.fd >= 0)
+		close(r.fd);
+	return r.rc;
 }
 
 static void sink_serve(int dirfd, int ls)
 {
-	uint8_t *buf = malloc(RAW_MAX_UNIT);
-	int s;
+	uint8_t *bufs[RAW_DEPTH];
+	int s, i;
 
-	if (!buf)
-		_exit(1);
+	for (i = 0; i < RAW_DEPTH; i++) {
+		bufs[i] = malloc(RAW_MAX_UNIT);
+		if (!bufs[i])
+			_exit(1);
+	}
 	for (;;) {
 		s = accept(ls, NULL, NULL);
 		if (s < 0) {
@@ -161,7 +260,7 @@ static void sink_serve(int dirfd, int ls)
 				continue;
 			_exit(1);
 		}
-		(void)sink_conn(dirfd, s, buf);
+		(void)sink_conn(dirfd, s, bufs);
 		close(s);
 	}
 }
