@@ -3,7 +3,7 @@
 # Copyright (C) 2026 The nfs-sparse authors
 #
 # pnfs.sh [--smoke] [--size MIB] [--runs N] [--ds "1 2 4"] [--rate RATE]
-#         [--ceph [--store bluestore|memstore]]
+#         [--ceph [--store bluestore|memstore]] [--versus NFS42]
 #
 # Issue #20's table: a metadata server and N data servers (harness.sh
 # --pnfs N, one shared export directory, 1 MiB stripes), each server
@@ -34,6 +34,11 @@
 # run, no goals checked.  Needs root and network namespaces with htb, else
 # exits 77 (skipped).
 #
+# --versus NFS42: another build of the nfs42 client writes too, through
+# the layout and through the metadata server alone, beside ours in the
+# same rotation ("put-pnfs-vs", "put-mds-vs"): an A/B of a client change
+# on the same links and under the same load.
+#
 # --ceph (issue #29 item 5): the shared filesystem is a CephFS, a cluster
 # of the benchmark's own (scripts/ceph-cluster.sh, in the benchmark's
 # namespace: its traffic on lo is not limited) started once for every N;
@@ -51,6 +56,7 @@ repo=$(cd "$here/.." && pwd)
 build=${SPARSE_BUILD_DIR:-$repo/build}
 . "$here/bench-lib.sh"
 size=1024 runs=3 dss="1 2 4" rate=1gbit smoke=0 inner='' ceph=0 store=bluestore
+versus=${SPARSE_NFS42_VERSUS:-}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) size=16 runs=1 dss=2 smoke=1; shift ;;
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--rate) rate=$2; shift 2 ;;
 	--ceph) ceph=1; shift ;;
 	--store) store=$2; shift 2 ;;
+	--versus) versus=$(realpath "$2"); shift 2 ;;
 	# internal: one N's table inside its namespace and harness
 	--inner) inner=$2; shift 2 ;;
 	*) echo "pnfs.sh: unknown argument $1" >&2; exit 2 ;;
@@ -206,6 +213,7 @@ run_n() {
 	"$mklayout" "$src" "$size" data
 	sink_start
 	kinds=(put-pnfs put-mds raw-discard raw-file raw-file-c4)
+	[ -z "$versus" ] || kinds+=(put-pnfs-vs put-mds-vs)
 	for ((run = 1; run <= runs; run++)); do
 		# the writers in a rotating order: none always first
 		for ((i = 0; i < ${#kinds[@]}; i++)); do
@@ -213,6 +221,8 @@ run_n() {
 			case $k in
 			put-pnfs) timed "$k" "$nfs42" put "$src" "$NFS42_EXPORT/f$run" ;;
 			put-mds) timed "$k" "$nfs42" put --no-pnfs "$src" "$NFS42_EXPORT/m$run" ;;
+			put-pnfs-vs) timed "$k" "$versus" put "$src" "$NFS42_EXPORT/vf$run" ;;
+			put-mds-vs) timed "$k" "$versus" put --no-pnfs "$src" "$NFS42_EXPORT/vm$run" ;;
 			raw-discard) raw_put "$k" discard - ;;
 			raw-file) raw_put "$k" file "r$run" ;;
 			# an fsync every 4 MiB of a stream: the client's COMMITs
@@ -222,6 +232,12 @@ run_n() {
 		for k in r c; do
 			cmp "$src" "$NFS42_BACKING/$k$run" || { echo "pnfs.sh: FAIL: the raw sink wrote other bytes" >&2; return 1; }
 		done
+		if [ -n "$versus" ]; then
+			for k in vf vm; do
+				cmp "$src" "$NFS42_BACKING/$k$run" || { echo "pnfs.sh: FAIL: the --versus client wrote other bytes" >&2; return 1; }
+				rm -f "$NFS42_BACKING/$k$run"
+			done
+		fi
 		timed cat-pnfs "$nfs42" cat -d 8 --plain-read "$NFS42_EXPORT/f$run" -o "$out/f"
 		cmp "$src" "$out/f" || { echo "pnfs.sh: FAIL: pNFS read returned other bytes" >&2; return 1; }
 		cmp "$src" "$NFS42_BACKING/f$run" || { echo "pnfs.sh: FAIL: pNFS write left other bytes" >&2; return 1; }
@@ -286,8 +302,16 @@ raw_report() {
 			b / rf / 1e9 / nl, rc, b / rc / 1e9, b / rc / 1e9 / nl,
 			rf / pw, rd / pw, rf / mw
 	}'
+	[ -z "$versus" ] || awk -v n="$1" -v mib="$size" -v bits="$(rate_bits "$rate")" \
+	    -v pw="$(median put-pnfs)" -v mw="$(median put-mds)" \
+	    -v vp="$(median put-pnfs-vs)" -v vm="$(median put-mds-vs)" 'BEGIN {
+		b = mib * 1048576 * 8; nl = n * bits / 1e9
+		printf "N=%d versus | pNFS write: ours %6.3f s (%4.2f of N links), versus %6.3f s (%4.2f) | MDS alone: ours %6.3f s (%4.2f of 1 link), versus %6.3f s (%4.2f)\n",
+			n, pw, b / pw / 1e9 / nl, vp, b / vp / 1e9 / nl, mw,
+			b / mw / 1e9 / (bits / 1e9), vm, b / vm / 1e9 / (bits / 1e9)
+	}'
 	local k
-	for k in put-pnfs put-mds raw-discard raw-file raw-file-c4 cat-pnfs cat-mds; do
+	for k in put-pnfs put-mds put-pnfs-vs put-mds-vs raw-discard raw-file raw-file-c4 cat-pnfs cat-mds; do
 		awk -v k="$k" '$1 == k' "$cpus"
 	done | awk -v n="$1" -v mib="$size" -v hz="$(getconf CLK_TCK)" '
 		# median of column c of kind k
@@ -383,7 +407,8 @@ fi
 for n in $dss; do
 	ns=nfsb-pnfs-$$-$n
 	bench_netns_up "$ns"
-	ip netns exec "$ns" "$repo/tests/e2e/harness.sh" --pnfs "$n" \
+	SPARSE_NFS42_VERSUS=$versus ip netns exec "$ns" \
+		"$repo/tests/e2e/harness.sh" --pnfs "$n" \
 		--pnfs-opts "Stripe_Unit = 1048576;" -- \
 		"$0" ${flags[@]+"${flags[@]}"} --size "$size" --runs "$runs" \
 		--rate "$rate" --inner "$n"
