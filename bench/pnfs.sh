@@ -39,6 +39,8 @@
 # same rotation ("put-pnfs-vs", "put-mds-vs"): an A/B of a client change
 # on the same links and under the same load.
 #
+# PNFS_TRACE=1 in the environment traces the script (set -x).
+#
 # --ceph (issue #29 item 5): the shared filesystem is a CephFS, a cluster
 # of the benchmark's own (scripts/ceph-cluster.sh, in the benchmark's
 # namespace: its traffic on lo is not limited) started once for every N;
