@@ -34,6 +34,8 @@ KIND_TEXT = {
     "other_cl": "another client's open",
     "other_file": "an open of another file",
     "layout": "layout",
+    "open_w_dr": "open, write only, another client's open denying reads",
+    "revoked": "a revoked read delegation",
 }
 
 

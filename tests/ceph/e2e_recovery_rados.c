@@ -195,7 +195,15 @@ static void grace_admin(const char *verb)
 	free(cmd);
 }
 
-/* Wait up to seconds for the cluster grace to be lifted (rec == 0). */
+/*
+ * Wait up to seconds for the cluster grace to be over: lifted (rec == 0)
+ * and this node no longer enforcing it.  A server leaves a grace period in
+ * two steps: rados_grace_lift once its clients are back (rec becomes 0
+ * when no node needs grace any more), then, as its own grace ends,
+ * rados_grace_enforcing_off (rados_cluster_end_grace).  A dump between
+ * the two shows rec 0 with the node's "E" (ceph/rados_cluster_records
+ * failed so under load, 1 run in 10: flags "E" after the reclaims).
+ */
 static struct grace grace_wait_lifted(int seconds)
 {
 	int64_t t0 = e2e_now_ms();
@@ -203,7 +211,7 @@ static struct grace grace_wait_lifted(int seconds)
 
 	for (;;) {
 		g = grace_dump();
-		if (g.rec == 0)
+		if (g.rec == 0 && !strchr(g.flags, 'E'))
 			return g;
 		ck_assert_msg(e2e_now_ms() - t0 < seconds * 1000LL,
 			      "grace not lifted after %d s: cur=%" PRIu64
@@ -648,6 +656,13 @@ static void fo_check_backing(const char *name, uint64_t off, size_t len)
  * new one) and its reclaim is NFS4ERR_NO_GRACE.  Printed: when the
  * address answered again, when x's state was back, and how long new
  * locks were refused, from the SIGKILL.
+ *
+ * With a recovery backend without the cluster grace
+ * (NFS42_RECOVERY_BACKEND, failover_check.sh's FAILOVER_BACKEND: rados_kv
+ * or sqlite) the checks of the grace database and of the record objects
+ * are left out, and the case fails where it must: y's LOCK of x's range
+ * on head b during head a's grace is granted ("got NFS4_OK (0), want
+ * NFS4ERR_GRACE"; seen with both, docs/cluster.md section 5).
  */
 START_TEST(failover_state)
 {
@@ -659,10 +674,15 @@ START_TEST(failover_state)
 	off_t uncommitted = -1;
 	struct rsess rx = { 0 }, rz = { 0 };
 	char ox[64], oy[64], oz[64], *name, *cmd;
-	const char *old_oid, *new_oid;
+	const char *old_oid = NULL, *new_oid = NULL;
 	uint8_t *buf = malloc(FO_COMMITTED);
 	struct nfs42_fh shared;
-	struct grace g0, g1;
+	struct grace g0 = { 0 }, g1 = { 0 };
+	/* the records and the grace database are rados_cluster's; another
+	 * backend (FAILOVER_BACKEND) is run to see what fails without them
+	 */
+	bool cluster =
+		!strcmp(e2e_env("NFS42_RECOVERY_BACKEND"), "rados_cluster");
 	int64_t t_kill, t_answer, t_reclaimed, t_grace_end, t_granted;
 	pthread_t starter;
 	uint32_t deleg;
@@ -671,16 +691,27 @@ START_TEST(failover_state)
 
 	ck_assert_ptr_nonnull(buf);
 	rados_open();
-	g0 = grace_wait_lifted(60);
-	old_oid = rec_oid(g0.cur);
+	if (cluster) {
+		g0 = grace_wait_lifted(60);
+		old_oid = rec_oid(g0.cur);
+	}
 	owner_name(ox, sizeof(ox), "fo-x", 0);
 	owner_name(oy, sizeof(oy), "fo-y", 0);
 	owner_name(oz, sizeof(oz), "fo-z", 0);
 
 	/* x on head a: data acknowledged, a lock, a delegation */
 	x = fo_client(e2e_env("NFS42_HOST"), ox);
-	ck_nfs_ok(x, nfs42_open(x, e2e_path("synced"), OPEN4_SHARE_ACCESS_BOTH,
-				GUARDED4, 0644, false, &fs));
+	/* without the grace database, head a's own grace (a case before
+	 * this one restarted it) is waited for here
+	 */
+	for (int i = 0;; i++) {
+		rc = nfs42_open(x, e2e_path("synced"), OPEN4_SHARE_ACCESS_BOTH,
+				GUARDED4, 0644, false, &fs);
+		if (cluster || rc != NFS4ERR_GRACE || i >= 600)
+			break;
+		usleep(100 * 1000);
+	}
+	ck_nfs_ok(x, rc);
 	fo_pattern(buf, FO_SYNCED, 0);
 	ck_nfs_ok(x, nfs42_pwrite(&fs, buf, FO_SYNCED, 0, FILE_SYNC4));
 	ck_nfs_ok(x, nfs42_open(x, e2e_path("acked"), OPEN4_SHARE_ACCESS_BOTH,
@@ -697,13 +728,15 @@ START_TEST(failover_state)
 	ck_assert_msg(fd.deleg_type == OPEN_DELEGATE_READ,
 		      "OPEN gave delegation type %u (why %u), not READ",
 		      fd.deleg_type, fd.why_no_deleg);
-	ck_assert_int_eq(records_naming(old_oid, ox), 1);
+	if (cluster)
+		ck_assert_int_eq(records_naming(old_oid, ox), 1);
 
 	/* z on head a: will not come back */
 	shared = rs_shared_file();
 	ck_nfs_status(rsess_establish(&rz, oz, &shared), NFS4_OK);
 	rsess_free(&rz);
-	ck_assert_int_eq(records_naming(old_oid, oz), 1);
+	if (cluster)
+		ck_assert_int_eq(records_naming(old_oid, oz), 1);
 
 	/* y on head b: the lock is the file system's, seen from b */
 	y = fo_client(host_b, oy);
@@ -736,9 +769,11 @@ START_TEST(failover_state)
 	ck_nfs_status(rsess_create_session(&rx), NFS4_OK);
 
 	/* the cluster is in grace: head b refuses y's new locks too */
-	g1 = grace_dump();
-	ck_assert_int_eq(g1.cur, g0.cur + 1);
-	new_oid = rec_oid(g1.cur);
+	if (cluster) {
+		g1 = grace_dump();
+		ck_assert_int_eq(g1.cur, g0.cur + 1);
+		new_oid = rec_oid(g1.cur);
+	}
 	ck_nfs_status(fo_lock(y, &fy, 0, FO_RANGE, "ly", &ly), NFS4ERR_GRACE);
 	ck_nfs_status(fo_lock(y, &fy, 2 * FO_RANGE, FO_RANGE, "ly2", &ly),
 		      NFS4ERR_GRACE);
@@ -773,7 +808,8 @@ START_TEST(failover_state)
 	fo_check_backing("synced", 0, FO_SYNCED);
 	if (stat(e2e_backing("uncommitted"), &st) == 0)
 		uncommitted = st.st_size;
-	ck_assert_int_eq(records_naming(new_oid, ox), 1);
+	if (cluster)
+		ck_assert_int_eq(records_naming(new_oid, ox), 1);
 
 	/* z is not back: the grace lasts; y waits for it, then meets x's
 	 * reclaimed lock */
@@ -788,7 +824,8 @@ START_TEST(failover_state)
 	}
 	t_grace_end = realtime_ms();
 	ck_nfs_status(rc, NFS4ERR_DENIED);
-	ck_assert_int_eq(grace_wait_lifted(30).cur, g1.cur);
+	if (cluster)
+		ck_assert_int_eq(grace_wait_lifted(30).cur, g1.cur);
 	{
 		struct nfs42_compound *c = rsess_cpd(&rx);
 
@@ -800,12 +837,14 @@ START_TEST(failover_state)
 	t_granted = realtime_ms();
 
 	/* z's record is gone from RADOS, and z may not reclaim */
-	for (int i = 0; i < 100 && object_exists(old_oid); i++)
+	for (int i = 0; cluster && i < 100 && object_exists(old_oid); i++)
 		usleep(100 * 1000);
-	ck_assert_msg(!object_exists(old_oid), "%s kept after the grace",
-		      old_oid);
-	ck_assert_int_eq(records_naming(new_oid, oz), 0);
-	ck_assert_int_eq(records_naming(new_oid, ox), 1);
+	if (cluster) {
+		ck_assert_msg(!object_exists(old_oid),
+			      "%s kept after the grace", old_oid);
+		ck_assert_int_eq(records_naming(new_oid, oz), 0);
+		ck_assert_int_eq(records_naming(new_oid, ox), 1);
+	}
 	rs_after_restart(&rz, oz);
 	ck_nfs_status(rsess_reclaim(&rz, &shared, "oo"), NFS4ERR_NO_GRACE);
 	rsess_free(&rz);

@@ -198,14 +198,19 @@ static inline void v40_open_confirm(struct v40 *v, const struct nfs42_fh *fh,
 
 /* An NFSv4.0 client's callback service on 127.0.0.1 (the server
  * connects to it): CB_NULL is answered while answer is set, else read
- * and left unanswered, as is every CB_COMPOUND (a client that hangs).
+ * and left unanswered, as is every CB_COMPOUND (a client that hangs)
+ * unless answer_recalls is set: then each is taken for a CB_RECALL and
+ * answered NFS4_OK (a holder that acknowledges a recall and keeps the
+ * delegation).
  */
 struct cb40 {
 	int lfd;
 	uint16_t port;
 	pthread_t accepter;
 	atomic_int answer;
+	atomic_int answer_recalls;
 	atomic_int nulls; /* CB_NULL calls received */
+	atomic_int recalls; /* CB_COMPOUNDs answered */
 };
 
 static inline bool cb40_read_all(int fd, void *buf, size_t n)
@@ -246,8 +251,31 @@ static inline void *cb40_serve(void *arg)
 				goto out;
 			len -= n;
 		}
-		if (ntohl(call[5]) != 0) /* CB_COMPOUND: never answered */
+		if (ntohl(call[5]) != 0) { /* CB_COMPOUND */
+			/* accepted, AUTH_NONE verifier, SUCCESS; NFS4_OK,
+			 * an empty tag, one result: CB_RECALL (4), NFS4_OK
+			 */
+			uint32_t reply[12] = { htonl(0x80000000U | 44),
+					       call[0],
+					       htonl(1),
+					       0,
+					       0,
+					       0,
+					       0,
+					       0,
+					       0,
+					       htonl(1),
+					       htonl(4),
+					       0 };
+
+			if (!atomic_load(&k->cb->answer_recalls))
+				continue;
+			atomic_fetch_add(&k->cb->recalls, 1);
+			if (write(k->fd, reply, sizeof(reply)) !=
+			    (ssize_t)sizeof(reply))
+				break;
 			continue;
+		}
 		atomic_fetch_add(&k->cb->nulls, 1);
 		if (atomic_load(&k->cb->answer)) {
 			/* accepted, AUTH_NONE verifier, SUCCESS, no results */
@@ -304,7 +332,9 @@ static inline void cb40_start(struct cb40 *cb)
 	ck_assert_int_eq(getsockname(cb->lfd, (struct sockaddr *)&sa, &sl), 0);
 	cb->port = ntohs(sa.sin_port);
 	atomic_store(&cb->answer, 1);
+	atomic_store(&cb->answer_recalls, 0);
 	atomic_store(&cb->nulls, 0);
+	atomic_store(&cb->recalls, 0);
 	ck_assert_int_eq(pthread_create(&cb->accepter, NULL, cb40_accept, cb),
 			 0);
 }

@@ -6,7 +6,9 @@
  * never leaves its directory, never follows a symbolic link and never
  * crosses a mount point, on a real tree in TMPDIR.  The mount case needs
  * root (a bind mount in a private mount namespace of this process); it is
- * reported and passed over without root.
+ * reported and passed over without root.  And which filesystems reserve
+ * space for fallocate (ALLOCATE): a mountinfo text names the mount's
+ * type, CephFS (kernel or ceph-fuse) does not reserve, TMPDIR's does.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -20,6 +22,8 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 
 #include "sparse_fs.h"
 
@@ -223,6 +227,71 @@ START_TEST(bind_mount_not_crossed)
 }
 END_TEST
 
+/* proc(5)'s mountinfo: optional tags before " - ", then the type */
+static const char mountinfo_text[] =
+	"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+	"40 22 0:57 / /mnt/cephfs rw,nosuid,nodev,relatime shared:20 master:3 - fuse.ceph-fuse ceph-fuse rw,user_id=0\n"
+	"41 22 0:58 /sub /mnt/k rw - ceph 10.0.0.1:/ rw,name=admin\n"
+	"42 22 0:59 / /mnt/long rw - fuse.a-filesystem-type-name-longer-than-the-buffer x rw\n";
+
+static int type_of(dev_t dev, char *type, size_t len)
+{
+	FILE *f = fmemopen((void *)mountinfo_text, sizeof(mountinfo_text) - 1,
+			   "r");
+	int rc;
+
+	ck_assert_ptr_nonnull(f);
+	rc = sparse_mount_type(f, dev, type, len);
+	fclose(f);
+	return rc;
+}
+
+START_TEST(space_reservation)
+{
+	const long ext4 = 0xEF53, xfs = 0x58465342, tmpfs = 0x01021994;
+	const long fuse = 0x65735546, ceph = 0x00c36400;
+	char type[64], small[8];
+	struct statfs sf;
+	int fd;
+
+	ck_assert_int_eq(type_of(makedev(8, 1), type, sizeof(type)), 0);
+	ck_assert_str_eq(type, "ext4");
+	ck_assert_int_eq(type_of(makedev(0, 57), type, sizeof(type)), 0);
+	ck_assert_str_eq(type, "fuse.ceph-fuse");
+	ck_assert_int_eq(type_of(makedev(0, 58), type, sizeof(type)), 0);
+	ck_assert_str_eq(type, "ceph");
+	ck_assert_int_eq(type_of(makedev(0, 60), type, sizeof(type)), ENOENT);
+	ck_assert_int_eq(type_of(makedev(0, 59), small, sizeof(small)),
+			 ENAMETOOLONG);
+	ck_assert_int_eq(type_of(makedev(8, 1), small, 5), 0);
+	ck_assert_str_eq(small, "ext4");
+
+	/* the local filesystems reserve; CephFS does not, by either client */
+	ck_assert(sparse_fs_type_reserves(ext4, NULL));
+	ck_assert(sparse_fs_type_reserves(xfs, NULL));
+	ck_assert(sparse_fs_type_reserves(tmpfs, NULL));
+	ck_assert(!sparse_fs_type_reserves(ceph, NULL));
+	ck_assert(!sparse_fs_type_reserves(fuse, "fuse.ceph-fuse"));
+	ck_assert(!sparse_fs_type_reserves(fuse, "fuse.ceph"));
+	/* another FUSE filesystem, or one whose type is not known */
+	ck_assert(sparse_fs_type_reserves(fuse, "fuse.glusterfs"));
+	ck_assert(sparse_fs_type_reserves(fuse, NULL));
+	/* a type name is only a FUSE subtype on a FUSE filesystem */
+	ck_assert(sparse_fs_type_reserves(ext4, "fuse.ceph-fuse"));
+
+	/* TMPDIR's filesystem, as an export's root would be looked at */
+	make_tree();
+	fd = open(tree, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstatfs(fd, &sf), 0);
+	ck_assert_msg(sparse_fs_reserves_space(fd, sf.f_type),
+		      "TMPDIR's filesystem (type 0x%lx) said not to reserve",
+		      (unsigned long)sf.f_type);
+	close(fd);
+	remove_tree();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sparse_fs");
@@ -234,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, uuid_text);
 	tcase_add_test(tc, open_beneath);
 	tcase_add_test(tc, bind_mount_not_crossed);
+	tcase_add_test(tc, space_reservation);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -411,6 +411,12 @@ static int sparse_open_export_root(struct sparse_export *exp, const char *path)
 	exp->root_dev = st.st_dev;
 	if (fstatfs(exp->root_fd, &sf) == 0)
 		exp->fs_type = sf.f_type;
+	exp->reserves_space =
+		sparse_fs_reserves_space(exp->root_fd, exp->fs_type);
+	if (!exp->reserves_space)
+		LogInfo(COMPONENT_FSAL,
+			"FSAL_SPARSE: %s: its filesystem (statfs type 0x%lx) does not reserve space for fallocate: ALLOCATE is NFS4ERR_NOTSUPP",
+			path, (unsigned long)exp->fs_type);
 	if (exp->fs_identity != NULL &&
 	    sparse_uuid_parse(exp->fs_identity, uuid))
 		src = SPARSE_UUID_CONFIG; /* checked at parse */

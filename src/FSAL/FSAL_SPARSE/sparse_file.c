@@ -1349,6 +1349,11 @@ static fsal_status_t sparse_fallocate(struct fsal_obj_handle *obj_hdl,
 	fsal_status_t status;
 	int rc = 0;
 
+	/* where fallocate answers 0 without reserving (CephFS), an ALLOCATE
+	 * would promise writes that can still fail with ENOSPC
+	 */
+	if (allocate && !sparse_op_export()->reserves_space)
+		return fsalstat(ERR_FSAL_NOTSUPP, EOPNOTSUPP);
 	if ((int64_t)offset < 0 || (int64_t)length <= 0 ||
 	    offset + length < offset || (int64_t)(offset + length) < 0)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);

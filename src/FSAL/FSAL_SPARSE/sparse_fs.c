@@ -314,3 +314,83 @@ bool sparse_confine_is_root(const struct sparse_confine *c,
 {
 	return sparse_same_inode(st, c->root_dev, c->root_ino);
 }
+
+/* ---- space reservation -------------------------------------------------- */
+
+/* statfs f_type values (linux/magic.h) */
+#define SPARSE_CEPH_SUPER_MAGIC 0x00c36400L
+#define SPARSE_FUSE_SUPER_MAGIC 0x65735546L
+
+bool sparse_fs_type_reserves(long f_type, const char *mnt_type)
+{
+	/* FUSE mounts of CephFS: ceph-fuse names its mounts "ceph-fuse";
+	 * mount.fuse.ceph (an fstab line of type fuse.ceph) "ceph"
+	 */
+	static const char *const no_reserve[] = { "fuse.ceph-fuse",
+						  "fuse.ceph" };
+	size_t i;
+
+	if (f_type == SPARSE_CEPH_SUPER_MAGIC)
+		return false;
+	if (f_type != SPARSE_FUSE_SUPER_MAGIC || mnt_type == NULL)
+		return true;
+	for (i = 0; i < sizeof(no_reserve) / sizeof(no_reserve[0]); i++)
+		if (strcmp(mnt_type, no_reserve[i]) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * A mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - TYPE
+ * SOURCE SUPER_OPTIONS" (proc(5)); the tags before " - " vary in number.
+ */
+int sparse_mount_type(FILE *mountinfo, dev_t dev, char *type, size_t len)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = ENOENT;
+
+	/* getline: a line's two paths may be PATH_MAX long each */
+	while (rc == ENOENT && getline(&line, &cap, mountinfo) > 0) {
+		unsigned int maj, min;
+		char *sep;
+		size_t n;
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    makedev(maj, min) != dev)
+			continue;
+		sep = strstr(line, " - ");
+		if (sep == NULL)
+			continue;
+		sep += 3;
+		n = strcspn(sep, "\n ");
+		if (n >= len) {
+			rc = ENAMETOOLONG;
+			break;
+		}
+		memcpy(type, sep, n);
+		type[n] = '\0';
+		rc = 0;
+	}
+	free(line);
+	return rc;
+}
+
+bool sparse_fs_reserves_space(int fd, long f_type)
+{
+	char type[64];
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	if (f_type != SPARSE_FUSE_SUPER_MAGIC)
+		return sparse_fs_type_reserves(f_type, NULL);
+	if (fstat(fd, &st) != 0)
+		return true;
+	f = sparse_sys_fopen_read("/proc/self/mountinfo");
+	if (f == NULL)
+		return true;
+	rc = sparse_mount_type(f, st.st_dev, type, sizeof(type));
+	fclose(f);
+	return sparse_fs_type_reserves(f_type, rc == 0 ? type : NULL);
+}

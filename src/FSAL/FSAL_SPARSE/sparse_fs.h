@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -105,5 +106,33 @@ int sparse_confine_check(const struct sparse_confine *c, int fd,
 /* Is fd (st: its fstat) the export root itself? */
 bool sparse_confine_is_root(const struct sparse_confine *c,
 			    const struct stat *st);
+
+/* ---- space reservation -------------------------------------------------- */
+
+/*
+ * Does fallocate(2) in mode 0 reserve space on a filesystem of statfs type
+ * f_type, mounted as mnt_type (the type /proc/self/mountinfo gives its
+ * mount, "fuse.ceph-fuse" say; NULL when unknown)?  False for the
+ * filesystems known to answer 0 without reserving anything, so that a
+ * later write into the range can still fail with ENOSPC: CephFS through
+ * the kernel client and through ceph-fuse (Ceph 16.2's Client::_fallocate
+ * only moves the size; docs/cluster.md section 6).  True for every other
+ * one, a FUSE filesystem of unknown type included.
+ */
+bool sparse_fs_type_reserves(long f_type, const char *mnt_type);
+
+/*
+ * The type of the mount whose device is dev, read from mountinfo (the
+ * format of /proc/self/mountinfo), into type (size len).  0, or ENOENT
+ * when no line names dev, ENAMETOOLONG when the type does not fit.
+ */
+int sparse_mount_type(FILE *mountinfo, dev_t dev, char *type, size_t len);
+
+/*
+ * sparse_fs_type_reserves() for the filesystem holding fd, whose statfs
+ * type is f_type: the mount's type is looked up in /proc/self/mountinfo
+ * for a FUSE filesystem only (its f_type does not say which one it is).
+ */
+bool sparse_fs_reserves_space(int fd, long f_type);
 
 #endif /* SPARSE_FS_H */

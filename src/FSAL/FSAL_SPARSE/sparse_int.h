@@ -97,6 +97,11 @@ struct sparse_export {
 	struct glist_head ident_link;
 	/* statfs() f_type of the export's filesystem.  Set at create. */
 	long fs_type;
+	/* fallocate(2) in mode 0 reserves space on that filesystem
+	 * (sparse_fs_reserves_space(); false on CephFS): without it
+	 * ALLOCATE is NFS4ERR_NOTSUPP.  Set at create.
+	 */
+	bool reserves_space;
 	/* What sparse_create_handle checks a new object against. */
 	struct sparse_confine confine;
 	/* Tunables from the FSAL block (atomic access after create). */

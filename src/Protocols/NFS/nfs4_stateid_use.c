@@ -11,7 +11,12 @@
  * it then allows is decided here, from one row per operation:
  *
  * - an open stateid must carry the access the operation needs, else
- *   NFS4ERR_OPENMODE (RFC 8881 15.1.5.7, 9.1.2);
+ *   NFS4ERR_OPENMODE (RFC 8881 15.1.5.7, 9.1.2); where a read goes
+ *   through an open for writing only (9.1.2 lets the server allow it),
+ *   another open of the file that denies reads still refuses it:
+ *   NFS4ERR_LOCKED (9.1.2: the server MUST still check for an OPEN
+ *   denying reads, and such a denial is NFS4ERR_LOCKED; RFC 7530
+ *   9.1.6 the same for NFSv4.0);
  * - a lock stateid acts under its open (RFC 8881 9.1.2);
  * - a delegation stateid stands in for an open when its type carries the
  *   access: any delegation for reading, a write delegation for writing;
@@ -125,17 +130,50 @@ static nfsstat4 stateid_open_of(const struct stateid_rule *rule, state_t *state,
 	}
 }
 
+/* Does an open of obj other than own deny reads?  (An open with read
+ * access cannot coexist with one: only a read through an open for
+ * writing needs to ask.)  Takes the state lock. */
+static bool other_open_denies_read(struct fsal_obj_handle *obj,
+				   const state_t *own)
+{
+	struct glist_head *glist;
+	bool denied = false;
+
+	STATELOCK_lock(obj);
+	glist_for_each(glist, &obj->state_hdl->file.list_of_states)
+	{
+		const state_t *state = glist_entry(glist, state_t, state_list);
+
+		if (state != own && state->state_type == STATE_TYPE_SHARE &&
+		    (state->state_data.share.share_deny &
+		     OPEN4_SHARE_DENY_READ) != 0) {
+			denied = true;
+			break;
+		}
+	}
+	STATELOCK_unlock(obj);
+	return denied;
+}
+
 /* Does the open carry the access? */
 static nfsstat4 stateid_open_mode(const struct stateid_rule *rule,
-				  const state_t *open)
+				  const state_t *open,
+				  struct fsal_obj_handle *obj)
 {
 	const struct state_share *share = &open->state_data.share;
 
 	if ((share->share_access & rule->access) != 0)
 		return NFS4_OK;
 	if (rule->read_through_write &&
-	    (share->share_deny & OPEN4_SHARE_DENY_READ) == 0)
-		return NFS4_OK;
+	    (share->share_deny & OPEN4_SHARE_DENY_READ) == 0) {
+		if (!other_open_denies_read(obj, open))
+			return NFS4_OK;
+		LogDebug(
+			COMPONENT_STATE,
+			"%s through an open for writing: another open denies reads",
+			rule->name);
+		return NFS4ERR_LOCKED;
+	}
 	LogDebug(COMPONENT_STATE, "%s under an open without %s access",
 		 rule->name,
 		 rule->access == OPEN4_SHARE_ACCESS_READ ? "read" : "write");
@@ -167,7 +205,7 @@ nfsstat4 nfs4_stateid_authorize(compound_data_t *data,
 
 	status = stateid_open_of(rule, use->state, &use->open);
 	if (status == NFS4_OK && use->open != NULL)
-		status = stateid_open_mode(rule, use->open);
+		status = stateid_open_mode(rule, use->open, obj);
 	if (status != NFS4_OK)
 		nfs4_stateid_use_release(use);
 	return status;
