@@ -472,6 +472,68 @@ static void *striped_write_main(void *arg)
 	return NULL;
 }
 
+/* A temporary source file of len bytes with no zero byte (copied to
+ * buf), its name already unlinked: the descriptor. */
+static int inflight_source(uint8_t *buf, size_t len)
+{
+	char src[] = "/tmp/e2e-inflight-XXXXXX";
+	size_t k;
+	int fd;
+
+	for (k = 0; k < len; k++)
+		buf[k] = (uint8_t)(k % 251 + 1);
+	fd = mkstemp(src);
+	ck_assert_int_ge(fd, 0);
+	unlink(src);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	return fd;
+}
+
+/*
+ * Arm the one-shot stall of op on name's file, run fn(arg) in a thread,
+ * and once the stall holds a call (its marker gone) and 3 s more passed,
+ * read what the file holds into got (len bytes, zeros where nothing is
+ * written); the thread is joined before returning.
+ */
+static void read_while_held(const char *op, const char *name,
+			    void *(*fn)(void *), void *arg, uint8_t *got,
+			    size_t len)
+{
+	char *marker = e2e_fmt("%s/%s.%llu", e2e_env("NFS42_STALL_DIR"), op,
+			       (unsigned long long)bstat(name).st_ino);
+	pthread_t t;
+	int fd = creat(marker, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, arg), 0);
+	while (access(marker, F_OK) == 0)
+		usleep(10 * 1000);
+	usleep(3000 * 1000);
+	fd = open(e2e_backing(name), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	memset(got, 0, len);
+	ck_assert_int_ge(pread(fd, got, len, 0), 0);
+	close(fd);
+	pthread_join(t, NULL);
+}
+
+/* name's file holds the len bytes of buf (got: room for them). */
+static void backing_holds(const char *name, const uint8_t *buf, uint8_t *got,
+			  size_t len)
+{
+	int fd = open(e2e_backing(name), O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	/* the pages read_while_held cached are stale on a mount of a
+	 * shared filesystem that is not the servers' (the Ceph lane's
+	 * ceph-fuse): read what the file system has */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	ck_assert_int_eq(pread(fd, got, len, 0), (ssize_t)len);
+	close(fd);
+	ck_assert(memcmp(got, buf, len) == 0);
+}
+
 /*
  * Our client keeps several WRITEs in flight on each data server: the
  * first data-server write of a 1 MiB striped write (16 stripe units of
@@ -488,63 +550,81 @@ START_TEST(writes_in_flight_per_ds)
 	const size_t unit = 65536, units = 16;
 	uint8_t *buf = malloc(unit * units), *got = malloc(unit * units);
 	struct striped_write sw = { .lo = lo };
-	char src[] = "/tmp/e2e-inflight-XXXXXX";
 	unsigned int written[2] = { 0, 0 };
 	struct nfs42_file f;
-	pthread_t t;
-	char *marker;
 	size_t k;
-	int fd;
 
-	for (k = 0; k < unit * units; k++)
-		buf[k] = (uint8_t)(k % 251 + 1); /* no zero byte */
-	sw.fd = mkstemp(src);
-	ck_assert_int_ge(sw.fd, 0);
-	unlink(src);
-	ck_assert_int_eq(write(sw.fd, buf, unit * units),
-			 (ssize_t)(unit * units));
+	sw.fd = inflight_source(buf, unit * units);
 	open_rw_layout(cl, name, &f, lo);
 	sw.f = &f;
-	marker = e2e_fmt("%s/ds_write.%llu", e2e_env("NFS42_STALL_DIR"),
-			 (unsigned long long)bstat(name).st_ino);
-	fd = creat(marker, 0644);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	ck_assert_int_eq(pthread_create(&t, NULL, striped_write_main, &sw), 0);
-	/* the first data-server write is held when the marker is gone */
-	while (access(marker, F_OK) == 0)
-		usleep(10 * 1000);
-	usleep(3000 * 1000);
-	fd = open(e2e_backing(name), O_RDONLY);
-	ck_assert_int_ge(fd, 0);
-	memset(got, 0, unit * units);
-	ck_assert_int_ge(pread(fd, got, unit * units, 0), 0);
-	close(fd);
+	/* the first data-server write is held */
+	read_while_held("ds_write", name, striped_write_main, &sw, got,
+			unit * units);
 	for (k = 0; k < units; k++)
 		if (got[k * unit] != 0)
 			written[k % 2]++;
-	pthread_join(t, NULL);
 	ck_nfs_ok(cl, sw.rc);
 	ck_assert_msg(
 		written[0] > 0 && written[1] > 0,
 		"while one data server held a write, units written through each: %u, %u",
 		written[0], written[1]);
-	fd = open(e2e_backing(name), O_RDONLY);
-	ck_assert_int_ge(fd, 0);
-	/* the pages the read above cached are stale on a mount of a shared
-	 * filesystem that is not the data servers' (the Ceph lane's
-	 * ceph-fuse): read what the file system has */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	ck_assert_int_eq(pread(fd, got, unit * units, 0),
-			 (ssize_t)(unit * units));
-	close(fd);
-	ck_assert(memcmp(got, buf, unit * units) == 0);
+	backing_holds(name, buf, got, unit * units);
 	(void)nfs42_layout_return(&f, lo);
 	ck_nfs_ok(cl, nfs42_close(&f));
 	close(sw.fd);
 	free(buf);
 	free(got);
 	free(lo);
+	nfs42_client_free(cl);
+}
+END_TEST
+
+struct mds_put {
+	struct nfs42_client *cl;
+	const char *path;
+	int fd, rc;
+};
+
+static void *mds_put_main(void *arg)
+{
+	struct mds_put *mp = arg;
+
+	mp->rc = nfs42_write_file_fd(mp->cl, mp->path, mp->fd, 0644, NULL);
+	return NULL;
+}
+
+/*
+ * Our client keeps several WRITEs in flight through the metadata server
+ * too (nfs42 put --no-pnfs, nfs42_write_file_fd): the first WRITE of a
+ * file of 4 WRITEs is held 8 s by the Test_Hooks stall (after its
+ * pwrite); meanwhile the three others are written.  (One WRITE at a time,
+ * the client sent nothing more until the held one was answered: seen
+ * failing so, "later WRITEs written: 0 of 3".)
+ */
+START_TEST(writes_in_flight_mds)
+{
+	struct nfs42_client *cl = e2e_client();
+	const char *name = backing_file("mdsinflight", 0, 0644, 0);
+	const size_t unit = nfs42_io_size(cl), units = 4;
+	uint8_t *buf = malloc(unit * units), *got = malloc(unit * units);
+	struct mds_put mp = { .cl = cl, .path = e2e_path(name) };
+	unsigned int written = 0;
+	size_t k;
+
+	mp.fd = inflight_source(buf, unit * units);
+	read_while_held("write", name, mds_put_main, &mp, got, unit * units);
+	for (k = 1; k < units; k++)
+		if (got[k * unit] != 0)
+			written++;
+	ck_nfs_ok(cl, mp.rc);
+	ck_assert_msg(written > 0,
+		      "while the metadata server held a WRITE, later WRITEs "
+		      "written: %u of %zu",
+		      written, units - 1);
+	backing_holds(name, buf, got, unit * units);
+	close(mp.fd);
+	free(buf);
+	free(got);
 	nfs42_client_free(cl);
 }
 END_TEST
@@ -877,6 +957,7 @@ int main(int argc, char **argv)
 			tcase_add_test(tc, moved_out_of_export);
 		tcase_add_test(tc, fence_waits_for_write);
 		tcase_add_test(tc, writes_in_flight_per_ds);
+		tcase_add_test(tc, writes_in_flight_mds);
 		tcase_add_test(tc, rename_over_recalls);
 		tcase_add_test(tc, failed_layoutget_leaves_nothing);
 		tcase_add_test(tc, layoutget_across_a_fence);

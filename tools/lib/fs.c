@@ -711,26 +711,135 @@ static ssize_t pread_full(int fd, void *buf, size_t len, off_t off)
 	return got;
 }
 
+/*
+ * A regular file's WRITEs through the metadata server, several in flight
+ * (PUT_DEPTH, at most the session's slots), each from a buffer of its own:
+ * one at a time left the link idle for every reply and the server's pwrite
+ * (0.76-0.87 of a 1 Gbit/s link where reads, 8 in flight, filled 0.99;
+ * the data servers' writes were in flight already, issue #26).  A ring:
+ * n WRITEs started from w[head], answered in the order they were sent.
+ */
+#define PUT_DEPTH 4
+
+struct put_write {
+	struct nfs42_compound *c;
+	int idx;
+	uint64_t off;
+	uint32_t len;
+	uint8_t *buf;
+};
+
+struct put_pipe {
+	struct nfs42_file *f;
+	struct put_write w[PUT_DEPTH];
+	uint32_t depth, head, n;
+};
+
+static int put_pipe_init(struct put_pipe *pp, struct nfs42_file *f, uint32_t sz)
+{
+	uint32_t i;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->f = f;
+	pp->depth = nfs42_slot_count(f->cl);
+	if (pp->depth > PUT_DEPTH)
+		pp->depth = PUT_DEPTH;
+	if (pp->depth < 1)
+		pp->depth = 1;
+	for (i = 0; i < pp->depth; i++) {
+		pp->w[i].buf = malloc(sz);
+		if (!pp->w[i].buf)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The oldest WRITE's reply; a short one's rest written now, before any
+ * later reply is taken (at its own offsets: the order does not matter). */
+static int put_finish_oldest(struct put_pipe *pp)
+{
+	struct put_write *w = &pp->w[pp->head];
+	const struct nfs42_res *r;
+	uint32_t done = 0;
+	int rc = nfs42_compound_finish(w->c);
+
+	r = nfs42_res(w->c, w->idx);
+	if (!rc && (!r || r->u.write.count == 0 || r->u.write.count > w->len)) {
+		nfs42_set_error(pp->f->cl, "WRITE made no progress");
+		rc = -EIO;
+	}
+	if (!rc)
+		done = r->u.write.count;
+	nfs42_compound_free(w->c);
+	w->c = NULL;
+	pp->head = (pp->head + 1) % pp->depth;
+	pp->n--;
+	if (!rc && done < w->len)
+		rc = nfs42_pwrite(pp->f, w->buf + done, w->len - done,
+				  w->off + done, UNSTABLE4);
+	return rc;
+}
+
+/* Every WRITE answered: the first failure (the others still taken). */
+static int put_drain(struct put_pipe *pp, int rc)
+{
+	int rc2;
+
+	while (pp->n > 0) {
+		rc2 = put_finish_oldest(pp);
+		if (!rc)
+			rc = rc2;
+	}
+	return rc;
+}
+
+static void put_pipe_free(struct put_pipe *pp)
+{
+	uint32_t i;
+
+	(void)put_drain(pp, 0);
+	for (i = 0; i < pp->depth; i++)
+		free(pp->w[i].buf);
+}
+
 /* [d, h) of fd (at most to end) to f at the same offsets; *end_read: the
  * offset reading stopped at (fd's end, if it shrank) */
-static int put_range(struct nfs42_file *f, int fd, uint64_t d, uint64_t h,
-		     void *buf, uint32_t sz, struct nfs42_put_result *r,
+static int put_range(struct put_pipe *pp, int fd, uint64_t d, uint64_t h,
+		     uint32_t sz, struct nfs42_put_result *r,
 		     uint64_t *end_read)
 {
+	struct put_write *w;
 	ssize_t n;
 	int rc;
 
 	while (d < h) {
-		n = pread_full(fd, buf, h - d < sz ? h - d : sz, d);
+		if (pp->n == pp->depth) {
+			rc = put_finish_oldest(pp);
+			if (rc)
+				return rc;
+		}
+		w = &pp->w[(pp->head + pp->n) % pp->depth];
+		n = pread_full(fd, w->buf, h - d < sz ? h - d : sz, d);
 		if (n < 0) {
 			r->local_errno = -n;
 			return n;
 		}
 		if (n == 0)
 			break;
-		rc = nfs42_pwrite(f, buf, n, d, UNSTABLE4);
-		if (rc)
+		w->c = fh_compound(pp->f->cl, &pp->f->fh);
+		if (!w->c)
+			return -ENOMEM;
+		w->off = d;
+		w->len = (uint32_t)n;
+		w->idx = nfs42_op_write(w->c, &pp->f->stateid, d, UNSTABLE4,
+					w->buf, w->len);
+		rc = nfs42_compound_start(w->c);
+		if (rc) {
+			nfs42_compound_free(w->c);
+			w->c = NULL;
 			return rc;
+		}
+		pp->n++;
 		r->sent += n;
 		d += n;
 	}
@@ -740,36 +849,43 @@ static int put_range(struct nfs42_file *f, int fd, uint64_t d, uint64_t h,
 
 /* A regular file's data extents, then its size (the file was truncated
  * when opened: what is not written is a hole). */
-static int put_extents(struct nfs42_file *f, int fd, uint64_t size, void *buf,
-		       uint32_t sz, struct nfs42_put_result *r)
+static int put_extents(struct nfs42_file *f, int fd, uint64_t size, uint32_t sz,
+		       struct nfs42_put_result *r)
 {
 	uint64_t off = 0, end = 0;
 	struct nfs42_sattr sa;
+	struct put_pipe pp;
 	off_t d, h;
 	int rc;
 
-	while (off < size) {
+	rc = put_pipe_init(&pp, f, sz);
+	while (!rc && off < size) {
 		d = lseek(fd, off, SEEK_DATA);
 		if (d < 0 && errno == ENXIO)
 			break; /* nothing but a hole to the end */
 		if (d < 0) {
 			r->local_errno = errno;
-			return -errno;
+			rc = -errno;
+			break;
 		}
 		if ((uint64_t)d >= size)
 			break;
 		h = lseek(fd, d, SEEK_HOLE);
 		if (h < 0 || (uint64_t)h > size)
 			h = size;
-		rc = put_range(f, fd, d, h, buf, sz, r, &end);
+		rc = put_range(&pp, fd, d, h, sz, r, &end);
 		if (rc)
-			return rc;
+			break;
 		if (end < (uint64_t)h) {
 			size = end; /* it shrank while we read */
 			break;
 		}
 		off = h;
 	}
+	rc = put_drain(&pp, rc);
+	put_pipe_free(&pp);
+	if (rc)
+		return rc;
 	r->size = size;
 	if (end == size)
 		return 0;
@@ -894,7 +1010,7 @@ int nfs42_write_file_fd(struct nfs42_client *cl, const char *path, int fd,
 	if (stream)
 		rc = put_stream(&f, fd, buf, sz, head, r);
 	else
-		rc = put_extents(&f, fd, st.st_size, buf, sz, r);
+		rc = put_extents(&f, fd, st.st_size, sz, r);
 	free(buf);
 	return write_finish(&f, rc);
 }

@@ -811,11 +811,16 @@ static int piece_write_ds(struct pio *io, struct worker *w,
 	return piece_write_ds_from(io, w, ds, p, 0);
 }
 
-/* A WRITE of a whole piece sent, its reply not taken yet. */
+/* A WRITE of a whole piece sent, its reply not taken yet; or (commit) a
+ * COMMIT sent without waiting, for the pieces covered, all of them
+ * answered before it was sent. */
 struct wr_inflight {
 	struct nfs42_compound *c;
 	int idx;
 	struct piece *p;
+	bool commit;
+	struct piece *covered;
+	uint64_t covered_bytes;
 };
 
 /* Send the WRITE of all of p (UNSTABLE) without waiting: 0 with fl set. */
@@ -827,6 +832,7 @@ static int piece_start_ds(struct pio *io, struct nfs42_client *ds,
 	int rc;
 
 	nfs42_layout_locate(io->lo, p->off, &loc);
+	memset(fl, 0, sizeof(*fl));
 	fl->p = p;
 	fl->c = nfs42_compound_new(ds);
 	if (!fl->c)
@@ -870,24 +876,25 @@ static int piece_finish_ds(struct pio *io, struct worker *w,
 	return 0;
 }
 
-/* COMMIT on the data server; 0 with *verf, or the error. */
-static int ds_commit(struct pio *io, struct worker *w, struct nfs42_client *ds,
-		     uint8_t *verf)
+/* PUTFH COMMIT of w's file on its data server, not sent (NULL: ENOMEM). */
+static struct nfs42_compound *ds_commit_new(struct pio *io, struct worker *w,
+					    struct nfs42_client *ds, int *idx)
 {
 	struct nfs42_compound *c = nfs42_compound_new(ds);
-	struct nfs42_stripe_loc loc;
-	const struct nfs42_res *r;
-	int idx, rc;
 
 	if (!c)
-		return -ENOMEM;
-	nfs42_layout_locate(io->lo,
-			    io->lo->pattern_offset +
-				    (uint64_t)w->stripe * io->lo->stripe_unit,
-			    &loc);
+		return NULL;
 	nfs42_op_putfh(c, &io->lo->fhs[io->lo->nfh == 1 ? 0 : w->stripe]);
-	idx = nfs42_op_commit(c, 0, 0);
-	rc = nfs42_compound_run(c);
+	*idx = nfs42_op_commit(c, 0, 0);
+	return c;
+}
+
+/* A sent COMMIT's reply: 0 with *verf, or the error; c freed. */
+static int ds_commit_finish(struct nfs42_compound *c, int idx, uint8_t *verf)
+{
+	const struct nfs42_res *r;
+	int rc = nfs42_compound_finish(c);
+
 	r = nfs42_res(c, idx);
 	if (!rc && r)
 		memcpy(verf, r->u.commit.verf, NFS4_VERIFIER_SIZE);
@@ -895,6 +902,23 @@ static int ds_commit(struct pio *io, struct worker *w, struct nfs42_client *ds,
 		rc = -EPROTO;
 	nfs42_compound_free(c);
 	return rc;
+}
+
+/* COMMIT on the data server; 0 with *verf, or the error. */
+static int ds_commit(struct pio *io, struct worker *w, struct nfs42_client *ds,
+		     uint8_t *verf)
+{
+	int idx, rc;
+	struct nfs42_compound *c = ds_commit_new(io, w, ds, &idx);
+
+	if (!c)
+		return -ENOMEM;
+	rc = nfs42_compound_start(c);
+	if (rc) {
+		nfs42_compound_free(c);
+		return rc;
+	}
+	return ds_commit_finish(c, idx, verf);
 }
 
 /*
@@ -1019,8 +1043,93 @@ static int wr_via_mds(struct pio *io, struct worker *w, struct piece *p)
 	return rc;
 }
 
+/* The pieces of fl's COMMIT back among w's unstable ones. */
+static void wr_uncover(struct worker *w, struct wr_inflight *fl)
+{
+	struct piece *p, *next;
+
+	for (p = fl->covered; p; p = next) {
+		next = p->next;
+		p->next = w->unstable;
+		w->unstable = p;
+	}
+	w->unstable_bytes += fl->covered_bytes;
+	fl->covered = NULL;
+	fl->covered_bytes = 0;
+}
+
+/*
+ * Send a COMMIT of what w holds unstable without waiting for it: the
+ * WRITEs after it go on meanwhile (waiting for every WRITE in flight and
+ * then the COMMIT left each data server's link idle for a reply, the
+ * fsync and the pipeline's refill every 4 MiB, issue #26).  It covers only
+ * the pieces answered before it was sent, which it takes along.
+ */
+static int wr_commit_start(struct pio *io, struct worker *w,
+			   struct nfs42_client *ds, struct wr_inflight *fl)
+{
+	int rc;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->c = ds_commit_new(io, w, ds, &fl->idx);
+	if (!fl->c)
+		return -ENOMEM;
+	rc = nfs42_compound_start(fl->c);
+	if (rc) {
+		nfs42_compound_free(fl->c);
+		fl->c = NULL;
+		return rc;
+	}
+	fl->commit = true;
+	fl->covered = w->unstable;
+	fl->covered_bytes = w->unstable_bytes;
+	w->unstable = NULL;
+	w->unstable_bytes = 0;
+	return 0;
+}
+
+/*
+ * A COMMIT sent by wr_commit_start answered: the pieces it covered with
+ * the commit's verifier are durable and freed; any other (the server
+ * restarted since their WRITE) or a failed COMMIT: back among w's
+ * unstable pieces, made durable now as worker_commit does (written again,
+ * or through the metadata server).
+ */
+static int wr_commit_finish(struct pio *io, struct worker *w,
+			    struct nfs42_client *ds, struct wr_inflight *fl)
+{
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+	struct piece *p, *next, *keep = NULL;
+	uint64_t keep_bytes = 0;
+	int rc = ds_commit_finish(fl->c, fl->idx, verf);
+
+	fl->c = NULL;
+	if (rc) {
+		ds_trouble(io, w, rc);
+		wr_uncover(w, fl);
+		return worker_commit(io, w, NULL);
+	}
+	for (p = fl->covered; p; p = next) {
+		next = p->next;
+		if (!memcmp(p->verf, verf, sizeof(verf))) {
+			piece_free(io, p);
+			continue;
+		}
+		p->next = keep;
+		keep = p;
+		keep_bytes += p->len;
+	}
+	fl->covered = keep;
+	fl->covered_bytes = keep_bytes;
+	if (!keep)
+		return 0;
+	wr_uncover(w, fl);
+	return worker_commit(io, w, ds);
+}
+
 /* The oldest WRITE in flight answered: its piece is unstable on the data
- * server, or (the server failed) goes through the metadata server. */
+ * server, or (the server failed) goes through the metadata server; or the
+ * oldest is a COMMIT, answered. */
 static int wr_finish_oldest(struct pio *io, struct worker *w,
 			    struct nfs42_client *ds, struct wr_inflight *fifo,
 			    uint32_t *nfifo)
@@ -1030,6 +1139,8 @@ static int wr_finish_oldest(struct pio *io, struct worker *w,
 
 	memmove(fifo, fifo + 1, (*nfifo - 1) * sizeof(*fifo));
 	(*nfifo)--;
+	if (fl.commit)
+		return wr_commit_finish(io, w, ds, &fl);
 	rc = piece_finish_ds(io, w, ds, &fl);
 	if (rc) {
 		ds_trouble(io, w, rc);
@@ -1052,6 +1163,23 @@ static int wr_drain_commit(struct pio *io, struct worker *w,
 	while (*nfifo > 0 && !rc)
 		rc = wr_finish_oldest(io, w, ds, fifo, nfifo);
 	return rc ? rc : worker_commit(io, w, ds);
+}
+
+/* batch bytes unstable: a COMMIT among the WRITEs in flight (one at a
+ * time), or, the data server given up, what w holds through the
+ * metadata server. */
+static int wr_commit(struct pio *io, struct worker *w, struct nfs42_client *ds,
+		     struct wr_inflight *fifo, uint32_t *nfifo)
+{
+	uint32_t i;
+
+	for (i = 0; i < *nfifo; i++)
+		if (fifo[i].commit)
+			return 0; /* its answer first */
+	if (!ds || w->ds_dead || wr_commit_start(io, w, ds, &fifo[*nfifo]))
+		return wr_drain_commit(io, w, ds, fifo, nfifo);
+	(*nfifo)++;
+	return 0;
 }
 
 /*
@@ -1092,7 +1220,7 @@ static void *wr_worker(void *arg)
 		if (!p && nfifo > 0) {
 			rc = wr_finish_oldest(io, w, ds, fifo, &nfifo);
 			if (!rc && w->unstable_bytes >= batch)
-				rc = wr_drain_commit(io, w, ds, fifo, &nfifo);
+				rc = wr_commit(io, w, ds, fifo, &nfifo);
 			if (rc)
 				break;
 			continue;
@@ -1137,11 +1265,15 @@ static void *wr_worker(void *arg)
 	}
 	if (!rc)
 		rc = wr_drain_commit(io, w, ds, fifo, &nfifo);
-	/* (failed: the writes in flight are answered and dropped) */
+	/* (failed: the writes in flight are answered and dropped, the
+	 * pieces of a COMMIT in flight kept with the unstable ones) */
 	while (nfifo > 0) {
 		(void)nfs42_compound_finish(fifo[0].c);
 		nfs42_compound_free(fifo[0].c);
-		piece_free(io, fifo[0].p);
+		if (fifo[0].commit)
+			wr_uncover(w, &fifo[0]);
+		else
+			piece_free(io, fifo[0].p);
 		memmove(fifo, fifo + 1, (--nfifo) * sizeof(*fifo));
 	}
 	if (rc)

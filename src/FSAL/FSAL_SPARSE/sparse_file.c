@@ -1070,6 +1070,8 @@ static void sparse_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
 		status = posix2fsal_status(errno);
 	fsal_restore_ganesha_credentials();
 
+	/* (the e2e tests hold one WRITE here: writes_in_flight_mds) */
+	sparse_test_stall_ino("write", obj_hdl->fileid);
 	if (n >= 0) {
 		write_arg->io_amount = n;
 		sparse_changed(obj_hdl);

@@ -162,13 +162,23 @@ void sparse_md_delay(enum sparse_md_kind kind)
  * tests use it to run another client's update between a backend call and
  * MDCACHE's use of its result.
  */
-bool sparse_test_stall(const char *op, const char *what)
+/* The export's hooks when Stall_Dir markers are armed, else NULL. */
+static struct sparse_test_hooks *sparse_stall_hooks(void)
 {
 	struct sparse_test_hooks *hooks = sparse_op_hooks();
+
+	if (hooks == NULL || hooks->stall_dir == NULL || hooks->stall_ms == 0)
+		return NULL;
+	return hooks;
+}
+
+bool sparse_test_stall(const char *op, const char *what)
+{
+	struct sparse_test_hooks *hooks = sparse_stall_hooks();
 	char path[PATH_MAX];
 	int n;
 
-	if (hooks == NULL || hooks->stall_dir == NULL || hooks->stall_ms == 0)
+	if (hooks == NULL)
 		return false;
 	n = snprintf(path, sizeof(path), "%s/%s.%s", hooks->stall_dir, op,
 		     what);
@@ -187,6 +197,8 @@ void sparse_test_stall_ino(const char *op, ino_t ino)
 {
 	char what[24];
 
+	if (sparse_stall_hooks() == NULL)
+		return; /* (per WRITE: no formatting when no test stalls) */
 	(void)snprintf(what, sizeof(what), "%llu", (unsigned long long)ino);
 	sparse_test_stall(op, what);
 }
