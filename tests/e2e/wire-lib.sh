@@ -99,3 +99,32 @@ wire_op_reply() {
 		if (o[n] == op && s[m] == st) ok = 1 } END { exit !ok }' <<<"$r" ||
 		fail "no reply with op $1 status $2 (opcodes, statuses: $r)"
 }
+
+# wire_op_calls OP: how many calls carry op OP
+# wire_op_replies OP: one line per reply to a compound with op OP, its
+# opcodes and its statuses (the compound's, then each op's), e.g.
+# "53,22,59,9 0,0,0,0,0"; a frame holding several replies is split by
+# their result counts (nfs.ops.count); frames that also carry a call (a
+# callback on the back channel) are left out, so compare the counts
+wire_op_calls() {
+	decode -Y "rpc.msgtyp == 0 && nfs.opcode == $1" -T fields -e nfs.opcode |
+		tr ',' '\n' | grep -cx "$1" || true
+}
+wire_op_replies() {
+	decode -Y "rpc.msgtyp == 1 && !(rpc.msgtyp == 0) && nfs.opcode == $1" \
+		-T fields -e nfs.ops.count -e nfs.opcode -e nfs.nfsstat4 |
+		awk -F'\t' -v op="$1" '{
+			nc = split($1, c, ","); split($2, o, ","); split($3, s, ",")
+			oi = 1; si = 1
+			for (i = 1; i <= nc; i++) {
+				ops = ""; st = s[si]; has = 0
+				for (j = 0; j < c[i]; j++) {
+					ops = ops (j ? "," : "") o[oi + j]
+					st = st "," s[si + 1 + j]
+					if (o[oi + j] == op) has = 1
+				}
+				oi += c[i]; si += c[i] + 1
+				if (has) print ops, st
+			}
+		}'
+}
