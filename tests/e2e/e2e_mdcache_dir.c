@@ -756,8 +756,8 @@ static int mdc_bg_open_fh(struct mdc_bg *g)
 	g->file.cl = g->cl;
 	snprintf(g->file.owner, sizeof(g->file.owner), "mdc-open-fh-%d",
 		 (int)getpid());
-	a.share_access =
-		OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a.share_access = OPEN4_SHARE_ACCESS_BOTH |
+			 OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
 	a.owner = g->file.owner;
 	a.owner_len = strlen(g->file.owner);
 	a.createmode = NFS42_NOCREATE;
@@ -1297,7 +1297,9 @@ START_TEST(race_open_vs_remove)
 	const char *rel;
 	struct nfs42_fh dir = mdc_mkdir(a, "mdc-race-open", &rel);
 	struct mdc_bg ga = { .fn = mdc_bg_open_fh, .cl = a, .dir = dir };
-	struct mdc_bg gb = { .fn = mdc_bg_remove, .cl = b, .dir = dir, .a = "f" };
+	struct mdc_bg gb = {
+		.fn = mdc_bg_remove, .cl = b, .dir = dir, .a = "f"
+	};
 	char ino[24];
 	struct stat st;
 	int rc, fd;
@@ -1310,7 +1312,8 @@ START_TEST(race_open_vs_remove)
 	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)st.st_ino);
 
 	mdc_bg_stalled(&gb, "unlink", "f");
-	usleep(750 * 1000); /* half of the race case's Stall_Ms (mdcache.cmake) */
+	usleep(750 *
+	       1000); /* half of the race case's Stall_Ms (mdcache.cmake) */
 	mdc_bg_stalled(&ga, "open", ino);
 	pthread_join(gb.thread, NULL);
 	ck_assert_msg(gb.rc == 0, "REMOVE f: %s", nfs42_strerror(gb.rc));
